@@ -1,0 +1,81 @@
+//! Dialects: the four hook systems hookbox speaks. A dialect decides the payload's wire shape,
+//! the exit-code table, the environment and the default timeout of a command hook.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Which hook system a file was written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// Claude Code (settings files, `hooks/hooks.json` of `.claude-plugin` plugins); also Codex.
+    Claude,
+    /// The main source document's system (Agentao): root `plugin.json`, object matchers,
+    /// `{event, data}` envelope payloads.
+    Agentao,
+    /// Agent Plugins / Ghast: root `plugin.json` with `extensions["ai.trapezohe.ghast"].hooks`.
+    Ghast,
+    /// The minimal `.hooks.json` design: environment variables, exit 1 blocks, exit 2 injects.
+    Simple,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 4] = [Dialect::Claude, Dialect::Agentao, Dialect::Ghast, Dialect::Simple];
+
+    /// The name used in manifests, `--dialect` and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Claude => "claude",
+            Dialect::Agentao => "agentao",
+            Dialect::Ghast => "ghast",
+            Dialect::Simple => "simple",
+        }
+    }
+
+    /// A command hook's timeout when the rule gives none, in seconds (SPEC §4.1).
+    pub fn default_timeout_secs(self) -> f64 {
+        match self {
+            Dialect::Claude | Dialect::Agentao => 60.0,
+            Dialect::Simple => 30.0,
+            Dialect::Ghast => 10.0,
+        }
+    }
+
+    /// The largest timeout the dialect allows, in seconds (`ghast`: 30).
+    pub fn max_timeout_secs(self) -> Option<f64> {
+        match self {
+            Dialect::Ghast => Some(30.0),
+            _ => None,
+        }
+    }
+
+    /// Whether an invalid rule fails the whole plugin (the ghast document says registration
+    /// fails) rather than only that rule.
+    pub fn invalid_rule_fails_plugin(self) -> bool {
+        self == Dialect::Ghast
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A dialect name hookbox does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect `{0}`; expected one of claude, agentao, ghast, simple")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}

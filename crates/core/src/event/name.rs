@@ -1,0 +1,261 @@
+//! Event names: the twelve first-class events and every other Claude Code event, with what each
+//! one's matcher is tested against, whether it can block, and which handler types it accepts.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! event_names {
+    ($( $(#[$doc:meta])* $variant:ident ),* $(,)?) => {
+        /// A hook event name, spelled exactly as in `hooks.json` (case-sensitive, as in Claude Code).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum EventName {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl EventName {
+            /// Every event hookbox recognises, first-class ones first.
+            pub const ALL: &'static [EventName] = &[ $( EventName::$variant, )* ];
+
+            /// The name as written in `hooks.json` and in `hook_event_name`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( EventName::$variant => stringify!($variant), )* }
+            }
+        }
+
+        impl FromStr for EventName {
+            type Err = UnknownEvent;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $( stringify!($variant) => Ok(EventName::$variant), )*
+                    _ => Err(UnknownEvent(s.to_owned())),
+                }
+            }
+        }
+    };
+}
+
+event_names! {
+    /// A session starts (`source`: startup, resume, clear, compact).
+    SessionStart,
+    /// A session ends (`reason`).
+    SessionEnd,
+    /// The user submitted a prompt; hooks may add context or block the turn.
+    UserPromptSubmit,
+    /// A tool is about to run; hooks may allow, deny, ask, defer or rewrite its input.
+    PreToolUse,
+    /// A tool ran successfully.
+    PostToolUse,
+    /// A tool failed.
+    PostToolUseFailure,
+    /// The turn is about to stop; hooks may make the loop continue for another round.
+    Stop,
+    /// The context is about to be compacted; observe-only.
+    PreCompact,
+    /// A subagent starts.
+    SubagentStart,
+    /// A subagent is about to stop.
+    SubagentStop,
+    /// The agent shows a notification.
+    Notification,
+    /// The agent is about to ask the user for a permission.
+    PermissionRequest,
+    /// Claude Code: a permission was denied by the classifier.
+    PermissionDenied,
+    /// Claude Code: a batch of tool calls finished.
+    PostToolBatch,
+    /// Claude Code: a slash command expands into a prompt.
+    UserPromptExpansion,
+    /// Claude Code: the turn ended with an API error.
+    StopFailure,
+    /// Claude Code: the context was compacted.
+    PostCompact,
+    /// Claude Code: `--init` / maintenance setup.
+    Setup,
+    /// Claude Code: an instructions file (CLAUDE.md, rules) was loaded.
+    InstructionsLoaded,
+    /// Claude Code: a settings file changed.
+    ConfigChange,
+    /// Claude Code: the working directory changed.
+    CwdChanged,
+    /// Claude Code: a directory was added to the workspace.
+    DirectoryAdded,
+    /// Claude Code: a watched file changed.
+    FileChanged,
+    /// Claude Code: a worktree is being created.
+    WorktreeCreate,
+    /// Claude Code: a worktree is being removed.
+    WorktreeRemove,
+    /// Claude Code: an agent-team teammate is idle.
+    TeammateIdle,
+    /// Claude Code: a task was created.
+    TaskCreated,
+    /// Claude Code: a task completed.
+    TaskCompleted,
+    /// Claude Code: an MCP server asks the user for input.
+    Elicitation,
+    /// Claude Code: the user answered an MCP elicitation.
+    ElicitationResult,
+    /// Claude Code: a message is about to be displayed.
+    MessageDisplay,
+}
+
+/// An event name hookbox does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown hook event `{0}`")]
+pub struct UnknownEvent(pub String);
+
+/// The kinds of handler a rule can declare (`type` in `hooks.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandlerType {
+    /// A native process (`sh -c` or exec form).
+    Command,
+    /// Literal text attached as context (no model call).
+    Prompt,
+    /// A WebAssembly component run in hookbox's sandbox.
+    Wasm,
+}
+
+impl HandlerType {
+    /// The name as written in `hooks.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandlerType::Command => "command",
+            HandlerType::Prompt => "prompt",
+            HandlerType::Wasm => "wasm",
+        }
+    }
+}
+
+/// Handler types that Claude Code knows but hookbox does not run (yet): recognised, warned, skipped.
+pub const KNOWN_UNSUPPORTED_HOOK_TYPES: &[&str] = &["http", "agent", "mcp_tool"];
+
+impl EventName {
+    /// The main source's eight events plus the four others with full semantics (SPEC §2).
+    pub fn is_first_class(self) -> bool {
+        use EventName::*;
+        matches!(
+            self,
+            SessionStart
+                | SessionEnd
+                | UserPromptSubmit
+                | PreToolUse
+                | PostToolUse
+                | PostToolUseFailure
+                | Stop
+                | PreCompact
+                | SubagentStart
+                | SubagentStop
+                | Notification
+                | PermissionRequest
+        )
+    }
+
+    /// The payload field a string matcher is tested against, or `None` when the event has no
+    /// matcher (Claude Code ignores a matcher there; hookbox warns).
+    pub fn matcher_field(self) -> Option<&'static str> {
+        use EventName::*;
+        match self {
+            PreToolUse | PermissionRequest | PermissionDenied | PostToolUse
+            | PostToolUseFailure => Some("tool_name"),
+            SubagentStart | SubagentStop => Some("agent_type"),
+            StopFailure => Some("error"),
+            Notification => Some("notification_type"),
+            SessionStart => Some("source"),
+            SessionEnd => Some("reason"),
+            PreCompact | PostCompact | Setup => Some("trigger"),
+            InstructionsLoaded => Some("load_reason"),
+            ConfigChange => Some("source"),
+            DirectoryAdded => Some("trigger"),
+            FileChanged => Some("file_path"),
+            UserPromptExpansion => Some("command_name"),
+            Elicitation | ElicitationResult => Some("mcp_server_name"),
+            UserPromptSubmit | Stop | PostToolBatch | CwdChanged | WorktreeCreate
+            | WorktreeRemove | TeammateIdle | TaskCreated | TaskCompleted | MessageDisplay => None,
+        }
+    }
+
+    /// Whether a hook can block this event (Claude Code's exit-2 table, SPEC §2).
+    /// `PreCompact` is observe-only in hookbox even though newer Claude Code lets it block.
+    pub fn can_block(self) -> bool {
+        use EventName::*;
+        matches!(
+            self,
+            UserPromptSubmit
+                | PreToolUse
+                | Stop
+                | SubagentStop
+                | PostToolBatch
+                | UserPromptExpansion
+                | ConfigChange
+                | WorktreeCreate
+                | TeammateIdle
+                | TaskCreated
+                | TaskCompleted
+                | Elicitation
+                | ElicitationResult
+        )
+    }
+
+    /// Whether plain-text stdout on exit 0 becomes context (Claude Code: only these three).
+    pub fn plain_stdout_is_context(self) -> bool {
+        matches!(
+            self,
+            EventName::UserPromptSubmit | EventName::UserPromptExpansion | EventName::SessionStart
+        )
+    }
+
+    /// Whether a hook of this type may be declared on this event (SPEC §1.2: `prompt` only on
+    /// `UserPromptSubmit`; `command` and `wasm` everywhere).
+    pub fn allows(self, handler: HandlerType) -> bool {
+        match handler {
+            HandlerType::Command | HandlerType::Wasm => true,
+            HandlerType::Prompt => self == EventName::UserPromptSubmit,
+        }
+    }
+
+    /// The handler types allowed on this event, in the order the warning lists them.
+    pub fn allowed_types(self) -> Vec<HandlerType> {
+        [HandlerType::Command, HandlerType::Prompt, HandlerType::Wasm]
+            .into_iter()
+            .filter(|t| self.allows(*t))
+            .collect()
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in EventName::ALL {
+            assert_eq!(e.as_str().parse::<EventName>().unwrap(), *e);
+        }
+        assert_eq!(EventName::ALL.iter().filter(|e| e.is_first_class()).count(), 12);
+    }
+
+    #[test]
+    fn names_are_case_sensitive() {
+        assert!("pretooluse".parse::<EventName>().is_err());
+        assert!("beforeShellExecution".parse::<EventName>().is_err());
+    }
+
+    #[test]
+    fn prompt_only_on_user_prompt_submit() {
+        assert!(EventName::UserPromptSubmit.allows(HandlerType::Prompt));
+        assert!(!EventName::Stop.allows(HandlerType::Prompt));
+        assert_eq!(
+            EventName::Stop.allowed_types(),
+            vec![HandlerType::Command, HandlerType::Wasm]
+        );
+    }
+}

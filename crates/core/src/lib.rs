@@ -1,0 +1,19 @@
+//! hookbox-core: the pure heart of hookbox.
+//!
+//! It reads hook files of every dialect (`config`), models events and their payloads (`event`),
+//! decides which rules fire (`matcher`, `index`), reads what hooks answered (`output`), and folds
+//! the answers into one verdict per dispatch (`aggregate`), with the markers and tags the agent
+//! shows (`render`) and the `HookFired` record (`fired`).
+//!
+//! It must not depend on an async runtime, a wasm engine, or spawn processes: runners live in
+//! `hookbox-command` and `hookbox-wasm`, and CI checks this crate's dependency tree.
+
+pub mod diagnostic;
+pub mod dialect;
+pub mod event;
+pub mod matcher;
+pub mod output;
+pub mod rule;
+
+pub use dialect::Dialect;
+pub use event::{Event, EventName};

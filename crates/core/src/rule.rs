@@ -1,0 +1,200 @@
+//! Validated rules: what the rest of hookbox sees after `config` parsed and checked a hook file.
+//! Raw JSON shapes never leave `config`; these types are the contract.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::dialect::Dialect;
+use crate::event::{EventName, HandlerType};
+use crate::matcher::Matcher;
+
+/// What a failed hook (timeout, crash, sandbox limit) means for the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FailMode {
+    /// Fail open: the failure is a warning and the action proceeds (Claude Code's behaviour).
+    #[default]
+    Allow,
+    /// Fail closed: the failure blocks, for security hooks whose silence must not mean "yes".
+    Block,
+}
+
+/// Where a rule came from, for every message about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleSource {
+    /// The plugin's name (manifest `name`, else its folder name; the file name for a bare file).
+    pub plugin: String,
+    /// The hook file, as given or relative to the plugin root.
+    pub file: PathBuf,
+    /// JSON path of the rule inside the file, e.g. `hooks.Stop[0].hooks[1]`.
+    pub json_path: String,
+    /// 1-based line of the rule's handler object, when known.
+    pub line: Option<u32>,
+    /// 1-based column, when known.
+    pub column: Option<u32>,
+}
+
+/// A native command hook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandSpec {
+    /// Shell form: run with `sh -c`. `${VAR}` placeholders are substituted before running.
+    pub command: Option<String>,
+    /// Exec form (`args`): spawned without a shell, placeholders substituted per element.
+    pub args: Option<Vec<String>>,
+    /// Timeout in seconds, after dialect default and maximum are applied.
+    pub timeout_secs: f64,
+    /// Claude Code's `async`: run in the background; decision fields are ignored.
+    pub run_async: bool,
+}
+
+impl CommandSpec {
+    /// A short label for messages and dedup: the command text or the joined args.
+    pub fn label(&self) -> String {
+        match (&self.command, &self.args) {
+            (Some(c), _) => c.clone(),
+            (None, Some(a)) => a.join(" "),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// Access a mount grants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Read only (the default).
+    #[default]
+    Ro,
+    /// Read and write.
+    Rw,
+}
+
+/// A host folder made visible to a wasm guest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MountSpec {
+    /// Host path as written (placeholders such as `${CLAUDE_PROJECT_DIR}` resolved by the host).
+    pub host: String,
+    /// Absolute path the guest sees.
+    pub guest: String,
+    /// `ro` (default) or `rw`.
+    pub access: Access,
+}
+
+/// A WebAssembly component hook (SPEC §4.3). `None` limits take the host policy's defaults; a
+/// value above the policy's maximum is refused when the host loads the rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WasmSpec {
+    /// The component, relative to the plugin root (must stay inside it).
+    pub component: String,
+    /// Wall-clock seconds (epoch deadline).
+    pub timeout_secs: Option<f64>,
+    /// Deterministic instruction budget.
+    pub fuel: Option<u64>,
+    /// Linear-memory cap in MiB.
+    pub memory_mb: Option<u64>,
+    /// Cap on table elements.
+    pub table_elements: Option<u64>,
+    /// Cap on instances a component may create.
+    pub instances: Option<u64>,
+    /// Cap on captured stdout and stderr, each, in bytes.
+    pub output_bytes: Option<u64>,
+    /// Cap on `log` calls per event.
+    pub log_calls: Option<u64>,
+    /// Folders the guest may see.
+    pub mounts: Vec<MountSpec>,
+    /// The only environment variables the guest gets.
+    pub env: BTreeMap<String, String>,
+    /// Static JSON handed to the guest through the `config` import.
+    pub config: Value,
+}
+
+/// What a rule runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Handler {
+    /// A native process.
+    Command(CommandSpec),
+    /// Literal text attached as context.
+    Prompt {
+        /// The text.
+        prompt: String,
+    },
+    /// A sandboxed WebAssembly component.
+    Wasm(WasmSpec),
+}
+
+impl Handler {
+    /// The handler's type.
+    pub fn handler_type(&self) -> HandlerType {
+        match self {
+            Handler::Command(_) => HandlerType::Command,
+            Handler::Prompt { .. } => HandlerType::Prompt,
+            Handler::Wasm(_) => HandlerType::Wasm,
+        }
+    }
+
+    /// A short human label (command text, first words of the prompt, component path).
+    pub fn label(&self) -> String {
+        match self {
+            Handler::Command(c) => c.label(),
+            Handler::Prompt { prompt } => {
+                let first: String = prompt.chars().take(40).collect();
+                if prompt.chars().count() > 40 { format!("prompt: {first}…") } else { format!("prompt: {first}") }
+            }
+            Handler::Wasm(w) => w.component.clone(),
+        }
+    }
+}
+
+/// Claude Code's handler-level `if` (e.g. `Bash(git *)`): a tool name and an optional glob over
+/// the call's main argument. On events other than tool events a hook with `if` never runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IfCondition {
+    /// The rule as written.
+    pub raw: String,
+    /// The tool it names.
+    pub tool: String,
+    /// Glob over the main argument (`command` for Bash, `file_path` for file tools), if any.
+    pub pattern: Option<String>,
+}
+
+/// One loaded rule: an event, a matcher and a handler, with its provenance.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Position in load order across all plugins: aggregation follows it.
+    pub index: usize,
+    /// The event it fires on.
+    pub event: EventName,
+    /// Which occurrences it fires on.
+    pub matcher: Matcher,
+    /// Claude Code's `if` condition, when given.
+    pub if_condition: Option<IfCondition>,
+    /// What it runs.
+    pub handler: Handler,
+    /// The dialect of its file: payload shape, exit codes, environment.
+    pub dialect: Dialect,
+    /// What its failure means; `None` takes the host policy's default.
+    pub on_failure: Option<FailMode>,
+    /// Claude Code's `statusMessage`, shown while it runs.
+    pub status_message: Option<String>,
+    /// Where it came from.
+    pub source: RuleSource,
+    /// Index of its plugin in the rule set's plugin list.
+    pub plugin: usize,
+}
+
+/// A loaded plugin (or bare hook file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginInfo {
+    /// Its name.
+    pub name: String,
+    /// Its root folder (for a bare file, the file's folder).
+    pub root: PathBuf,
+    /// Its dialect.
+    pub dialect: Dialect,
+    /// The hook files loaded from it, relative to `root`.
+    pub files: Vec<PathBuf>,
+}
