@@ -8,6 +8,7 @@
 //! It must not depend on an async runtime, a wasm engine, or spawn processes: runners live in
 //! `hookbox-command` and `hookbox-wasm`, and CI checks this crate's dependency tree.
 
+pub mod config;
 pub mod diagnostic;
 pub mod dialect;
 pub mod event;
