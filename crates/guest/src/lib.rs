@@ -1,0 +1,1 @@
+//! Guest SDK (being written).

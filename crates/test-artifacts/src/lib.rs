@@ -1,0 +1,1 @@
+//! Paths of the built guest components (being written).
