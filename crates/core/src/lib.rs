@@ -8,13 +8,22 @@
 //! It must not depend on an async runtime, a wasm engine, or spawn processes: runners live in
 //! `hookbox-command` and `hookbox-wasm`, and CI checks this crate's dependency tree.
 
+pub mod aggregate;
 pub mod config;
 pub mod diagnostic;
 pub mod dialect;
 pub mod event;
+pub mod fired;
+pub mod index;
 pub mod matcher;
 pub mod output;
+pub mod render;
+pub mod report;
 pub mod rule;
+pub mod stop_loop;
 
+pub use aggregate::{Outcome, StopState, Verdict, aggregate};
 pub use dialect::Dialect;
 pub use event::{Event, EventName};
+pub use fired::HookFired;
+pub use index::RuleSet;

@@ -1,10 +1,17 @@
-//! Hook output: what runners capture ([`RawOutput`]), how each dialect's exit codes and JSON keys
-//! are read ([`interpret`]), the structured answer ([`HookResponse`]) and failure classes.
+//! Hook output: what runners capture ([`RawOutput`]), each dialect's exit-code table
+//! ([`Interpretation`]), the structured answer ([`HookResponse`]), what one hook asks for
+//! ([`Effect`]) and failure classes.
 
+mod effect;
+mod exit_codes;
 mod failure;
 mod raw;
 mod response;
+mod run;
 
+pub use effect::{DEFAULT_STOP_FOLLOW_UP, DEFAULT_STOP_REASON, Effect};
+pub use exit_codes::{GHAST_MAX_OUTPUT_UTF16, Interpretation};
 pub use failure::{FailureClass, HookFailure};
 pub use raw::RawOutput;
 pub use response::{HookResponse, PermissionDecision, ResponseError, TopDecision};
+pub use run::{RunOutput, effect_of, prompt_effect};

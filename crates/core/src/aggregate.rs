@@ -1,0 +1,149 @@
+//! Aggregation (SPEC §5): the reports of every hook that ran for one dispatch, folded into one
+//! verdict **in rule declaration order**, whatever order the hooks finished in.
+//!
+//! One result type per kind of event: [`UserPromptSubmitResult`], [`PreToolUseResult`]
+//! (also `PermissionRequest`), [`StopHookResult`] (also `SubagentStop`), [`PreCompactResult`]
+//! (observe-only: always `allow`) and [`EventResult`] for every other event.
+
+mod event;
+mod prompt;
+mod stop;
+mod tool;
+
+pub use event::{EventResult, PreCompactResult};
+pub use prompt::UserPromptSubmitResult;
+pub use stop::{DEFAULT_STOP_REENTRY_CAP, StopHookResult};
+pub use tool::PreToolUseResult;
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::{Event, EventName};
+use crate::report::{Attachment, HookReport};
+
+/// The outcome recorded in `HookFired` (the main source's values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The agent goes on as it would have.
+    Allow,
+    /// A hook blocked (a prompt, a tool call, …).
+    Block,
+    /// Stop: a hook made the turn continue for another round.
+    Continue,
+    /// Stop: a hook made the turn continue although it already hit `max_iterations`.
+    ContinueAtMaxIter,
+    /// Stop: a hook asked to continue but the re-entry cap was reached; the turn ends.
+    ReentryCapped,
+}
+
+impl Outcome {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Allow => "allow",
+            Outcome::Block => "block",
+            Outcome::Continue => "continue",
+            Outcome::ContinueAtMaxIter => "continue_at_max_iter",
+            Outcome::ReentryCapped => "reentry_capped",
+        }
+    }
+}
+
+/// Loop state aggregation needs: how many times this turn's Stop hooks already re-entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopState {
+    /// Re-entries so far in this turn (0 on the first Stop).
+    pub reentries: u32,
+    /// The most re-entries allowed (default [`DEFAULT_STOP_REENTRY_CAP`]).
+    pub cap: u32,
+}
+
+impl Default for StopState {
+    fn default() -> Self {
+        StopState { reentries: 0, cap: DEFAULT_STOP_REENTRY_CAP }
+    }
+}
+
+/// The aggregated answer to one dispatch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Verdict {
+    /// `UserPromptSubmit`.
+    UserPromptSubmit(UserPromptSubmitResult),
+    /// `PreToolUse` and `PermissionRequest`.
+    PreToolUse(PreToolUseResult),
+    /// `Stop` and `SubagentStop`.
+    Stop(StopHookResult),
+    /// `PreCompact`.
+    PreCompact(PreCompactResult),
+    /// Every other event.
+    Event(EventResult),
+}
+
+impl Verdict {
+    /// The outcome, as `HookFired` reports it.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Verdict::UserPromptSubmit(r) => r.outcome(),
+            Verdict::PreToolUse(r) => r.outcome(),
+            Verdict::Stop(r) => r.outcome,
+            Verdict::PreCompact(_) => Outcome::Allow,
+            Verdict::Event(r) => r.outcome(),
+        }
+    }
+
+    /// The contexts to add to the conversation, in rule order.
+    pub fn additional_contexts(&self) -> &[String] {
+        match self {
+            Verdict::UserPromptSubmit(r) => &r.additional_contexts,
+            Verdict::PreToolUse(r) => &r.additional_contexts,
+            Verdict::Stop(r) => &r.additional_contexts,
+            Verdict::PreCompact(r) => &r.additional_contexts,
+            Verdict::Event(r) => &r.additional_contexts,
+        }
+    }
+
+    /// Every attachment, in rule order.
+    pub fn messages(&self) -> &[Attachment] {
+        match self {
+            Verdict::UserPromptSubmit(r) => &r.messages,
+            Verdict::PreToolUse(r) => &r.messages,
+            Verdict::Stop(r) => &r.messages,
+            Verdict::PreCompact(r) => &r.messages,
+            Verdict::Event(r) => &r.messages,
+        }
+    }
+}
+
+/// Folds `reports` (any order) into the verdict for `event`. `stop` matters only for Stop.
+pub fn aggregate(event: &Event, reports: &[HookReport], stop: StopState) -> Verdict {
+    let mut ordered: Vec<&HookReport> = reports.iter().collect();
+    ordered.sort_by_key(|r| r.hook.rule_index);
+    match event.name {
+        EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(&ordered)),
+        EventName::PreToolUse | EventName::PermissionRequest => Verdict::PreToolUse(tool::aggregate(&ordered)),
+        EventName::Stop | EventName::SubagentStop => Verdict::Stop(stop::aggregate(event, &ordered, stop)),
+        EventName::PreCompact => Verdict::PreCompact(event::aggregate_pre_compact(&ordered)),
+        name => Verdict::Event(event::aggregate(name, &ordered)),
+    }
+}
+
+/// Every warning of every hook, in rule order, prefixed with the hook's label.
+pub fn warnings(reports: &[HookReport]) -> Vec<String> {
+    let mut ordered: Vec<&HookReport> = reports.iter().collect();
+    ordered.sort_by_key(|r| r.hook.rule_index);
+    ordered
+        .iter()
+        .flat_map(|r| r.effect.warnings.iter().map(move |w| format!("{}: {w}", r.hook.hook_name)))
+        .collect()
+}
+
+/// Attachments of `reports` in order (they are already ordered by the callers).
+fn messages(reports: &[&HookReport]) -> Vec<Attachment> {
+    reports.iter().flat_map(|r| r.attachments()).collect()
+}
+
+/// Contexts of `reports` in order.
+fn contexts(reports: &[&HookReport]) -> Vec<String> {
+    reports.iter().flat_map(|r| r.effect.contexts.iter().cloned()).collect()
+}

@@ -1,0 +1,229 @@
+//! The rule index: which rules fire for an event, without scanning every rule of every tenant
+//! (SPEC §3). Rules are bucketed by event, then by the canonical exact value their matcher names
+//! (tool names through the alias table); only regex, glob-object and match-all rules are tested
+//! one by one. Results come back in rule declaration order.
+
+use std::collections::HashMap;
+
+use crate::event::{Event, EventName};
+use crate::matcher::{Matcher, ToolAliases, glob_match};
+use crate::rule::{IfCondition, PluginInfo, Rule};
+
+#[derive(Debug, Default, Clone)]
+struct EventRules {
+    /// Canonical exact subject → positions of rules whose matcher lists it.
+    exact: HashMap<String, Vec<usize>>,
+    /// Rules that must be tested one by one (all, regex, object), and every rule of an event
+    /// without a matcher field.
+    scan: Vec<usize>,
+}
+
+/// An immutable, indexed set of loaded rules: what one dispatch reads. Hosts swap whole sets
+/// atomically, so a dispatch sees the old rules or the new ones, never a mix.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    plugins: Vec<PluginInfo>,
+    rules: Vec<Rule>,
+    by_event: HashMap<EventName, EventRules>,
+    aliases: ToolAliases,
+}
+
+impl RuleSet {
+    /// Indexes `rules` (positions in `rules` are declaration order).
+    pub fn new(plugins: Vec<PluginInfo>, rules: Vec<Rule>, aliases: ToolAliases) -> RuleSet {
+        let mut by_event: HashMap<EventName, EventRules> = HashMap::new();
+        for (pos, rule) in rules.iter().enumerate() {
+            let bucket = by_event.entry(rule.event).or_default();
+            let is_tool = rule.event.matcher_field() == Some("tool_name");
+            match (rule.matcher.exact_names(), rule.event.matcher_field()) {
+                (Some(names), Some(_)) => {
+                    let mut keys: Vec<String> = names
+                        .iter()
+                        .map(|n| if is_tool { aliases.canonical(n).to_owned() } else { n.clone() })
+                        .collect();
+                    keys.dedup();
+                    for key in keys {
+                        let list = bucket.exact.entry(key).or_default();
+                        if list.last() != Some(&pos) {
+                            list.push(pos);
+                        }
+                    }
+                }
+                _ => bucket.scan.push(pos),
+            }
+        }
+        RuleSet { plugins, rules, by_event, aliases }
+    }
+
+    /// An empty set.
+    pub fn empty() -> RuleSet {
+        RuleSet::default()
+    }
+
+    /// Every rule, in declaration order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The plugins the rules came from.
+    pub fn plugins(&self) -> &[PluginInfo] {
+        &self.plugins
+    }
+
+    /// The alias table matching uses.
+    pub fn aliases(&self) -> &ToolAliases {
+        &self.aliases
+    }
+
+    /// Whether any rule is declared for `event` (a dispatch with none costs one hash lookup).
+    pub fn has_rules_for(&self, event: EventName) -> bool {
+        self.by_event.contains_key(&event)
+    }
+
+    /// The rules that fire for `event`, in declaration order.
+    pub fn matching(&self, event: &Event) -> Vec<&Rule> {
+        let Some(bucket) = self.by_event.get(&event.name) else { return Vec::new() };
+        let mut hits: Vec<usize> = Vec::new();
+        if let Some(subject) = event.matcher_subject() {
+            let key = if event.name.matcher_field() == Some("tool_name") {
+                self.aliases.canonical(subject)
+            } else {
+                subject
+            };
+            if let Some(list) = bucket.exact.get(key) {
+                hits.extend(list);
+            }
+        }
+        hits.extend(bucket.scan.iter().copied().filter(|&p| self.rules[p].matcher.matches(event, &self.aliases)));
+        hits.sort_unstable();
+        hits.dedup();
+        hits.into_iter()
+            .map(|p| &self.rules[p])
+            .filter(|r| r.if_condition.as_ref().is_none_or(|c| if_matches(c, event, &self.aliases)))
+            .collect()
+    }
+}
+
+/// Events where Claude Code evaluates a handler's `if`; elsewhere a hook with `if` never runs.
+const IF_EVENTS: &[EventName] = &[
+    EventName::PreToolUse,
+    EventName::PostToolUse,
+    EventName::PostToolUseFailure,
+    EventName::PermissionRequest,
+    EventName::PermissionDenied,
+];
+
+/// Claude Code's `if` (`Bash(git commit:*)`, `Edit(*.ts)`): the tool must match, and the glob
+/// must match the call's main argument — for shell commands, the whole command or any of its
+/// `&&`/`||`/`;`/`|` segments.
+fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
+    if !IF_EVENTS.contains(&event.name) {
+        return false;
+    }
+    let Some(tool) = event.tool_name() else { return false };
+    if !aliases.names(tool).any(|n| Matcher::Names(vec![cond.tool.clone()]).matches_subject(n, false, aliases)) {
+        return false;
+    }
+    let Some(pattern) = &cond.pattern else { return true };
+    // Claude's prefix form `git commit:*` means the glob `git commit*`.
+    let glob = pattern.strip_suffix(":*").map(|p| format!("{p}*")).unwrap_or_else(|| pattern.clone());
+    let input = event.tool_input();
+    let arg = |k: &str| input.and_then(|i| i.get(k)).and_then(|v| v.as_str());
+    if let Some(cmd) = arg("command") {
+        return glob_match(&glob, cmd.trim())
+            || cmd.split(['&', '|', ';']).map(str::trim).filter(|s| !s.is_empty()).any(|s| glob_match(&glob, s));
+    }
+    ["file_path", "path", "url", "pattern"].iter().filter_map(|k| arg(k)).any(|v| {
+        glob_match(&glob, v) || v.rsplit('/').next().is_some_and(|base| glob_match(&glob, base))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::rule::{CommandSpec, Handler, RuleSource};
+    use serde_json::json;
+
+    fn rule(index: usize, event: EventName, matcher: &str, if_condition: Option<IfCondition>) -> Rule {
+        Rule {
+            index,
+            event,
+            matcher: Matcher::from_str_for(matcher, event).unwrap(),
+            if_condition,
+            handler: Handler::Command(CommandSpec {
+                command: Some(format!("r{index}")),
+                args: None,
+                timeout_secs: 60.0,
+                run_async: false,
+            }),
+            dialect: Dialect::Claude,
+            on_failure: None,
+            status_message: None,
+            source: RuleSource {
+                plugin: "p".into(),
+                file: "hooks.json".into(),
+                json_path: String::new(),
+                line: None,
+                column: None,
+            },
+            plugin: 0,
+        }
+    }
+
+    fn tool(name: &str, command: &str) -> Event {
+        Event::from_payload(
+            Some(EventName::PreToolUse),
+            json!({"tool_name": name, "tool_input": {"command": command}}),
+            "s",
+            "/",
+        )
+        .unwrap()
+    }
+
+    fn ids(set: &RuleSet, ev: &Event) -> Vec<usize> {
+        set.matching(ev).iter().map(|r| r.index).collect()
+    }
+
+    #[test]
+    fn exact_regex_and_all_in_declaration_order() {
+        let set = RuleSet::new(
+            vec![],
+            vec![
+                rule(0, EventName::PreToolUse, "Edit.*", None),
+                rule(1, EventName::PreToolUse, "Bash", None),
+                rule(2, EventName::PreToolUse, "*", None),
+                rule(3, EventName::PreToolUse, "run_shell_command|Write", None),
+                rule(4, EventName::PostToolUse, "Bash", None),
+            ],
+            ToolAliases::default(),
+        );
+        assert_eq!(ids(&set, &tool("Bash", "ls")), vec![1, 2, 3]);
+        assert_eq!(ids(&set, &tool("run_shell_command", "ls")), vec![1, 2, 3]);
+        assert_eq!(ids(&set, &tool("NotebookEdit", "")), vec![0, 2]);
+        assert!(!set.has_rules_for(EventName::Stop));
+        assert!(set.matching(&Event::new(EventName::Stop, "s", "/")).is_empty());
+    }
+
+    #[test]
+    fn if_conditions() {
+        let cond = |raw: &str, tool: &str, pat: Option<&str>| IfCondition {
+            raw: raw.into(),
+            tool: tool.into(),
+            pattern: pat.map(str::to_owned),
+        };
+        let set = RuleSet::new(
+            vec![],
+            vec![
+                rule(0, EventName::PreToolUse, "", Some(cond("Bash(git commit:*)", "Bash", Some("git commit:*")))),
+                rule(1, EventName::PreToolUse, "", Some(cond("Bash", "Bash", None))),
+                rule(2, EventName::Stop, "", Some(cond("Bash", "Bash", None))),
+            ],
+            ToolAliases::default(),
+        );
+        assert_eq!(ids(&set, &tool("Bash", "cd x && git commit -m hi")), vec![0, 1]);
+        assert_eq!(ids(&set, &tool("Bash", "git status")), vec![1]);
+        assert_eq!(ids(&set, &tool("Read", "")), Vec::<usize>::new());
+        assert!(set.matching(&Event::new(EventName::Stop, "s", "/")).is_empty(), "`if` never runs off tool events");
+    }
+}

@@ -1,0 +1,58 @@
+//! From a finished run to an effect: the one place where a rule's handler type, dialect and
+//! fail mode meet what its runner returned. Hosts and the conformance suite both call it.
+
+use serde::{Deserialize, Serialize};
+
+use super::effect::Effect;
+use super::exit_codes::Interpretation;
+use super::failure::HookFailure;
+use super::raw::RawOutput;
+use super::response::HookResponse;
+use crate::event::{Event, EventName};
+use crate::rule::{FailMode, Handler, Rule};
+
+/// What a runner returned for one hook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutput {
+    /// A command-style run (native process or `wasi:cli` component): read by the dialect's table.
+    Command(RawOutput),
+    /// A typed answer (a `hook`-world component).
+    Response(HookResponse),
+    /// The hook failed (timeout, trap, spawn error, …).
+    Failed(HookFailure),
+}
+
+/// The effect of a prompt rule: its text as context. The main source substitutes a literal
+/// `{userMessage}` with the prompt; so do we.
+pub fn prompt_effect(text: &str, event: &Event) -> Effect {
+    let text = match (event.name, event.prompt()) {
+        (EventName::UserPromptSubmit, Some(p)) => text.replace("{userMessage}", p),
+        _ => text.to_owned(),
+    };
+    Effect { contexts: vec![text], ..Effect::default() }
+}
+
+/// The effect of `rule` for `event` given what its runner returned; `default_fail` is the host
+/// policy's fail mode for rules that do not set their own.
+pub fn effect_of(rule: &Rule, event: &Event, out: &RunOutput, default_fail: FailMode) -> Effect {
+    let fail_mode = rule.on_failure.unwrap_or(default_fail);
+    match out {
+        RunOutput::Failed(f) => Effect::from_failure(f.clone(), fail_mode, event.name),
+        RunOutput::Response(r) => {
+            let mut e = Effect::from_response(event, r.clone());
+            if let Some(n) = r.hook_event_name.as_deref().filter(|n| *n != event.name.as_str()) {
+                e.warnings.push(format!("answer names event `{n}` but the event is `{}`", event.name));
+            }
+            e
+        }
+        RunOutput::Command(raw) => {
+            let timeout_secs = match &rule.handler {
+                Handler::Command(c) => c.timeout_secs,
+                Handler::Wasm(w) => w.timeout_secs.unwrap_or(0.0),
+                Handler::Prompt { .. } => 0.0,
+            };
+            Interpretation { dialect: rule.dialect, event, fail_mode, timeout_secs }.interpret(raw)
+        }
+    }
+}

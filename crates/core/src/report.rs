@@ -1,0 +1,177 @@
+//! Hook reports and attachments: the record of one hook run (which rule, how long, what it asked
+//! for) and the main source's four attachment types derived from it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::event::{EventName, HandlerType};
+use crate::output::{Effect, PermissionDecision};
+
+/// The four attachment types of the main source (stable: no others are added).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentType {
+    /// "Please add this to the conversation."
+    HookAdditionalContext,
+    /// "I ran; nothing to add." (audit/observability)
+    HookSuccess,
+    /// "Do not let the turn go on as it would" (Stop's force-continue, `continue: false`).
+    HookStoppedContinuation,
+    /// "Raise this as an error" (a block: `[Blocked by hook]` on UserPromptSubmit).
+    HookBlockingError,
+}
+
+/// Which rule a report or attachment is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRef {
+    /// The rule's position in load order.
+    pub rule_index: usize,
+    /// The plugin's name.
+    pub plugin: String,
+    /// A label: the command, the prompt's first words or the component path.
+    pub hook_name: String,
+    /// `command`, `prompt` or `wasm`.
+    pub handler_type: HandlerType,
+    /// The event.
+    pub hook_event: EventName,
+}
+
+/// The record of one hook run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookReport {
+    /// Which rule.
+    #[serde(flatten)]
+    pub hook: HookRef,
+    /// What it asked for.
+    pub effect: Effect,
+    /// Wall time of the run, in milliseconds.
+    pub duration_ms: f64,
+    /// Its exit code, for command-style hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// What it printed (stdout, then stderr), for logs and replay; not cut here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// One attachment: what the main source's `HookAttachmentRecord` carries, plus the structured
+/// fields that ride on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// The type.
+    pub attachment_type: AttachmentType,
+    /// The text: context, block reason, stop reason, follow-up or warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Which rule.
+    #[serde(flatten)]
+    pub hook: HookRef,
+    /// A permission decision riding on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<PermissionDecision>,
+    /// Replacement tool input riding on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_input: Option<Value>,
+    /// True when it asks the Stop loop to continue.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub force_continue: bool,
+    /// Wall time of the hook run, in milliseconds.
+    pub duration_ms: f64,
+}
+
+impl HookReport {
+    /// The attachments this run yields: one per context, one for a block (or deny), one for a
+    /// stop or force-continue, and `hook_success` when it yields none of those.
+    pub fn attachments(&self) -> Vec<Attachment> {
+        let e = &self.effect;
+        let make = |t: AttachmentType, content: Option<String>| Attachment {
+            attachment_type: t,
+            content,
+            hook: self.hook.clone(),
+            permission_decision: None,
+            updated_input: None,
+            force_continue: false,
+            duration_ms: self.duration_ms,
+        };
+        let mut out: Vec<Attachment> = e
+            .contexts
+            .iter()
+            .map(|c| make(AttachmentType::HookAdditionalContext, Some(c.clone())))
+            .collect();
+        let denied = e.permission == Some(PermissionDecision::Deny);
+        if let Some(reason) = e.block.clone().or_else(|| denied.then(|| e.permission_reason.clone().unwrap_or_default())) {
+            let mut a = make(AttachmentType::HookBlockingError, Some(reason));
+            a.permission_decision = e.permission;
+            out.push(a);
+        }
+        if let Some(text) = e.follow_up.clone() {
+            let mut a = make(AttachmentType::HookStoppedContinuation, Some(text));
+            a.force_continue = true;
+            out.push(a);
+        } else if let Some(reason) = e.stop.clone() {
+            out.push(make(AttachmentType::HookStoppedContinuation, Some(reason)));
+        }
+        if out.is_empty() {
+            let content = e.warnings.first().cloned().or_else(|| e.system_message.clone());
+            let mut a = make(AttachmentType::HookSuccess, content);
+            a.permission_decision = e.permission;
+            out.push(a);
+        }
+        if let Some(u) = &e.updated_input {
+            out[0].updated_input = Some(u.clone());
+            if out[0].permission_decision.is_none() {
+                out[0].permission_decision = e.permission;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(effect: Effect) -> HookReport {
+        HookReport {
+            hook: HookRef {
+                rule_index: 0,
+                plugin: "p".into(),
+                hook_name: "h".into(),
+                handler_type: HandlerType::Command,
+                hook_event: EventName::PreToolUse,
+            },
+            effect,
+            duration_ms: 1.0,
+            exit_code: Some(0),
+            output: None,
+        }
+    }
+
+    #[test]
+    fn empty_effect_is_one_success() {
+        let a = report(Effect::default()).attachments();
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].attachment_type, AttachmentType::HookSuccess);
+    }
+
+    #[test]
+    fn contexts_block_and_stop_each_yield_one() {
+        let e = Effect {
+            contexts: vec!["a".into(), "b".into()],
+            permission: Some(PermissionDecision::Deny),
+            permission_reason: Some("no".into()),
+            stop: Some("halt".into()),
+            ..Effect::default()
+        };
+        let types: Vec<_> = report(e).attachments().iter().map(|a| a.attachment_type).collect();
+        assert_eq!(
+            types,
+            vec![
+                AttachmentType::HookAdditionalContext,
+                AttachmentType::HookAdditionalContext,
+                AttachmentType::HookBlockingError,
+                AttachmentType::HookStoppedContinuation
+            ]
+        );
+    }
+}
