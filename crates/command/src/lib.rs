@@ -1,1 +1,42 @@
-//! placeholder
+//! hookbox-command: hookbox's native command runner.
+//!
+//! It runs one command hook (`sh -c COMMAND`, or the `args` exec form without a shell) the way
+//! SPEC §4.1 describes: the payload on stdin, the dialect's environment (the host's minus a
+//! deny-list of provider API keys, plus `CLAUDE_PROJECT_DIR`, `CLAUDE_PLUGIN_ROOT`,
+//! `CLAUDE_PLUGIN_DATA`, `PLUGIN_ROOT`, `PLUGIN_DATA`, ghast's `GHAST_HOOK`, simple's `HOOK_*`),
+//! stdout and stderr read concurrently and capped, and a timeout that kills the hook's whole
+//! process group. Whatever path a run takes — exit, timeout, signal, or the caller dropping the
+//! future — nothing of the hook's process group is left running and the hook is reaped.
+//!
+//! The result is a [`hookbox_core::output::RawOutput`]; reading it per dialect belongs to
+//! `hookbox-core`. This crate must not depend on the wasm runner or on the host: the host calls
+//! [`CommandRunner::run`], concurrently for many hooks, through a shared `&CommandRunner`.
+//!
+//! Native command hooks are not sandboxed: the deny-list keeps secrets out of their environment,
+//! and the process group bounds their lifetime, but they run with the host user's rights. A
+//! process that leaves the group on purpose (`setsid`) escapes the kill; only a cgroup could
+//! catch it.
+
+#![forbid(unsafe_code)]
+
+mod capture;
+mod data_dir;
+mod env_policy;
+mod environment;
+mod error;
+mod exit;
+mod group;
+mod limits;
+mod placeholder;
+mod request;
+mod runner;
+mod spawn;
+
+pub use data_dir::{DataDirError, create_plugin_data_dir, sanitize_component};
+pub use env_policy::{DEFAULT_DENY, EnvPolicy};
+pub use environment::{MANAGED_VARS, PLACEHOLDER_VARS};
+pub use error::SpawnError;
+pub use limits::CommandLimits;
+pub use placeholder::substitute;
+pub use request::{CommandRequest, HookContext};
+pub use runner::{CommandRun, CommandRunner};

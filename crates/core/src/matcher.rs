@@ -242,7 +242,7 @@ mod tests {
         assert!(!mat(json!({"tool_name": "^(Edit|Write)$"})).matches(&tool_event("MultiWrite"), &a));
         let pc = Event::from_payload(Some(EventName::PreCompact), json!({"trigger": "manual"}), "s", "/")
             .unwrap();
-        assert!(mat(json!({"trigger": "manual|auto"})).matches(&pc, &a) == false, "globs are not lists");
+        assert!(!mat(json!({"trigger": "manual|auto"})).matches(&pc, &a), "globs are not lists");
         assert!(mat(json!({"trigger": "^(manual|auto)$"})).matches(&pc, &a));
         assert!(!mat(json!({"tool_name": "Bash"})).matches(&pc, &a), "absent field never matches");
     }

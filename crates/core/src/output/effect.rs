@@ -95,8 +95,12 @@ impl Effect {
             ..Effect::default()
         };
         if let Some(d) = r.permission_decision {
-            e.permission = Some(d);
-            e.permission_reason = r.permission_decision_reason.clone().or_else(|| r.reason.clone());
+            if matches!(name, EventName::PreToolUse | EventName::PermissionRequest) {
+                e.permission = Some(d);
+                e.permission_reason = r.permission_decision_reason.clone().or_else(|| r.reason.clone());
+            } else {
+                e.warnings.push(format!("permissionDecision `{}` is ignored on {name}: only PreToolUse and PermissionRequest take one", d.as_str()));
+            }
         }
         if r.continue_ == Some(false) || r.prevent_continuation {
             e.stop = Some(r.stop_reason.clone().unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()));

@@ -360,7 +360,7 @@ mod tests {
             RawOutput::exited(0, r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}"#, ""),
         );
         assert_eq!(e.failure.unwrap().class, FailureClass::InvalidOutput);
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(0, &"é".repeat(64_001), ""));
+        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(0, "é".repeat(64_001), ""));
         assert!(e.block.is_some());
         let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::timed_out("", ""));
         assert_eq!(e.failure.unwrap().class, FailureClass::Timeout);

@@ -18,7 +18,9 @@ pub struct RawOutput {
     /// True when stderr was cut at the cap.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stderr_truncated: bool,
-    /// True when the hook was killed at its timeout.
+    /// True when the hook hit its timeout: either the process was killed (`exit_code: None`) or
+    /// it exited but left children holding its output open until the deadline (the code is
+    /// kept). Either way the run counts as timed out: its answer may be incomplete.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timed_out: bool,
 }

@@ -17,8 +17,8 @@ use crate::rule::{FailMode, Handler, Rule};
 pub enum RunOutput {
     /// A command-style run (native process or `wasi:cli` component): read by the dialect's table.
     Command(RawOutput),
-    /// A typed answer (a `hook`-world component).
-    Response(HookResponse),
+    /// A typed answer (a `hook`-world component); boxed, it is much larger than the others.
+    Response(Box<HookResponse>),
     /// The hook failed (timeout, trap, spawn error, …).
     Failed(HookFailure),
 }
@@ -40,7 +40,7 @@ pub fn effect_of(rule: &Rule, event: &Event, out: &RunOutput, default_fail: Fail
     match out {
         RunOutput::Failed(f) => Effect::from_failure(f.clone(), fail_mode, event.name),
         RunOutput::Response(r) => {
-            let mut e = Effect::from_response(event, r.clone());
+            let mut e = Effect::from_response(event, (**r).clone());
             if let Some(n) = r.hook_event_name.as_deref().filter(|n| *n != event.name.as_str()) {
                 e.warnings.push(format!("answer names event `{n}` but the event is `{}`", event.name));
             }

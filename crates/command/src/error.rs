@@ -1,0 +1,72 @@
+//! Why a command hook could not be started.
+
+use std::io;
+use std::path::PathBuf;
+
+use hookbox_core::output::{FailureClass, HookFailure};
+
+/// A command hook that could not be started. Converts into a [`HookFailure`] of class
+/// [`FailureClass::SpawnError`].
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The spec has neither `command` nor `args` (config validation should have refused it).
+    #[error("the command hook has neither `command` nor `args`; give one of them")]
+    NoCommand,
+    /// The exec form `args` is an empty list.
+    #[error("the command hook's `args` is empty; its first element is the program to run")]
+    EmptyArgs,
+    /// The working directory is missing or not a folder.
+    #[error(
+        "cannot run `{program}` in `{cwd}`: the working directory does not exist or is not a folder"
+    )]
+    Cwd {
+        /// The program.
+        program: String,
+        /// The working directory asked for.
+        cwd: PathBuf,
+    },
+    /// The operating system refused to start the program.
+    #[error("cannot run `{program}`: {source}{hint}", hint = hint(source))]
+    Spawn {
+        /// The program (first `args` element after substitution, or the shell).
+        program: String,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+/// What to do about a spawn error, when there is an obvious fix.
+fn hint(e: &io::Error) -> &'static str {
+    match e.kind() {
+        io::ErrorKind::NotFound => "; check the path or install it",
+        io::ErrorKind::PermissionDenied => {
+            "; make it executable (`chmod +x`) or run it through `sh`"
+        }
+        _ => "",
+    }
+}
+
+impl From<SpawnError> for HookFailure {
+    fn from(e: SpawnError) -> HookFailure {
+        HookFailure::new(FailureClass::SpawnError, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_message_quotes_the_program_and_suggests_a_fix() {
+        let e = SpawnError::Spawn {
+            program: "foo".into(),
+            source: io::Error::from_raw_os_error(2),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot run `foo`: No such file or directory (os error 2); check the path or install it"
+        );
+        let failure = HookFailure::from(e);
+        assert_eq!(failure.class, FailureClass::SpawnError);
+    }
+}

@@ -1,0 +1,151 @@
+//! What the host asks the runner to run: the rule's command, the payload, and the context the
+//! hook's environment is built from.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookbox_core::Dialect;
+use hookbox_core::event::Event;
+use hookbox_core::rule::CommandSpec;
+
+/// The context a hook runs in: it decides the environment variables and placeholders.
+#[derive(Debug, Clone)]
+pub struct HookContext {
+    /// The rule's dialect: `ghast` adds `GHAST_HOOK=true`, `simple` adds the `HOOK_*` variables.
+    pub dialect: Dialect,
+    /// The project root (`CLAUDE_PROJECT_DIR`); unset when `None`.
+    pub project_dir: Option<PathBuf>,
+    /// The plugin's folder (`CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`); unset when `None`.
+    pub plugin_root: Option<PathBuf>,
+    /// The plugin's per-session writable folder (`CLAUDE_PLUGIN_DATA`, `PLUGIN_DATA`), as made by
+    /// [`crate::create_plugin_data_dir`]; unset when `None`.
+    pub plugin_data: Option<PathBuf>,
+    /// The event, for the simple dialect's `HOOK_EVENT`, `HOOK_TOOL_NAME`, `HOOK_TOOL_INPUT` and
+    /// `HOOK_TOOL_OUTPUT`. Shared, since one event fans out to many hooks.
+    pub event: Option<Arc<Event>>,
+}
+
+impl HookContext {
+    /// A context of `dialect` with nothing else known.
+    pub fn new(dialect: Dialect) -> HookContext {
+        HookContext {
+            dialect,
+            project_dir: None,
+            plugin_root: None,
+            plugin_data: None,
+            event: None,
+        }
+    }
+
+    /// This context with the project root.
+    pub fn with_project_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// This context with the plugin's folder.
+    pub fn with_plugin_root(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugin_root = Some(dir.into());
+        self
+    }
+
+    /// This context with the plugin's data folder.
+    pub fn with_plugin_data(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugin_data = Some(dir.into());
+        self
+    }
+
+    /// This context with the event.
+    pub fn with_event(mut self, event: impl Into<Arc<Event>>) -> Self {
+        self.event = Some(event.into());
+        self
+    }
+}
+
+/// One command hook to run.
+#[derive(Debug, Clone)]
+pub struct CommandRequest {
+    /// The rule's command: shell form (`command`, run with `sh -c`) or exec form (`args`, no
+    /// shell). When both are given, `command` wins, as in [`CommandSpec::label`].
+    /// `run_async` is the host's business: the runner always runs to completion.
+    pub spec: CommandSpec,
+    /// Written to the hook's stdin, then stdin is closed. Shared, since one payload fans out to
+    /// many hooks. A hook that does not read it is fine.
+    pub stdin: Arc<[u8]>,
+    /// The working directory. `None`: the plugin data folder when known (ghast's rule when the
+    /// event has no `cwd`), else the host's own working directory.
+    pub cwd: Option<PathBuf>,
+    /// The environment context.
+    pub context: HookContext,
+    /// Wall-clock limit. On expiry the hook's whole process group is killed and the run reports
+    /// `timed_out`. Set from `spec.timeout_secs` by [`CommandRequest::new`].
+    pub timeout: Duration,
+}
+
+impl CommandRequest {
+    /// A request for `spec` with an empty stdin and no working directory; the timeout is the
+    /// spec's `timeout_secs` (a negative or NaN value, which config validation should have
+    /// refused, falls back to the dialect's default; a value too large for a `Duration` means
+    /// no practical limit).
+    pub fn new(spec: CommandSpec, context: HookContext) -> CommandRequest {
+        let timeout = timeout_from_secs(spec.timeout_secs, context.dialect);
+        CommandRequest {
+            spec,
+            stdin: Arc::from(Vec::new()),
+            cwd: None,
+            context,
+            timeout,
+        }
+    }
+
+    /// This request with `bytes` as stdin.
+    pub fn with_stdin(mut self, bytes: impl Into<Arc<[u8]>>) -> Self {
+        self.stdin = bytes.into();
+        self
+    }
+
+    /// This request running in `cwd`.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// This request with `timeout` instead of the spec's.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+fn timeout_from_secs(secs: f64, dialect: Dialect) -> Duration {
+    if secs.is_nan() || secs < 0.0 {
+        return Duration::from_secs_f64(dialect.default_timeout_secs());
+    }
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_comes_from_the_spec() {
+        assert_eq!(
+            timeout_from_secs(0.25, Dialect::Claude),
+            Duration::from_millis(250)
+        );
+        assert_eq!(
+            timeout_from_secs(-1.0, Dialect::Ghast),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            timeout_from_secs(f64::NAN, Dialect::Simple),
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            timeout_from_secs(f64::INFINITY, Dialect::Claude),
+            Duration::MAX
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! The runner: one command hook from spawn to reaped, under its timeout and output caps.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hookbox_core::event::wire::cut_chars;
+use hookbox_core::output::HookFailure;
+use hookbox_core::output::RawOutput;
+use tokio::io::AsyncWriteExt;
+use tokio::process::ChildStdin;
+use tracing::Instrument;
+
+use crate::capture::{Capture, drain};
+use crate::data_dir::{DataDirError, create_plugin_data_dir};
+use crate::env_policy::EnvPolicy;
+use crate::environment::inherited;
+use crate::error::SpawnError;
+use crate::exit::{code_and_signal, shell_exit_note, signal_note};
+use crate::group::ProcessGroup;
+use crate::limits::CommandLimits;
+use crate::request::CommandRequest;
+use crate::spawn::spawn;
+
+/// Runs command hooks. Cheap to clone, `Send + Sync`: share one across concurrent runs.
+#[derive(Clone)]
+pub struct CommandRunner {
+    limits: CommandLimits,
+    env_policy: EnvPolicy,
+    data_root: PathBuf,
+    /// The host environment hooks start from, before the deny-list.
+    host_env: Arc<[(OsString, OsString)]>,
+    /// `host_env` minus the deny-listed and managed names, computed once, not per run.
+    inherited: Arc<[(OsString, OsString)]>,
+}
+
+/// One finished run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRun {
+    /// Exit code and captured, capped output, for `hookbox-core` to interpret.
+    ///
+    /// `timed_out` with `exit_code: None` is a hook killed at its deadline. `timed_out` with an
+    /// exit code is a hook that exited by itself but left processes holding its stdout or
+    /// stderr open until the deadline (they were then killed; a note says so).
+    pub output: RawOutput,
+    /// From just before the spawn to the hook reaped.
+    pub wall_time: Duration,
+    /// The leader's process id, which is also its process group id.
+    pub pid: Option<u32>,
+    /// The signal that ended the leader (SIGKILL after a timeout), if any.
+    pub signal: Option<i32>,
+    /// Human explanations of anything unusual: timeout, signal, truncation, exit 126/127.
+    pub notes: Vec<String>,
+}
+
+impl CommandRunner {
+    /// A runner with default limits and environment policy, starting hooks from this process's
+    /// environment as it is now, and creating plugin data folders under `data_root`.
+    pub fn new(data_root: impl Into<PathBuf>) -> CommandRunner {
+        let env_policy = EnvPolicy::default();
+        let host_env: Arc<[_]> = std::env::vars_os().collect();
+        let inherited = inherited(host_env.iter().cloned(), &env_policy).into();
+        CommandRunner {
+            limits: CommandLimits::default(),
+            env_policy,
+            data_root: data_root.into(),
+            host_env,
+            inherited,
+        }
+    }
+
+    /// This runner with `limits`.
+    pub fn with_limits(mut self, limits: CommandLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// This runner with `policy` deciding which inherited variables hooks do not see.
+    pub fn with_env_policy(mut self, policy: EnvPolicy) -> Self {
+        self.inherited = inherited(self.host_env.iter().cloned(), &policy).into();
+        self.env_policy = policy;
+        self
+    }
+
+    /// This runner starting hooks from `vars` instead of this process's environment (the
+    /// deny-list still applies). For a host that serves tenants with their own environment.
+    pub fn with_host_env<K: Into<OsString>, V: Into<OsString>>(
+        mut self,
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        self.host_env = vars
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        self.inherited = inherited(self.host_env.iter().cloned(), &self.env_policy).into();
+        self
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &CommandLimits {
+        &self.limits
+    }
+
+    /// The environment policy.
+    pub fn env_policy(&self) -> &EnvPolicy {
+        &self.env_policy
+    }
+
+    /// The folder plugin data folders are created under.
+    pub fn data_root(&self) -> &Path {
+        &self.data_root
+    }
+
+    /// Creates (if needed) the data folder of `plugin` for `session` under the data root; see
+    /// [`create_plugin_data_dir`]. Put the result in [`crate::HookContext::plugin_data`].
+    pub fn plugin_data_dir(&self, plugin: &str, session: &str) -> Result<PathBuf, DataDirError> {
+        create_plugin_data_dir(&self.data_root, plugin, session)
+    }
+
+    /// Runs one command hook to completion, its timeout, or cancellation.
+    ///
+    /// - The hook leads its own process group. When the run ends — it exited, its timeout
+    ///   expired, or this future was dropped — the whole group gets SIGKILL and the leader is
+    ///   reaped, so nothing of the hook is left running (unless a process left the group with
+    ///   `setsid`).
+    /// - stdin gets `req.stdin` and is closed; a hook that does not read it is fine.
+    /// - stdout and stderr are read concurrently until both close, capped per
+    ///   [`CommandLimits`]. A hook that exits while a background child still holds them is
+    ///   waited for until the timeout, no longer.
+    /// - A non-zero exit, a shell's 127 for a missing command, a signal: all are an `Ok` run.
+    ///
+    /// # Errors
+    /// A [`HookFailure`] of class `SpawnError` when the hook could not be started: an `args`
+    /// program that is missing or not executable, a missing working directory, no command.
+    ///
+    /// The process must not die of SIGPIPE when a hook closes stdin early: Rust binaries ignore
+    /// it by default; a host embedding this crate otherwise must ignore it too.
+    pub async fn run(&self, req: &CommandRequest) -> Result<CommandRun, HookFailure> {
+        let span = tracing::info_span!(
+            "command.run",
+            label = %cut_chars(&req.spec.label(), 200),
+            dialect = %req.context.dialect,
+            pid = tracing::field::Empty,
+        );
+        self.run_inner(req)
+            .instrument(span)
+            .await
+            .map_err(HookFailure::from)
+    }
+
+    async fn run_inner(&self, req: &CommandRequest) -> Result<CommandRun, SpawnError> {
+        let started = Instant::now();
+        let mut child = spawn(req, &self.inherited)?;
+        let stdin = child.stdin.take();
+        let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
+        let mut group = ProcessGroup::new(child);
+        tracing::Span::current().record("pid", group.pid());
+
+        let mut out = Capture::new(self.limits.max_stdout_bytes);
+        let mut err = Capture::new(self.limits.max_stderr_bytes);
+        let mut status: Option<ExitStatus> = None;
+        let mut notes = Vec::new();
+
+        // Phase 1, until the deadline: the hook is done when the leader exited and both pipes
+        // reached end of file. Feeding stdin runs alongside but is not waited for: a background
+        // process may inherit stdin and never read it.
+        let now = tokio::time::Instant::now();
+        let deadline = now
+            .checked_add(req.timeout)
+            .unwrap_or_else(|| far_future(now));
+        let finished = tokio::time::timeout_at(deadline, async {
+            let done = async {
+                tokio::join!(
+                    drain(&mut stdout, &mut out),
+                    drain(&mut stderr, &mut err),
+                    async {
+                        match group.wait().await {
+                            Ok(s) => status = Some(s),
+                            Err(e) => notes.push(format!("cannot wait for the hook: {e}")),
+                        }
+                    }
+                )
+            };
+            let feed = async {
+                feed_stdin(stdin, &req.stdin).await;
+                std::future::pending::<()>().await;
+            };
+            tokio::select! {
+                _ = done => {}
+                () = feed => {}
+            }
+        })
+        .await
+        .is_ok();
+        let exited_by_itself = status;
+
+        // Phase 2: kill whatever is left of the group (background children, or everything at
+        // the deadline), then collect the last output and reap the leader, bounded.
+        group.kill();
+        let settled = tokio::time::timeout(self.limits.reap_timeout, async {
+            tokio::join!(
+                drain(&mut stdout, &mut out),
+                drain(&mut stderr, &mut err),
+                async {
+                    if status.is_none() {
+                        status = group.wait().await.ok();
+                    }
+                }
+            )
+        })
+        .await
+        .is_ok();
+
+        let timed_out = !finished;
+        let (mut exit_code, signal) = status.map(code_and_signal).unwrap_or_default();
+        if timed_out && exited_by_itself.is_none() {
+            // Killed by us: report no code even if it raced us and exited at the last moment.
+            exit_code = None;
+            notes.push(format!(
+                "timed out after {} s; its process group was killed",
+                req.timeout.as_secs_f64()
+            ));
+        } else {
+            if timed_out {
+                notes.push(format!(
+                    "the hook exited, but processes it started kept stdout or stderr open until \
+                     the {} s timeout; they were killed",
+                    req.timeout.as_secs_f64()
+                ));
+            }
+            if let Some(signal) = signal {
+                notes.push(signal_note(signal));
+            }
+        }
+        if let (Some(code), Some(_)) = (exit_code, &req.spec.command) {
+            notes.extend(shell_exit_note(code).map(str::to_owned));
+        }
+        if !settled {
+            notes.push(format!(
+                "after the kill, the hook's output stayed open or it was not reaped within {} s; \
+                 a process may have left its process group",
+                self.limits.reap_timeout.as_secs_f64()
+            ));
+        }
+        let (stdout, stdout_truncated) = out.finish();
+        let (stderr, stderr_truncated) = err.finish();
+        if stdout_truncated {
+            notes.push(format!(
+                "stdout cut at {} bytes",
+                self.limits.max_stdout_bytes
+            ));
+        }
+        if stderr_truncated {
+            notes.push(format!(
+                "stderr cut at {} bytes",
+                self.limits.max_stderr_bytes
+            ));
+        }
+
+        let run = CommandRun {
+            output: RawOutput {
+                exit_code,
+                stdout,
+                stderr,
+                stdout_truncated,
+                stderr_truncated,
+                timed_out,
+            },
+            wall_time: started.elapsed(),
+            pid: group.pid(),
+            signal,
+            notes,
+        };
+        tracing::debug!(
+            exit_code = run.output.exit_code,
+            timed_out,
+            wall_ms = run.wall_time.as_millis(),
+            "command hook finished"
+        );
+        Ok(run)
+    }
+}
+
+impl fmt::Debug for CommandRunner {
+    // The environment holds the host's secrets: show its size, never its values.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandRunner")
+            .field("limits", &self.limits)
+            .field("env_policy", &self.env_policy)
+            .field("data_root", &self.data_root)
+            .field("inherited_vars", &self.inherited.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Writes the payload and closes stdin, so a hook reading to end of file (`cat`) finishes.
+async fn feed_stdin(pipe: Option<ChildStdin>, bytes: &[u8]) {
+    let Some(mut pipe) = pipe else { return };
+    match pipe.write_all(bytes).await {
+        Ok(()) => {}
+        // The hook exited or closed stdin without reading it all: allowed.
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => {}
+        Err(e) => tracing::debug!(error = %e, "writing the payload to the hook failed"),
+    }
+}
+
+/// A deadline for a timeout too large to add to `now`: thirty years is never reached.
+fn far_future(now: tokio::time::Instant) -> tokio::time::Instant {
+    now + Duration::from_secs(30 * 365 * 24 * 3600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runner_is_shareable_and_its_future_sendable() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        fn assert_send<T: Send>(_: &T) {}
+        assert_send_sync::<CommandRunner>();
+        let runner = CommandRunner::new("/tmp");
+        let req = CommandRequest::new(
+            hookbox_core::rule::CommandSpec {
+                command: Some("true".into()),
+                args: None,
+                timeout_secs: 1.0,
+                run_async: false,
+            },
+            crate::HookContext::new(hookbox_core::Dialect::Claude),
+        );
+        assert_send(&runner.run(&req));
+    }
+
+    #[test]
+    fn debug_hides_the_environment() {
+        let runner = CommandRunner::new("/tmp").with_host_env([("SECRET_THING", "hunter2")]);
+        assert!(!format!("{runner:?}").contains("hunter2"));
+    }
+}

@@ -1,0 +1,18 @@
+//! Integration tests of the command runner: real processes, tiny shell scripts in a temp dir.
+
+// clippy.toml allows unwrap in `#[test]` functions only; the shared helpers are test code too.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test on a broken setup"
+)]
+
+mod util;
+
+mod concurrency;
+mod data_dir;
+mod env;
+mod exit_codes;
+mod output;
+mod spawn_errors;
+mod stdin;
+mod timeout;
