@@ -1,1 +1,47 @@
-//! Paths of the built guest components (being written).
+//! Paths of hookbox's guest components, for tests and benchmarks.
+//!
+//! The build script compiles `guest-examples/` and `tests/guests/` from source for
+//! `wasm32-wasip2` (release profile of those workspaces) whenever their sources, the SDK
+//! (`crates/guest`) or `wit/` change; nothing is checked in. It needs the target installed
+//! (`rustup target add wasm32-wasip2`) and says so when it is not.
+//!
+//! Each component has a constant holding its absolute path, named after its cargo target in
+//! upper case (`NOOP`, `SHELL_GUARD`, `CLI_GUARD`, `CHAOS`, …), and an entry in [`ALL`].
+//! [`foreach_guest!`] calls a macro once per guest, so a test module can have the compiler
+//! check that every guest is exercised — `tests/components.rs` does it with
+//! `foreach_guest!(assert_test_exists)`, where `assert_test_exists!(name)` expands to
+//! `use self::name as _;`, which only compiles if a test function `name` exists.
+//!
+//! ```
+//! use hookbox_test_artifacts::{ALL, Kind, NOOP};
+//!
+//! let noop = ALL.iter().find(|guest| guest.name == "noop").unwrap();
+//! assert_eq!((noop.path, noop.kind, noop.source), (NOOP, Kind::Hook, "guest-examples/noop"));
+//! ```
+//!
+//! This crate depends on nothing of ours and is a dev-dependency only.
+
+/// What a guest component exports, which decides how the host runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Exports `hookbox:hook/handler@0.1.0`: called with a typed event.
+    Hook,
+    /// Exports `wasi:cli/run@0.2.x`: run as a command hook (payload on stdin).
+    Command,
+}
+
+/// One built guest component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guest {
+    /// The cargo target name with `-` as `_` (`shell_guard`, `cli_guard`): the name
+    /// [`foreach_guest!`] passes.
+    pub name: &'static str,
+    /// Absolute path of the `.wasm` component.
+    pub path: &'static str,
+    /// What it exports.
+    pub kind: Kind,
+    /// The crate's folder, relative to the repository root (`guest-examples/noop`).
+    pub source: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/guests.rs"));
