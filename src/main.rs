@@ -1,1 +1,55 @@
-fn main() {}
+//! `hookbox`: the command-line face of the hook host. Each subcommand lives in `cmd/<name>.rs`;
+//! argument definitions are in `cli.rs`.
+//!
+//! Exit codes, for every subcommand unless its help says otherwise:
+//! - `0`: done, nothing wrong (warnings allowed);
+//! - `1`: done, and what was checked is wrong (e.g. `validate` found an error);
+//! - `2`: could not run: a usage error (bad arguments, a path that does not exist) or an I/O
+//!   failure. The message goes to stderr, with its causes (`{:#}`).
+
+#![forbid(unsafe_code)]
+
+mod cli;
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` are not errors; clap knows which is which.
+            let code = if e.use_stderr() {
+                ExitCode::from(cmd::EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+            // Nothing sensible is left to do if even this print fails.
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_tracing();
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hookbox: error: {e:#}");
+            ExitCode::from(cmd::EXIT_USAGE)
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by `HOOKBOX_LOG` (e.g. `HOOKBOX_LOG=debug`); off by default so
+/// that stdout and stderr stay scriptable.
+fn init_tracing() {
+    let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("HOOKBOX_LOG") else {
+        return;
+    };
+    // A second initialisation (impossible here) would be the only failure.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,1 +1,6 @@
+//! End-to-end tests of the `hookbox` binary: each module runs the real executable
+//! (`CARGO_BIN_EXE_hookbox`) on temporary folders and on the copied hook-file corpus, and checks
+//! exit codes, stdout and stderr.
 
+mod util;
+mod validate;

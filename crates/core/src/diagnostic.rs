@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum Severity {
     /// Something was skipped or looks wrong, but everything else loaded.
     Warning,
-    /// The file (or, in the ghast dialect, the plugin) could not be loaded.
+    /// The file (or, in the ghast dialect, the plugin) could not be loaded, or a `wasm` rule is
+    /// invalid (hookbox's own block is strict).
     Error,
 }
 

@@ -42,7 +42,9 @@ pub struct RuleSource {
 pub struct CommandSpec {
     /// Shell form: run with `sh -c`. `${VAR}` placeholders are substituted before running.
     pub command: Option<String>,
-    /// Exec form (`args`): spawned without a shell, placeholders substituted per element.
+    /// Exec form (`args`): spawned without a shell, placeholders substituted per element. This
+    /// is the whole argv, program first (Claude Code's `command` followed by its `args`); when
+    /// it is set, `command` is `None`.
     pub args: Option<Vec<String>>,
     /// Timeout in seconds, after dialect default and maximum are applied.
     pub timeout_secs: f64,

@@ -1,0 +1,412 @@
+//! One hook handler, from its JSON object to a [`Rule`]: its type (and whether the event allows
+//! it), matcher, `if`, timeout, failure mode, and the fields of each type. Unknown keys are
+//! tolerated here, as Claude Code files in the wild carry `id`, `description`, `asyncRewake`…;
+//! the wasm block, being hookbox's own, is strict (see `wasm`).
+
+use serde_json::{Map, Value};
+
+use super::command;
+use super::document::{Ctx, compile_matcher, describe};
+use super::span::JsonPath;
+use super::wasm;
+use crate::event::{EventName, HandlerType, KNOWN_UNSUPPORTED_HOOK_TYPES};
+use crate::matcher::Matcher;
+use crate::rule::{FailMode, Handler, IfCondition, Rule, RuleSource};
+
+/// Events on which Claude Code evaluates a handler's `if` (elsewhere the hook never runs).
+const IF_EVENTS: &[EventName] = &[
+    EventName::PreToolUse,
+    EventName::PostToolUse,
+    EventName::PostToolUseFailure,
+    EventName::PermissionRequest,
+    EventName::PermissionDenied,
+];
+
+/// `['command', 'wasm']`, as the source document prints the allowlist.
+fn allowed_list(event: EventName) -> String {
+    let names: Vec<String> = event
+        .allowed_types()
+        .iter()
+        .map(|t| format!("'{}'", t.as_str()))
+        .collect();
+    format!("[{}]", names.join(", "))
+}
+
+/// Parses a handler; pushes its rule or the diagnostic that skipped it.
+pub(crate) fn parse_handler(
+    ctx: &mut Ctx<'_>,
+    event: EventName,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+    group_matcher: Option<&Matcher>,
+) {
+    let Some(ty) = handler_type(ctx, event, obj, path) else {
+        return;
+    };
+    if !event.allows(ty) {
+        let fix = (ty == HandlerType::Prompt).then(|| {
+            "prompt hooks run only on 'UserPromptSubmit'; use a command hook that prints the text".to_owned()
+        });
+        ctx.skip(
+            path,
+            format!(
+                "Hook type '{}' is not supported for event '{event}' — skipped. (Allowed for this event: {})",
+                ty.as_str(),
+                allowed_list(event)
+            ),
+            fix,
+        );
+        return;
+    }
+    let matcher = match group_matcher {
+        Some(m) => {
+            if obj.contains_key("matcher") {
+                ctx.warn(
+                    &path.key("matcher"),
+                    "a handler's own matcher inside a matcher group is ignored; the group's matcher applies".to_owned(),
+                    Some("move the handler into a group with that matcher".to_owned()),
+                );
+            }
+            m.clone()
+        }
+        None => match compile_matcher(ctx, event, obj.get("matcher"), &path.key("matcher"), 1) {
+            Some(m) => m,
+            None => return,
+        },
+    };
+    let Ok(timeout) = timeout(ctx, obj, path) else {
+        return;
+    };
+    let Ok(if_condition) = if_condition(ctx, event, obj, path) else {
+        return;
+    };
+    let Ok(on_failure) = on_failure(ctx, obj, path) else {
+        return;
+    };
+    let Ok(status_message) = opt_string(ctx, obj, path, "statusMessage") else {
+        return;
+    };
+    let handler = match ty {
+        HandlerType::Command => match command::parse_command(ctx, event, obj, path, timeout) {
+            Some(c) => Handler::Command(c),
+            None => return,
+        },
+        HandlerType::Prompt => match obj.get("prompt") {
+            Some(Value::String(p)) => Handler::Prompt { prompt: p.clone() },
+            Some(other) => {
+                ctx.skip(
+                    &path.key("prompt"),
+                    format!(
+                        "'prompt' must be a string, found {} — skipped.",
+                        describe(other)
+                    ),
+                    None,
+                );
+                return;
+            }
+            None => {
+                ctx.skip(
+                    path,
+                    format!("Hook type 'prompt' under '{event}' has no 'prompt' — skipped."),
+                    Some("add \"prompt\": \"text to attach as context\"".to_owned()),
+                );
+                return;
+            }
+        },
+        HandlerType::Wasm => match wasm::parse_wasm(ctx, event, obj, path, timeout) {
+            Some(w) => Handler::Wasm(w),
+            None => return,
+        },
+    };
+    let (line, column) = ctx.location(path);
+    let source = RuleSource {
+        plugin: ctx.plugin_name.to_owned(),
+        file: ctx.file.to_path_buf(),
+        json_path: path.to_string(),
+        line,
+        column,
+    };
+    ctx.rules.push(Rule {
+        // Renumbered when the plugin's rules join the rule set.
+        index: 0,
+        event,
+        matcher,
+        if_condition,
+        handler,
+        dialect: ctx.dialect,
+        on_failure,
+        status_message,
+        source,
+        plugin: ctx.plugin,
+    });
+}
+
+fn handler_type(
+    ctx: &mut Ctx<'_>,
+    event: EventName,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+) -> Option<HandlerType> {
+    match obj.get("type") {
+        // The simple dialect's `{command, matcher}`.
+        None if obj.contains_key("command") || obj.contains_key("args") => {
+            Some(HandlerType::Command)
+        }
+        None if obj.contains_key("bash") || obj.contains_key("powershell") => {
+            ctx.skip(
+                path,
+                format!("Hook entry under '{event}' has 'bash'/'powershell' but no 'command' (GitHub Copilot's shape) — skipped."),
+                Some("write {\"type\": \"command\", \"command\": \"…\"}".to_owned()),
+            );
+            None
+        }
+        None => {
+            ctx.skip(
+                path,
+                format!("Hook entry under '{event}' has no 'type' — skipped."),
+                Some("add \"type\": \"command\" with a \"command\" (or \"prompt\" / \"wasm\"), or group handlers as {\"matcher\": \"…\", \"hooks\": [...]}".to_owned()),
+            );
+            None
+        }
+        Some(Value::String(s)) => match s.as_str() {
+            "command" => Some(HandlerType::Command),
+            "prompt" => Some(HandlerType::Prompt),
+            "wasm" => Some(HandlerType::Wasm),
+            s if KNOWN_UNSUPPORTED_HOOK_TYPES.contains(&s) => {
+                ctx.skip(
+                    path,
+                    format!("Hook type '{s}' is not supported yet — skipped."),
+                    Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
+                );
+                None
+            }
+            s => {
+                ctx.skip(
+                    path,
+                    format!("Unknown hook type '{s}' under '{event}' — skipped."),
+                    Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
+                );
+                None
+            }
+        },
+        Some(other) => {
+            ctx.skip(
+                &path.key("type"),
+                format!(
+                    "'type' must be a string, found {} — skipped.",
+                    describe(other)
+                ),
+                None,
+            );
+            None
+        }
+    }
+}
+
+/// `12 s`, `50 min`, `8 h 20 min`.
+fn human_secs(secs: f64) -> String {
+    // Timeouts are far below 2^53 s; rounding to whole seconds is what a reader wants.
+    let total = secs.round().clamp(0.0, 9.0e15) as u64;
+    let (h, m, s) = (total / 3600, (total % 3600) / 60, total % 60);
+    match (h, m, s) {
+        (0, 0, s) => format!("{s} s"),
+        (0, m, 0) => format!("{m} min"),
+        (0, m, s) => format!("{m} min {s} s"),
+        (h, 0, _) => format!("{h} h"),
+        (h, m, _) => format!("{h} h {m} min"),
+    }
+}
+
+/// The rule's own timeout in seconds, checked: `Err` when the rule is skipped.
+fn timeout(
+    ctx: &mut Ctx<'_>,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+) -> Result<Option<f64>, ()> {
+    let tpath = path.key("timeout");
+    let n = match obj.get("timeout") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n,
+        Some(other) => {
+            ctx.skip(
+                &tpath,
+                format!(
+                    "'timeout' must be a number of seconds, found {} — skipped.",
+                    describe(other)
+                ),
+                None,
+            );
+            return Err(());
+        }
+    };
+    let t = n.as_f64().unwrap_or(f64::NAN);
+    if !(t.is_finite() && t > 0.0) {
+        ctx.skip(
+            &tpath,
+            format!("'timeout' must be a positive number of seconds, found {n} — skipped."),
+            None,
+        );
+        return Err(());
+    }
+    let mut t = t;
+    if t >= 1000.0 {
+        ctx.warn(
+            &tpath,
+            format!("timeout {n} looks like milliseconds: hookbox reads seconds, so this hook may run for {}", human_secs(t)),
+            Some(format!("if you meant {} s, write \"timeout\": {}", t / 1000.0, t / 1000.0)),
+        );
+    }
+    if let Some(max) = ctx.dialect.max_timeout_secs()
+        && t > max
+    {
+        ctx.warn(
+            &tpath,
+            format!(
+                "timeout {n} s is over the {} maximum of {max} s — clamped to {max}",
+                ctx.dialect
+            ),
+            None,
+        );
+        t = max;
+    }
+    Ok(Some(t))
+}
+
+fn opt_string(
+    ctx: &mut Ctx<'_>,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+    key: &str,
+) -> Result<Option<String>, ()> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => {
+            ctx.skip(
+                &path.key(key),
+                format!(
+                    "'{key}' must be a string, found {} — skipped.",
+                    describe(other)
+                ),
+                None,
+            );
+            Err(())
+        }
+    }
+}
+
+/// Parses Claude Code's `if`: `Tool` or `Tool(pattern)`.
+pub(crate) fn parse_if(raw: &str) -> Option<IfCondition> {
+    let s = raw.trim();
+    let (tool, pattern) = match s.find('(') {
+        Some(open) => {
+            let inner = s.get(open + 1..)?.strip_suffix(')')?;
+            let inner = inner.trim();
+            (
+                s.get(..open)?.trim(),
+                (!inner.is_empty()).then(|| inner.to_owned()),
+            )
+        }
+        None => (s, None),
+    };
+    let tool_ok = !tool.is_empty()
+        && tool
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    tool_ok.then(|| IfCondition {
+        raw: raw.to_owned(),
+        tool: tool.to_owned(),
+        pattern,
+    })
+}
+
+fn if_condition(
+    ctx: &mut Ctx<'_>,
+    event: EventName,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+) -> Result<Option<IfCondition>, ()> {
+    let Some(raw) = opt_string(ctx, obj, path, "if")? else {
+        return Ok(None);
+    };
+    let ipath = path.key("if");
+    let Some(cond) = parse_if(&raw) else {
+        ctx.skip(
+            &ipath,
+            format!(
+                "'if' must look like Tool or Tool(pattern), found {} — skipped.",
+                Value::String(raw)
+            ),
+            Some("write e.g. \"if\": \"Bash(git commit*)\"".to_owned()),
+        );
+        return Err(());
+    };
+    if !IF_EVENTS.contains(&event) {
+        ctx.warn(
+            &ipath,
+            format!("'if' only applies to tool events; on '{event}' a hook with 'if' never runs (as in Claude Code)"),
+            Some("remove \"if\", or move the hook to PreToolUse/PostToolUse".to_owned()),
+        );
+    }
+    Ok(Some(cond))
+}
+
+fn on_failure(
+    ctx: &mut Ctx<'_>,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+) -> Result<Option<FailMode>, ()> {
+    match obj.get("on_failure") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s == "allow" => Ok(Some(FailMode::Allow)),
+        Some(Value::String(s)) if s == "block" => Ok(Some(FailMode::Block)),
+        Some(other) => {
+            ctx.skip(
+                &path.key("on_failure"),
+                format!(
+                    "'on_failure' must be \"allow\" or \"block\", found {} — skipped.",
+                    describe(other)
+                ),
+                None,
+            );
+            Err(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn if_conditions() {
+        let c = parse_if("Bash(git commit:*)").unwrap();
+        assert_eq!(
+            (c.tool.as_str(), c.pattern.as_deref()),
+            ("Bash", Some("git commit:*"))
+        );
+        let c = parse_if("Edit").unwrap();
+        assert_eq!((c.tool.as_str(), c.pattern), ("Edit", None));
+        assert_eq!(parse_if("mcp__gh__x(a)").unwrap().tool, "mcp__gh__x");
+        for bad in ["", "Bash(", "(x)", "Ba sh", "Bash(x"] {
+            assert!(parse_if(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human_secs(3000.0), "50 min");
+        assert_eq!(human_secs(30000.0), "8 h 20 min");
+        assert_eq!(human_secs(1000.0), "16 min 40 s");
+        assert_eq!(human_secs(7200.0), "2 h");
+    }
+
+    #[test]
+    fn allowlist_text() {
+        assert_eq!(allowed_list(EventName::Stop), "['command', 'wasm']");
+        assert_eq!(
+            allowed_list(EventName::UserPromptSubmit),
+            "['command', 'prompt', 'wasm']"
+        );
+    }
+}

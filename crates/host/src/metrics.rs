@@ -1,0 +1,132 @@
+//! Operator metrics: counters and a latency histogram, updated with relaxed atomics on the hot
+//! path and read as a consistent-enough [`MetricsSnapshot`].
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use hookbox_core::event::HandlerType;
+use hookbox_core::output::FailureClass;
+use serde::Serialize;
+
+/// Upper bounds of the dispatch latency buckets, in microseconds (the last is "+Inf").
+pub const LATENCY_BUCKETS_US: [u64; 12] = [10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000];
+
+const FAILURE_CLASSES: [FailureClass; 8] = [
+    FailureClass::Timeout,
+    FailureClass::OutOfFuel,
+    FailureClass::MemoryLimit,
+    FailureClass::Trap,
+    FailureClass::InvalidOutput,
+    FailureClass::InstantiateError,
+    FailureClass::IncompatibleComponent,
+    FailureClass::SpawnError,
+];
+
+/// Live counters.
+#[derive(Debug, Default)]
+pub(crate) struct Metrics {
+    dispatches: AtomicU64,
+    dispatches_matched: AtomicU64,
+    hooks: [AtomicU64; 3],
+    failures: [AtomicU64; 8],
+    warnings: AtomicU64,
+    latency: [AtomicU64; LATENCY_BUCKETS_US.len() + 1],
+    latency_sum_us: AtomicU64,
+}
+
+/// A copy of the counters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricsSnapshot {
+    /// Dispatches served.
+    pub dispatches: u64,
+    /// Dispatches where at least one rule matched.
+    pub dispatches_with_hooks: u64,
+    /// Hooks run, by handler type.
+    pub hooks_run: BTreeMap<&'static str, u64>,
+    /// Failed hooks, by failure class.
+    pub failures: BTreeMap<&'static str, u64>,
+    /// Hooks that reported a warning.
+    pub warnings: u64,
+    /// Dispatch latency histogram: (upper bound in µs, count); `None` bound is +Inf.
+    pub latency_us: Vec<(Option<u64>, u64)>,
+    /// Sum of dispatch latencies in µs (with `dispatches`, gives the mean).
+    pub latency_sum_us: u64,
+}
+
+fn type_slot(t: HandlerType) -> usize {
+    match t {
+        HandlerType::Command => 0,
+        HandlerType::Prompt => 1,
+        HandlerType::Wasm => 2,
+    }
+}
+
+impl Metrics {
+    /// Counts one dispatch and its latency.
+    pub(crate) fn dispatch(&self, matched: bool, latency: Duration) {
+        self.dispatches.fetch_add(1, Ordering::Relaxed);
+        if matched {
+            self.dispatches_matched.fetch_add(1, Ordering::Relaxed);
+        }
+        let us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        let slot = LATENCY_BUCKETS_US.iter().position(|b| us <= *b).unwrap_or(LATENCY_BUCKETS_US.len());
+        self.latency[slot].fetch_add(1, Ordering::Relaxed);
+        self.latency_sum_us.fetch_add(us, Ordering::Relaxed);
+    }
+
+    /// Counts one hook run.
+    pub(crate) fn hook(&self, t: HandlerType, failure: Option<FailureClass>, warned: bool) {
+        self.hooks[type_slot(t)].fetch_add(1, Ordering::Relaxed);
+        if let Some(c) = failure {
+            if let Some(i) = FAILURE_CLASSES.iter().position(|x| *x == c) {
+                self.failures[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if warned {
+            self.warnings.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Reads the counters.
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        MetricsSnapshot {
+            dispatches: get(&self.dispatches),
+            dispatches_with_hooks: get(&self.dispatches_matched),
+            hooks_run: [HandlerType::Command, HandlerType::Prompt, HandlerType::Wasm]
+                .into_iter()
+                .map(|t| (t.as_str(), get(&self.hooks[type_slot(t)])))
+                .collect(),
+            failures: FAILURE_CLASSES.iter().zip(&self.failures).map(|(c, a)| (c.as_str(), get(a))).collect(),
+            warnings: get(&self.warnings),
+            latency_us: LATENCY_BUCKETS_US
+                .iter()
+                .map(|b| Some(*b))
+                .chain([None])
+                .zip(&self.latency)
+                .map(|(b, a)| (b, get(a)))
+                .collect(),
+            latency_sum_us: get(&self.latency_sum_us),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_land_in_their_buckets() {
+        let m = Metrics::default();
+        m.dispatch(true, Duration::from_micros(15));
+        m.dispatch(false, Duration::from_secs(5));
+        m.hook(HandlerType::Wasm, Some(FailureClass::Timeout), true);
+        let s = m.snapshot();
+        assert_eq!((s.dispatches, s.dispatches_with_hooks), (2, 1));
+        assert_eq!(s.latency_us[1], (Some(20), 1));
+        assert_eq!(s.latency_us.last(), Some(&(None, 1)));
+        assert_eq!(s.failures["timeout"], 1);
+        assert_eq!(s.hooks_run["wasm"], 1);
+    }
+}

@@ -1,0 +1,83 @@
+//! Hooks run concurrently and the verdict is aggregated in rule order, whatever order they
+//! finish in.
+
+
+use hookbox_core::Dialect;
+use serde_json::json;
+
+use crate::util::{dispatch, project, project_with, verdict};
+
+fn decide(decision: &str, reason: &str) -> String {
+    format!(
+        r#"echo '{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"{decision}","permissionDecisionReason":"{reason}","additionalContext":"{decision}-ctx"}}}}'"#
+    )
+}
+
+#[tokio::test]
+async fn deny_wins_even_when_it_finishes_last() {
+    // The deny hook is the slow one: it finishes after the others.
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("sleep 0.4; {}", decide("deny", "slow deny"))},
+        {"type": "command", "command": decide("allow", "fast allow")},
+        {"type": "command", "command": format!("sleep 0.1; {}", decide("ask", "ask"))},
+        {"type": "command", "command": decide("defer", "defer")}
+    ]}]}});
+    let p = project(Dialect::Claude, hooks);
+    let d = dispatch(&p, json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
+    let v = verdict(&d);
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["reason"], "slow deny");
+    assert_eq!(v["additional_contexts"], json!(["deny-ctx", "allow-ctx", "ask-ctx", "defer-ctx"]), "rule order, not finish order");
+    let order: Vec<usize> = d.reports.iter().map(|r| r.hook.rule_index).collect();
+    assert_eq!(order, vec![0, 1, 2, 3]);
+}
+
+#[tokio::test]
+async fn hooks_overlap_in_time() {
+    // Four hooks that each sleep 0.5 s: run one after another they would take 2 s. We check
+    // overlap through the hooks' own start/end stamps rather than the wall clock.
+    let hooks = json!({"hooks": {"PostToolUse": [{"hooks": (0..4).map(|i| json!({
+        "type": "command",
+        "command": format!("date +%s%N > \"$CLAUDE_PLUGIN_DATA/start{i}\"; sleep 0.5; date +%s%N > \"$CLAUDE_PLUGIN_DATA/end{i}\"")
+    })).collect::<Vec<_>>()}]}});
+    let p = project(Dialect::Claude, hooks);
+    let d = dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
+    assert_eq!(d.reports.len(), 4);
+    let data = std::fs::read_dir(p.path().join(".hookbox/data")).unwrap().next().unwrap().unwrap().path();
+    let data = std::fs::read_dir(data).unwrap().next().unwrap().unwrap().path();
+    let read = |n: String| std::fs::read_to_string(data.join(n)).unwrap().trim().parse::<u128>().unwrap();
+    let latest_start = (0..4).map(|i| read(format!("start{i}"))).max().unwrap();
+    let earliest_end = (0..4).map(|i| read(format!("end{i}"))).min().unwrap();
+    assert!(latest_start < earliest_end, "every hook started before any finished: they ran concurrently");
+}
+
+#[tokio::test]
+async fn concurrency_is_bounded_by_policy() {
+    // With one slot, hooks run one at a time: no start happens before the previous end.
+    let hooks = json!({"hooks": {"PostToolUse": [{"hooks": (0..3).map(|i| json!({
+        "type": "command",
+        "command": format!("date +%s%N > \"$CLAUDE_PLUGIN_DATA/start{i}\"; sleep 0.1; date +%s%N > \"$CLAUDE_PLUGIN_DATA/end{i}\"")
+    })).collect::<Vec<_>>()}]}});
+    let p = project_with(Dialect::Claude, hooks, |pol| pol.max_concurrent_hooks = 1);
+    dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
+    let data = std::fs::read_dir(p.path().join(".hookbox/data")).unwrap().next().unwrap().unwrap().path();
+    let data = std::fs::read_dir(data).unwrap().next().unwrap().unwrap().path();
+    let read = |n: String| std::fs::read_to_string(data.join(n)).unwrap().trim().parse::<u128>().unwrap();
+    let mut spans: Vec<(u128, u128)> = (0..3).map(|i| (read(format!("start{i}")), read(format!("end{i}")))).collect();
+    spans.sort();
+    assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "{spans:?}");
+}
+
+#[tokio::test]
+async fn identical_handlers_run_once() {
+    let cmd = r#"echo x >> "$CLAUDE_PLUGIN_DATA/count"; echo ctx"#;
+    let hooks = json!({"hooks": {"UserPromptSubmit": [
+        {"hooks": [{"type": "command", "command": cmd}]},
+        {"hooks": [{"type": "command", "command": cmd}]}
+    ]}});
+    let p = project(Dialect::Claude, hooks);
+    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})).await;
+    assert_eq!(d.matched_rule_count, 2);
+    assert_eq!(d.reports.len(), 1);
+    assert_eq!(verdict(&d)["additional_contexts"], json!(["ctx"]));
+}

@@ -1,0 +1,66 @@
+//! Shared helpers: a temp project with a hook file, a host on it, events.
+
+use std::path::{Path, PathBuf};
+
+use hookbox_core::config::LoadOptions;
+use hookbox_core::{Dialect, Event};
+use hookbox_host::{Dispatch, HookHost, HostPolicy};
+use serde_json::Value;
+
+/// A temp project folder holding one hook file and a host that loaded it.
+pub(crate) struct Project {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) host: HookHost,
+}
+
+impl Project {
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Writes `hooks` as `hooks.json` (dialect forced) in a fresh project and loads it.
+pub(crate) fn project(dialect: Dialect, hooks: Value) -> Project {
+    project_with(dialect, hooks, |_| {})
+}
+
+/// Like [`project`], with a chance to adjust the policy.
+pub(crate) fn project_with(dialect: Dialect, hooks: Value, tweak: impl FnOnce(&mut HostPolicy)) -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::write(plugin.join("hooks/hooks.json"), serde_json::to_vec_pretty(&hooks).unwrap()).unwrap();
+    let mut policy = HostPolicy::for_project(dir.path());
+    tweak(&mut policy);
+    let host = HookHost::new(policy).unwrap();
+    let report = host.load(&[plugin], &LoadOptions::default().with_dialect(Some(dialect)));
+    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
+    assert!(!report.rules.is_empty(), "no rule loaded: {:#?}", report.diagnostics);
+    Project { dir, host }
+}
+
+/// An event from a flat payload; cwd defaults to `cwd`.
+pub(crate) fn event(payload: Value, cwd: &Path) -> Event {
+    Event::from_payload(None, payload, "sess-1", &cwd.display().to_string()).unwrap()
+}
+
+pub(crate) async fn dispatch(p: &Project, payload: Value) -> Dispatch {
+    p.host.dispatch(event(payload, p.path())).await
+}
+
+/// Writes an executable script in the project and returns its path.
+pub(crate) fn script(p: &Project, name: &str, body: &str) -> PathBuf {
+    let path = p.path().join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+/// The verdict as JSON, for field assertions.
+pub(crate) fn verdict(d: &Dispatch) -> Value {
+    serde_json::to_value(&d.verdict).unwrap()
+}

@@ -1,0 +1,20 @@
+//! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
+//! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
+
+pub(crate) mod validate;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// A problem was found (e.g. `validate` saw an error diagnostic).
+pub(crate) const EXIT_FAILURE: u8 = 1;
+/// Usage or I/O error: the command could not run.
+pub(crate) const EXIT_USAGE: u8 = 2;
+
+/// Runs the chosen subcommand.
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Validate(args) => validate::run(&args),
+    }
+}
