@@ -38,6 +38,81 @@ pub(crate) enum Command {
     /// (invalid JSON, an unreadable file, a plugin that failed to register), 2 usage error
     /// (e.g. a PATH that does not exist).
     Validate(ValidateArgs),
+
+    /// Run one event through the hooks of the given plugins and print the aggregated verdict.
+    ///
+    /// The payload is Claude Code's hook input (a flat JSON object), from --payload FILE or
+    /// stdin (--payload -); --prompt, --tool and --tool-input fill the common fields without a
+    /// file. Missing session_id and cwd take --session-id and --cwd. Prints each hook's
+    /// attachments and timing, the verdict, the `[Blocked by hook]` / `[Hook stopped]` marker or
+    /// the `<user-prompt-submit-hook>` tags for UserPromptSubmit, and the HookFired record.
+    /// A replay record goes to <project>/.hookbox/replay/<session>.jsonl unless --no-replay.
+    ///
+    /// Exit codes: 0 dispatched (whatever the verdict), 1 a plugin had a load error (the
+    /// dispatch still ran with what loaded), 2 usage error, 3 with --fail-on-block when the
+    /// verdict blocks.
+    Dispatch(DispatchArgs),
+}
+
+/// `hookbox dispatch`.
+#[derive(Debug, Args)]
+pub(crate) struct DispatchArgs {
+    /// The event: PreToolUse, UserPromptSubmit, Stop, PreCompact, SessionStart, … (case-sensitive).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) event: String,
+
+    /// A plugin folder or hooks file to load (repeatable; loaded in order).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plugin: Vec<PathBuf>,
+
+    /// The event payload as a JSON object; `-` reads stdin.
+    #[arg(long, value_name = "FILE|-")]
+    pub(crate) payload: Option<PathBuf>,
+
+    /// Sets `prompt` (UserPromptSubmit).
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) prompt: Option<String>,
+
+    /// Sets `tool_name` (tool events).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tool: Option<String>,
+
+    /// Sets `tool_input`, as JSON (tool events), e.g. '{"command":"ls"}'.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) tool_input: Option<String>,
+
+    /// The session id when the payload has none.
+    #[arg(long, value_name = "ID", default_value = "cli-session")]
+    pub(crate) session_id: String,
+
+    /// The session's working directory when the payload has none (default: the project).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+
+    /// The project folder: CLAUDE_PROJECT_DIR for hooks, and where .hookbox/ lives
+    /// (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// Stop only: how many times this turn's Stop hooks already re-entered (the cap applies).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) reentries: u32,
+
+    /// Read every file in this dialect, whatever its layout or manifest says.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub(crate) dialect: Option<DialectArg>,
+
+    /// Do not write a replay record.
+    #[arg(long)]
+    pub(crate) no_replay: bool,
+
+    /// Exit with code 3 when the verdict blocks (deny, block, stop).
+    #[arg(long)]
+    pub(crate) fail_on_block: bool,
+
+    /// Print the dispatch as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox validate`.

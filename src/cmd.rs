@@ -1,6 +1,7 @@
 //! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
+pub(crate) mod dispatch;
 pub(crate) mod validate;
 
 use std::process::ExitCode;
@@ -11,10 +12,13 @@ use crate::cli::{Cli, Command};
 pub(crate) const EXIT_FAILURE: u8 = 1;
 /// Usage or I/O error: the command could not run.
 pub(crate) const EXIT_USAGE: u8 = 2;
+/// `dispatch --fail-on-block`: the verdict blocks.
+pub(crate) const EXIT_VERDICT_BLOCKS: u8 = 3;
 
 /// Runs the chosen subcommand.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
+        Command::Dispatch(args) => dispatch::run(&args),
     }
 }

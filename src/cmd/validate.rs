@@ -56,7 +56,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// One diagnostic as compilers print them, with the severity coloured (stripped when stdout is
 /// not a terminal).
-fn write_diagnostic(s: &mut String, d: &Diagnostic) {
+pub(crate) fn write_diagnostic(s: &mut String, d: &Diagnostic) {
     let mut loc = d.file.display().to_string();
     if let Some(l) = d.line {
         let _ = write!(loc, ":{l}");

@@ -2,5 +2,6 @@
 //! (`CARGO_BIN_EXE_hookbox`) on temporary folders and on the copied hook-file corpus, and checks
 //! exit codes, stdout and stderr.
 
+mod dispatch;
 mod util;
 mod validate;

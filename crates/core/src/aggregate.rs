@@ -60,7 +60,10 @@ pub struct StopState {
 
 impl Default for StopState {
     fn default() -> Self {
-        StopState { reentries: 0, cap: DEFAULT_STOP_REENTRY_CAP }
+        StopState {
+            reentries: 0,
+            cap: DEFAULT_STOP_REENTRY_CAP,
+        }
     }
 }
 
@@ -121,8 +124,12 @@ pub fn aggregate(event: &Event, reports: &[HookReport], stop: StopState) -> Verd
     ordered.sort_by_key(|r| r.hook.rule_index);
     match event.name {
         EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(&ordered)),
-        EventName::PreToolUse | EventName::PermissionRequest => Verdict::PreToolUse(tool::aggregate(&ordered)),
-        EventName::Stop | EventName::SubagentStop => Verdict::Stop(stop::aggregate(event, &ordered, stop)),
+        EventName::PreToolUse | EventName::PermissionRequest => {
+            Verdict::PreToolUse(tool::aggregate(&ordered))
+        }
+        EventName::Stop | EventName::SubagentStop => {
+            Verdict::Stop(stop::aggregate(event, &ordered, stop))
+        }
         EventName::PreCompact => Verdict::PreCompact(event::aggregate_pre_compact(&ordered)),
         name => Verdict::Event(event::aggregate(name, &ordered)),
     }
@@ -134,7 +141,12 @@ pub fn warnings(reports: &[HookReport]) -> Vec<String> {
     ordered.sort_by_key(|r| r.hook.rule_index);
     ordered
         .iter()
-        .flat_map(|r| r.effect.warnings.iter().map(move |w| format!("{}: {w}", r.hook.hook_name)))
+        .flat_map(|r| {
+            r.effect
+                .warnings
+                .iter()
+                .map(move |w| format!("{}: {w}", r.hook.hook_name))
+        })
         .collect()
 }
 
@@ -145,5 +157,8 @@ fn messages(reports: &[&HookReport]) -> Vec<Attachment> {
 
 /// Contexts of `reports` in order.
 fn contexts(reports: &[&HookReport]) -> Vec<String> {
-    reports.iter().flat_map(|r| r.effect.contexts.iter().cloned()).collect()
+    reports
+        .iter()
+        .flat_map(|r| r.effect.contexts.iter().cloned())
+        .collect()
 }

@@ -56,7 +56,10 @@ impl Diagnostic {
 
     /// An error about `file`.
     pub fn error(file: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, ..Diagnostic::warning(file, message) }
+        Diagnostic {
+            severity: Severity::Error,
+            ..Diagnostic::warning(file, message)
+        }
     }
 
     /// Adds the JSON path.

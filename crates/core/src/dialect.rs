@@ -23,7 +23,12 @@ pub enum Dialect {
 
 impl Dialect {
     /// Every dialect.
-    pub const ALL: [Dialect; 4] = [Dialect::Claude, Dialect::Agentao, Dialect::Ghast, Dialect::Simple];
+    pub const ALL: [Dialect; 4] = [
+        Dialect::Claude,
+        Dialect::Agentao,
+        Dialect::Ghast,
+        Dialect::Simple,
+    ];
 
     /// The name used in manifests, `--dialect` and output.
     pub fn as_str(self) -> &'static str {

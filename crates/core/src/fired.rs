@@ -24,7 +24,11 @@ pub struct HookFired {
 
 impl HookFired {
     /// The record for a dispatch, or `None` when `matched_rule_count == 0`.
-    pub fn for_dispatch(event: &Event, verdict: &Verdict, matched_rule_count: usize) -> Option<HookFired> {
+    pub fn for_dispatch(
+        event: &Event,
+        verdict: &Verdict,
+        matched_rule_count: usize,
+    ) -> Option<HookFired> {
         if matched_rule_count == 0 {
             return None;
         }
@@ -44,8 +48,16 @@ impl HookFired {
                 f.insert("suppress_output".into(), json!(r.suppress_output));
             }
             Verdict::PreCompact(_) => {
-                if let EventData::PreCompact { trigger, compaction_type, .. } = &event.data {
-                    f.insert("compaction_type".into(), json!(compaction_type.map(|c| c.as_str())));
+                if let EventData::PreCompact {
+                    trigger,
+                    compaction_type,
+                    ..
+                } = &event.data
+                {
+                    f.insert(
+                        "compaction_type".into(),
+                        json!(compaction_type.map(|c| c.as_str())),
+                    );
                     f.insert("trigger".into(), json!(trigger));
                 }
             }
@@ -58,6 +70,11 @@ impl HookFired {
                 f.insert("added_context_count".into(), json!(added));
             }
         }
-        Some(HookFired { hook_name: event.name, outcome: verdict.outcome(), matched_rule_count, fields: f })
+        Some(HookFired {
+            hook_name: event.name,
+            outcome: verdict.outcome(),
+            matched_rule_count,
+            fields: f,
+        })
     }
 }

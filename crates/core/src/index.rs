@@ -39,7 +39,13 @@ impl RuleSet {
                 (Some(names), Some(_)) => {
                     let mut keys: Vec<String> = names
                         .iter()
-                        .map(|n| if is_tool { aliases.canonical(n).to_owned() } else { n.clone() })
+                        .map(|n| {
+                            if is_tool {
+                                aliases.canonical(n).to_owned()
+                            } else {
+                                n.clone()
+                            }
+                        })
                         .collect();
                     keys.dedup();
                     for key in keys {
@@ -52,7 +58,12 @@ impl RuleSet {
                 _ => bucket.scan.push(pos),
             }
         }
-        RuleSet { plugins, rules, by_event, aliases }
+        RuleSet {
+            plugins,
+            rules,
+            by_event,
+            aliases,
+        }
     }
 
     /// An empty set.
@@ -82,7 +93,9 @@ impl RuleSet {
 
     /// The rules that fire for `event`, in declaration order.
     pub fn matching(&self, event: &Event) -> Vec<&Rule> {
-        let Some(bucket) = self.by_event.get(&event.name) else { return Vec::new() };
+        let Some(bucket) = self.by_event.get(&event.name) else {
+            return Vec::new();
+        };
         let mut hits: Vec<usize> = Vec::new();
         if let Some(subject) = event.matcher_subject() {
             let key = if event.name.matcher_field() == Some("tool_name") {
@@ -94,12 +107,22 @@ impl RuleSet {
                 hits.extend(list);
             }
         }
-        hits.extend(bucket.scan.iter().copied().filter(|&p| self.rules[p].matcher.matches(event, &self.aliases)));
+        hits.extend(
+            bucket
+                .scan
+                .iter()
+                .copied()
+                .filter(|&p| self.rules[p].matcher.matches(event, &self.aliases)),
+        );
         hits.sort_unstable();
         hits.dedup();
         hits.into_iter()
             .map(|p| &self.rules[p])
-            .filter(|r| r.if_condition.as_ref().is_none_or(|c| if_matches(c, event, &self.aliases)))
+            .filter(|r| {
+                r.if_condition
+                    .as_ref()
+                    .is_none_or(|c| if_matches(c, event, &self.aliases))
+            })
             .collect()
     }
 }
@@ -120,22 +143,42 @@ fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool 
     if !IF_EVENTS.contains(&event.name) {
         return false;
     }
-    let Some(tool) = event.tool_name() else { return false };
-    if !aliases.names(tool).any(|n| Matcher::Names(vec![cond.tool.clone()]).matches_subject(n, false, aliases)) {
+    let Some(tool) = event.tool_name() else {
+        return false;
+    };
+    if !aliases
+        .names(tool)
+        .any(|n| Matcher::Names(vec![cond.tool.clone()]).matches_subject(n, false, aliases))
+    {
         return false;
     }
-    let Some(pattern) = &cond.pattern else { return true };
+    let Some(pattern) = &cond.pattern else {
+        return true;
+    };
     // Claude's prefix form `git commit:*` means the glob `git commit*`.
-    let glob = pattern.strip_suffix(":*").map(|p| format!("{p}*")).unwrap_or_else(|| pattern.clone());
+    let glob = pattern
+        .strip_suffix(":*")
+        .map(|p| format!("{p}*"))
+        .unwrap_or_else(|| pattern.clone());
     let input = event.tool_input();
     let arg = |k: &str| input.and_then(|i| i.get(k)).and_then(|v| v.as_str());
     if let Some(cmd) = arg("command") {
         return glob_match(&glob, cmd.trim())
-            || cmd.split(['&', '|', ';']).map(str::trim).filter(|s| !s.is_empty()).any(|s| glob_match(&glob, s));
+            || cmd
+                .split(['&', '|', ';'])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .any(|s| glob_match(&glob, s));
     }
-    ["file_path", "path", "url", "pattern"].iter().filter_map(|k| arg(k)).any(|v| {
-        glob_match(&glob, v) || v.rsplit('/').next().is_some_and(|base| glob_match(&glob, base))
-    })
+    ["file_path", "path", "url", "pattern"]
+        .iter()
+        .filter_map(|k| arg(k))
+        .any(|v| {
+            glob_match(&glob, v)
+                || v.rsplit('/')
+                    .next()
+                    .is_some_and(|base| glob_match(&glob, base))
+        })
 }
 
 #[cfg(test)]
@@ -145,7 +188,12 @@ mod tests {
     use crate::rule::{CommandSpec, Handler, RuleSource};
     use serde_json::json;
 
-    fn rule(index: usize, event: EventName, matcher: &str, if_condition: Option<IfCondition>) -> Rule {
+    fn rule(
+        index: usize,
+        event: EventName,
+        matcher: &str,
+        if_condition: Option<IfCondition>,
+    ) -> Rule {
         Rule {
             index,
             event,
@@ -202,7 +250,10 @@ mod tests {
         assert_eq!(ids(&set, &tool("run_shell_command", "ls")), vec![1, 2, 3]);
         assert_eq!(ids(&set, &tool("NotebookEdit", "")), vec![0, 2]);
         assert!(!set.has_rules_for(EventName::Stop));
-        assert!(set.matching(&Event::new(EventName::Stop, "s", "/")).is_empty());
+        assert!(
+            set.matching(&Event::new(EventName::Stop, "s", "/"))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -215,15 +266,32 @@ mod tests {
         let set = RuleSet::new(
             vec![],
             vec![
-                rule(0, EventName::PreToolUse, "", Some(cond("Bash(git commit:*)", "Bash", Some("git commit:*")))),
-                rule(1, EventName::PreToolUse, "", Some(cond("Bash", "Bash", None))),
+                rule(
+                    0,
+                    EventName::PreToolUse,
+                    "",
+                    Some(cond("Bash(git commit:*)", "Bash", Some("git commit:*"))),
+                ),
+                rule(
+                    1,
+                    EventName::PreToolUse,
+                    "",
+                    Some(cond("Bash", "Bash", None)),
+                ),
                 rule(2, EventName::Stop, "", Some(cond("Bash", "Bash", None))),
             ],
             ToolAliases::default(),
         );
-        assert_eq!(ids(&set, &tool("Bash", "cd x && git commit -m hi")), vec![0, 1]);
+        assert_eq!(
+            ids(&set, &tool("Bash", "cd x && git commit -m hi")),
+            vec![0, 1]
+        );
         assert_eq!(ids(&set, &tool("Bash", "git status")), vec![1]);
         assert_eq!(ids(&set, &tool("Read", "")), Vec::<usize>::new());
-        assert!(set.matching(&Event::new(EventName::Stop, "s", "/")).is_empty(), "`if` never runs off tool events");
+        assert!(
+            set.matching(&Event::new(EventName::Stop, "s", "/"))
+                .is_empty(),
+            "`if` never runs off tool events"
+        );
     }
 }

@@ -60,7 +60,9 @@ pub enum MatcherError {
     #[error(transparent)]
     Regex(#[from] RegexError),
     /// An object matcher key hookbox does not know.
-    #[error("unknown matcher key `{key}`; use one of tool_name, trigger, source, reason, agent_type, notification_type")]
+    #[error(
+        "unknown matcher key `{key}`; use one of tool_name, trigger, source, reason, agent_type, notification_type"
+    )]
     UnknownKey {
         /// The key.
         key: String,
@@ -89,7 +91,9 @@ impl Matcher {
             None | Some(Value::Null) => Ok(Matcher::All),
             Some(Value::String(s)) => Matcher::from_str_for(s, event),
             Some(Value::Object(map)) => Matcher::from_object(map),
-            Some(other) => Err(MatcherError::WrongType { found: json_type(other) }),
+            Some(other) => Err(MatcherError::WrongType {
+                found: json_type(other),
+            }),
         }
     }
 
@@ -100,7 +104,10 @@ impl Matcher {
         }
         let narrow = matches!(event, EventName::FileChanged | EventName::StopFailure);
         let exact = s.chars().all(|c| {
-            c.is_ascii_alphanumeric() || c == '_' || c == '|' || (!narrow && matches!(c, '-' | ' ' | ','))
+            c.is_ascii_alphanumeric()
+                || c == '_'
+                || c == '|'
+                || (!narrow && matches!(c, '-' | ' ' | ','))
         });
         if exact {
             let names: Vec<String> = s
@@ -133,7 +140,10 @@ impl Matcher {
                 Value::String(p) => ValuePattern::Glob(p.clone()),
                 Value::Null => continue,
                 other => {
-                    return Err(MatcherError::NotAString { key: key.clone(), found: json_type(other) });
+                    return Err(MatcherError::NotAString {
+                        key: key.clone(),
+                        found: json_type(other),
+                    });
                 }
             };
             parts.push((field.to_owned(), pat));
@@ -150,17 +160,27 @@ impl Matcher {
         match self {
             Matcher::All => true,
             Matcher::Names(_) | Matcher::Regex(_) => {
-                let Some(field) = event.name.matcher_field() else { return true };
-                let Some(subject) = event.field_str(field) else { return false };
+                let Some(field) = event.name.matcher_field() else {
+                    return true;
+                };
+                let Some(subject) = event.field_str(field) else {
+                    return false;
+                };
                 self.matches_subject(subject, field == "tool_name", aliases)
             }
             Matcher::Object(parts) => parts.iter().all(|(field, pat)| {
-                let Some(subject) = event.field_str(field) else { return false };
+                let Some(subject) = event.field_str(field) else {
+                    return false;
+                };
                 let test = |s: &str| match pat {
                     ValuePattern::Glob(g) => g == "*" || glob_match(g, s),
                     ValuePattern::Regex(re) => re.is_match(s),
                 };
-                if field == "tool_name" { aliases.names(subject).any(test) } else { test(subject) }
+                if field == "tool_name" {
+                    aliases.names(subject).any(test)
+                } else {
+                    test(subject)
+                }
             }),
         }
     }
@@ -173,7 +193,11 @@ impl Matcher {
             Matcher::Regex(re) => re.is_match(s),
             Matcher::Object(_) => false,
         };
-        if is_tool { aliases.names(subject).any(test) } else { test(subject) }
+        if is_tool {
+            aliases.names(subject).any(test)
+        } else {
+            test(subject)
+        }
     }
 
     /// For the index: the exact values this matcher can only ever match, if it is that simple.
@@ -196,7 +220,13 @@ mod tests {
     use serde_json::json;
 
     fn tool_event(name: &str) -> Event {
-        Event::from_payload(Some(EventName::PreToolUse), json!({"tool_name": name}), "s", "/").unwrap()
+        Event::from_payload(
+            Some(EventName::PreToolUse),
+            json!({"tool_name": name}),
+            "s",
+            "/",
+        )
+        .unwrap()
     }
 
     fn mat(v: Value) -> Matcher {
@@ -208,14 +238,24 @@ mod tests {
         for v in [json!(null), json!(""), json!("*"), json!({})] {
             assert!(mat(v).is_all());
         }
-        assert!(Matcher::from_json(None, EventName::PreToolUse).unwrap().is_all());
+        assert!(
+            Matcher::from_json(None, EventName::PreToolUse)
+                .unwrap()
+                .is_all()
+        );
     }
 
     #[test]
     fn exact_lists_and_regexes() {
         let a = ToolAliases::default();
-        assert_eq!(mat(json!("Bash|Edit")), Matcher::Names(vec!["Bash".into(), "Edit".into()]));
-        assert_eq!(mat(json!("Edit, Write")), Matcher::Names(vec!["Edit".into(), "Write".into()]));
+        assert_eq!(
+            mat(json!("Bash|Edit")),
+            Matcher::Names(vec!["Bash".into(), "Edit".into()])
+        );
+        assert_eq!(
+            mat(json!("Edit, Write")),
+            Matcher::Names(vec!["Edit".into(), "Write".into()])
+        );
         assert!(mat(json!("Edit|Write")).matches(&tool_event("Write"), &a));
         assert!(!mat(json!("Edit")).matches(&tool_event("NotebookEdit"), &a));
         assert!(mat(json!("Edit.*")).matches(&tool_event("NotebookEdit"), &a));
@@ -231,7 +271,9 @@ mod tests {
         assert!(mat(json!("run_shell_command")).matches(&tool_event("Bash"), &a));
         assert!(mat(json!({"tool_name": "run_shell_command"})).matches(&tool_event("Bash"), &a));
         assert!(mat(json!({"toolName": "Bash"})).matches(&tool_event("run_shell_command"), &a));
-        assert!(!mat(json!("Bash")).matches(&tool_event("run_shell_command"), &ToolAliases::none()));
+        assert!(
+            !mat(json!("Bash")).matches(&tool_event("run_shell_command"), &ToolAliases::none())
+        );
     }
 
     #[test]
@@ -239,19 +281,34 @@ mod tests {
         let a = ToolAliases::default();
         assert!(mat(json!({"tool_name": "mcp__*"})).matches(&tool_event("mcp__gh__x"), &a));
         assert!(mat(json!({"tool_name": "^(Edit|Write)$"})).matches(&tool_event("Write"), &a));
-        assert!(!mat(json!({"tool_name": "^(Edit|Write)$"})).matches(&tool_event("MultiWrite"), &a));
-        let pc = Event::from_payload(Some(EventName::PreCompact), json!({"trigger": "manual"}), "s", "/")
-            .unwrap();
-        assert!(!mat(json!({"trigger": "manual|auto"})).matches(&pc, &a), "globs are not lists");
+        assert!(
+            !mat(json!({"tool_name": "^(Edit|Write)$"})).matches(&tool_event("MultiWrite"), &a)
+        );
+        let pc = Event::from_payload(
+            Some(EventName::PreCompact),
+            json!({"trigger": "manual"}),
+            "s",
+            "/",
+        )
+        .unwrap();
+        assert!(
+            !mat(json!({"trigger": "manual|auto"})).matches(&pc, &a),
+            "globs are not lists"
+        );
         assert!(mat(json!({"trigger": "^(manual|auto)$"})).matches(&pc, &a));
-        assert!(!mat(json!({"tool_name": "Bash"})).matches(&pc, &a), "absent field never matches");
+        assert!(
+            !mat(json!({"tool_name": "Bash"})).matches(&pc, &a),
+            "absent field never matches"
+        );
     }
 
     #[test]
     fn bad_matchers_are_refused() {
-        let e = Matcher::from_json(Some(&json!({"tool": "Bash"})), EventName::PreToolUse).unwrap_err();
+        let e =
+            Matcher::from_json(Some(&json!({"tool": "Bash"})), EventName::PreToolUse).unwrap_err();
         assert!(e.to_string().contains("`tool`"), "{e}");
-        let e = Matcher::from_json(Some(&json!({"tool_name": 3})), EventName::PreToolUse).unwrap_err();
+        let e =
+            Matcher::from_json(Some(&json!({"tool_name": 3})), EventName::PreToolUse).unwrap_err();
         assert!(e.to_string().contains("a number"), "{e}");
         let e = Matcher::from_json(Some(&json!(["Bash"])), EventName::PreToolUse).unwrap_err();
         assert!(matches!(e, MatcherError::WrongType { .. }));
@@ -261,7 +318,11 @@ mod tests {
     #[test]
     fn events_without_matcher_field_ignore_string_matchers() {
         let stop = Event::new(EventName::Stop, "s", "/");
-        assert!(Matcher::from_str_for("Bash", EventName::Stop).unwrap().matches(&stop, &ToolAliases::default()));
+        assert!(
+            Matcher::from_str_for("Bash", EventName::Stop)
+                .unwrap()
+                .matches(&stop, &ToolAliases::default())
+        );
     }
 
     #[test]

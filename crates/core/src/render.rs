@@ -77,9 +77,22 @@ mod tests {
 
     #[test]
     fn markers() {
-        let r = UserPromptSubmitResult { blocking_error: Some("secret".into()), prevent_continuation: true, ..Default::default() };
-        assert_eq!(render_user_turn(&r, "hi"), UserTurn::Blocked("[Blocked by hook] secret".into()));
-        let r = UserPromptSubmitResult { prevent_continuation: true, ..Default::default() };
-        assert_eq!(render_user_turn(&r, "hi"), UserTurn::Stopped("[Hook stopped] Hook prevented continuation".into()));
+        let r = UserPromptSubmitResult {
+            blocking_error: Some("secret".into()),
+            prevent_continuation: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            render_user_turn(&r, "hi"),
+            UserTurn::Blocked("[Blocked by hook] secret".into())
+        );
+        let r = UserPromptSubmitResult {
+            prevent_continuation: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            render_user_turn(&r, "hi"),
+            UserTurn::Stopped("[Hook stopped] Hook prevented continuation".into())
+        );
     }
 }

@@ -99,7 +99,11 @@ impl HookReport {
             .map(|c| make(AttachmentType::HookAdditionalContext, Some(c.clone())))
             .collect();
         let denied = e.permission == Some(PermissionDecision::Deny);
-        if let Some(reason) = e.block.clone().or_else(|| denied.then(|| e.permission_reason.clone().unwrap_or_default())) {
+        if let Some(reason) = e
+            .block
+            .clone()
+            .or_else(|| denied.then(|| e.permission_reason.clone().unwrap_or_default()))
+        {
             let mut a = make(AttachmentType::HookBlockingError, Some(reason));
             a.permission_decision = e.permission;
             out.push(a);
@@ -112,7 +116,11 @@ impl HookReport {
             out.push(make(AttachmentType::HookStoppedContinuation, Some(reason)));
         }
         if out.is_empty() {
-            let content = e.warnings.first().cloned().or_else(|| e.system_message.clone());
+            let content = e
+                .warnings
+                .first()
+                .cloned()
+                .or_else(|| e.system_message.clone());
             let mut a = make(AttachmentType::HookSuccess, content);
             a.permission_decision = e.permission;
             out.push(a);
@@ -163,7 +171,11 @@ mod tests {
             stop: Some("halt".into()),
             ..Effect::default()
         };
-        let types: Vec<_> = report(e).attachments().iter().map(|a| a.attachment_type).collect();
+        let types: Vec<_> = report(e)
+            .attachments()
+            .iter()
+            .map(|a| a.attachment_type)
+            .collect();
         assert_eq!(
             types,
             vec![

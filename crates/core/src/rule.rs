@@ -144,7 +144,11 @@ impl Handler {
             Handler::Command(c) => c.label(),
             Handler::Prompt { prompt } => {
                 let first: String = prompt.chars().take(40).collect();
-                if prompt.chars().count() > 40 { format!("prompt: {first}…") } else { format!("prompt: {first}") }
+                if prompt.chars().count() > 40 {
+                    format!("prompt: {first}…")
+                } else {
+                    format!("prompt: {first}")
+                }
             }
             Handler::Wasm(w) => w.component.clone(),
         }

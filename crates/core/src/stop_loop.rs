@@ -38,7 +38,10 @@ impl StopLoop {
 
     /// The state aggregation needs.
     pub fn state(&self) -> StopState {
-        StopState { reentries: self.reentries, cap: self.cap }
+        StopState {
+            reentries: self.reentries,
+            cap: self.cap,
+        }
     }
 
     /// Re-entries so far.

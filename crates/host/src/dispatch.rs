@@ -48,7 +48,9 @@ impl Dispatch {
     /// For `UserPromptSubmit`: what the agent does with the turn (marker or tagged message).
     pub fn user_turn(&self) -> Option<UserTurn> {
         match &self.verdict {
-            Verdict::UserPromptSubmit(r) => Some(render_user_turn(r, self.event.prompt().unwrap_or(""))),
+            Verdict::UserPromptSubmit(r) => {
+                Some(render_user_turn(r, self.event.prompt().unwrap_or("")))
+            }
             _ => None,
         }
     }
@@ -66,26 +68,49 @@ impl Inner {
         let event = Arc::new(event);
         let span = tracing::info_span!("dispatch", event = %event.name, session = %event.session_id, matched = tracing::field::Empty);
         let _enter = span.enter();
-        let matched: Vec<usize> = loaded.set.matching(&event).iter().map(|r| r.index).collect();
+        let matched: Vec<usize> = loaded
+            .set
+            .matching(&event)
+            .iter()
+            .map(|r| r.index)
+            .collect();
         span.record("matched", matched.len());
         if matched.is_empty() {
             let verdict = aggregate(&event, &[], stop);
             let duration = started.elapsed();
             self.metrics.dispatch(false, duration);
-            return Dispatch { event, verdict, hook_fired: None, reports: Vec::new(), warnings: Vec::new(), matched_rule_count: 0, duration };
+            return Dispatch {
+                event,
+                verdict,
+                hook_fired: None,
+                reports: Vec::new(),
+                warnings: Vec::new(),
+                matched_rule_count: 0,
+                duration,
+            };
         }
         let jobs = self.dedup(&loaded, &matched, &event);
         drop(_enter);
         let payloads = Arc::new(Payloads::new(event.clone()));
         let mut reports = if jobs.len() == 1 {
-            vec![self.run_rule(&loaded, jobs[0].pos, &event, &payloads).instrument(span.clone()).await]
+            vec![
+                self.run_rule(&loaded, jobs[0].pos, &event, &payloads)
+                    .instrument(span.clone())
+                    .await,
+            ]
         } else {
             let mut set = JoinSet::new();
             for job in &jobs {
-                let (inner, loaded, event, payloads, pos) =
-                    (self.clone(), loaded.clone(), event.clone(), payloads.clone(), job.pos);
+                let (inner, loaded, event, payloads, pos) = (
+                    self.clone(),
+                    loaded.clone(),
+                    event.clone(),
+                    payloads.clone(),
+                    job.pos,
+                );
                 set.spawn(
-                    async move { inner.run_rule(&loaded, pos, &event, &payloads).await }.instrument(span.clone()),
+                    async move { inner.run_rule(&loaded, pos, &event, &payloads).await }
+                        .instrument(span.clone()),
                 );
             }
             let mut out = Vec::with_capacity(jobs.len());
@@ -127,22 +152,26 @@ impl Inner {
         let mut jobs = Vec::with_capacity(matched.len());
         for &pos in matched {
             let rule = &loaded.set.rules()[pos];
-            if self.policy.dedup_commands {
-                if let Handler::Command(c) = &rule.handler {
-                    let key = (rule.plugin, c.label(), rule.dialect.as_str());
-                    if seen.contains(&key) {
-                        tracing::debug!(rule = pos, event = %event.name, "identical command handler deduplicated");
-                        continue;
-                    }
-                    seen.push(key);
+            if let (true, Handler::Command(c)) = (self.policy.dedup_commands, &rule.handler) {
+                let key = (rule.plugin, c.label(), rule.dialect.as_str());
+                if seen.contains(&key) {
+                    tracing::debug!(rule = pos, event = %event.name, "identical command handler deduplicated");
+                    continue;
                 }
+                seen.push(key);
             }
             jobs.push(Job { pos });
         }
         jobs
     }
 
-    async fn run_rule(&self, loaded: &Loaded, pos: usize, event: &Arc<Event>, payloads: &Payloads) -> HookReport {
+    async fn run_rule(
+        &self,
+        loaded: &Loaded,
+        pos: usize,
+        event: &Arc<Event>,
+        payloads: &Payloads,
+    ) -> HookReport {
         let rule: &Rule = &loaded.set.rules()[pos];
         let started = Instant::now();
         let span = tracing::info_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
@@ -151,21 +180,36 @@ impl Inner {
                 Handler::Prompt { prompt } => (prompt_effect(prompt, event), None, None),
                 Handler::Command(_) | Handler::Wasm(_) => {
                     let (out, text) = match &rule.handler {
-                        Handler::Command(spec) => self.run_command(loaded, rule, spec, event, payloads).await,
+                        Handler::Command(spec) => {
+                            self.run_command(loaded, rule, spec, event, payloads).await
+                        }
                         _ => self.run_wasm(loaded, rule, event, payloads).await,
                     };
                     let exit = match &out {
                         RunOutput::Command(raw) => raw.exit_code,
                         _ => None,
                     };
-                    (effect_of(rule, event, &out, self.policy.fail_mode), exit, text)
+                    (
+                        effect_of(rule, event, &out, self.policy.fail_mode),
+                        exit,
+                        text,
+                    )
                 }
             }
         }
         .instrument(span)
         .await;
-        let plugin = loaded.set.plugins().get(rule.plugin).map(|p| p.name.clone()).unwrap_or_else(|| rule.source.plugin.clone());
-        self.metrics.hook(rule.handler.handler_type(), effect.failure.as_ref().map(|f| f.class), !effect.warnings.is_empty());
+        let plugin = loaded
+            .set
+            .plugins()
+            .get(rule.plugin)
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|| rule.source.plugin.clone());
+        self.metrics.hook(
+            rule.handler.handler_type(),
+            effect.failure.as_ref().map(|f| f.class),
+            !effect.warnings.is_empty(),
+        );
         HookReport {
             hook: HookRef {
                 rule_index: rule.index,

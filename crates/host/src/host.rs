@@ -17,7 +17,7 @@ use tokio::sync::{Semaphore, broadcast};
 use crate::dispatch::Dispatch;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::policy::HostPolicy;
-use crate::replay::{ReplayRecord, ReplayWriter};
+use crate::replay::{RecordHead, ReplayRecord, ReplayWriter};
 use crate::settings::{Settings, SettingsError};
 
 /// Subscribers that fall this far behind lose the oldest HookFired records.
@@ -59,20 +59,27 @@ impl HookHost {
     pub fn new(policy: HostPolicy) -> Result<HookHost, HostError> {
         let settings = Settings::load(&policy.project_dir)?;
         let commands = CommandRunner::new(policy.data_root())
-            .with_limits(policy.command_limits.clone())
+            .with_limits(policy.command_limits)
             .with_env_policy(policy.env_policy.clone());
         let (fired, _) = broadcast::channel(FIRED_CHANNEL_CAPACITY);
         let inner = Inner {
             semaphore: Arc::new(Semaphore::new(policy.max_concurrent_hooks.max(1))),
             replay: policy.replay_dir().map(ReplayWriter::new),
-            capture_full: settings.replay.capture_flags.capture_plugin_hook_output_full,
-            rules: RwLock::new(Arc::new(Loaded { set: RuleSet::empty() })),
+            capture_full: settings
+                .replay
+                .capture_flags
+                .capture_plugin_hook_output_full,
+            rules: RwLock::new(Arc::new(Loaded {
+                set: RuleSet::empty(),
+            })),
             commands,
             fired,
             metrics: Metrics::default(),
             policy,
         };
-        Ok(HookHost { inner: Arc::new(inner) })
+        Ok(HookHost {
+            inner: Arc::new(inner),
+        })
     }
 
     /// The policy.
@@ -103,13 +110,26 @@ impl HookHost {
 
     /// Runs the hooks that match `event` and returns the aggregated verdict.
     pub async fn dispatch(&self, event: Event) -> Dispatch {
-        let stop = StopState { reentries: 0, cap: self.inner.policy.stop_reentry_cap };
+        let stop = StopState {
+            reentries: 0,
+            cap: self.inner.policy.stop_reentry_cap,
+        };
+        self.inner.dispatch(event, stop).await
+    }
+
+    /// Runs the hooks for `event` with explicit Stop loop state (how many re-entries this turn
+    /// already made); for agents that keep that state themselves.
+    pub async fn dispatch_with_stop_state(&self, event: Event, stop: StopState) -> Dispatch {
         self.inner.dispatch(event, stop).await
     }
 
     /// Dispatches a `Stop` (or `SubagentStop`) inside a turn: marks re-entries with
     /// `stop_hook_active`, applies the re-entry cap, and says whether to run another round.
-    pub async fn dispatch_stop(&self, mut event: Event, turn: &mut StopLoop) -> (Dispatch, StopStep) {
+    pub async fn dispatch_stop(
+        &self,
+        mut event: Event,
+        turn: &mut StopLoop,
+    ) -> (Dispatch, StopStep) {
         turn.prepare(&mut event);
         let d = self.inner.dispatch(event, turn.state()).await;
         let step = match &d.verdict {
@@ -152,16 +172,15 @@ impl Inner {
 
     pub(crate) fn record_replay(&self, d: &Dispatch) {
         let Some(w) = &self.replay else { return };
-        let record = ReplayRecord::new(
-            &d.event.session_id,
-            d.hook_fired.as_ref(),
-            d.event.name.as_str(),
-            d.verdict.outcome().as_str(),
-            d.matched_rule_count,
-            d.duration.as_secs_f64() * 1000.0,
-            &d.reports,
-            self.capture_full,
-        );
+        let head = RecordHead {
+            session_id: &d.event.session_id,
+            event: d.event.name.as_str(),
+            outcome: d.verdict.outcome().as_str(),
+            matched_rule_count: d.matched_rule_count,
+            duration_ms: d.duration.as_secs_f64() * 1000.0,
+            hook_fired: d.hook_fired.as_ref(),
+        };
+        let record = ReplayRecord::new(&head, &d.reports, self.capture_full);
         if let Err(e) = w.append(&record) {
             tracing::warn!(error = %e, "replay record not written");
         }

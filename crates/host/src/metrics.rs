@@ -10,7 +10,9 @@ use hookbox_core::output::FailureClass;
 use serde::Serialize;
 
 /// Upper bounds of the dispatch latency buckets, in microseconds (the last is "+Inf").
-pub const LATENCY_BUCKETS_US: [u64; 12] = [10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000];
+pub const LATENCY_BUCKETS_US: [u64; 12] = [
+    10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000,
+];
 
 const FAILURE_CLASSES: [FailureClass; 8] = [
     FailureClass::Timeout,
@@ -70,7 +72,10 @@ impl Metrics {
             self.dispatches_matched.fetch_add(1, Ordering::Relaxed);
         }
         let us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
-        let slot = LATENCY_BUCKETS_US.iter().position(|b| us <= *b).unwrap_or(LATENCY_BUCKETS_US.len());
+        let slot = LATENCY_BUCKETS_US
+            .iter()
+            .position(|b| us <= *b)
+            .unwrap_or(LATENCY_BUCKETS_US.len());
         self.latency[slot].fetch_add(1, Ordering::Relaxed);
         self.latency_sum_us.fetch_add(us, Ordering::Relaxed);
     }
@@ -78,10 +83,8 @@ impl Metrics {
     /// Counts one hook run.
     pub(crate) fn hook(&self, t: HandlerType, failure: Option<FailureClass>, warned: bool) {
         self.hooks[type_slot(t)].fetch_add(1, Ordering::Relaxed);
-        if let Some(c) = failure {
-            if let Some(i) = FAILURE_CLASSES.iter().position(|x| *x == c) {
-                self.failures[i].fetch_add(1, Ordering::Relaxed);
-            }
+        if let Some(i) = failure.and_then(|c| FAILURE_CLASSES.iter().position(|x| *x == c)) {
+            self.failures[i].fetch_add(1, Ordering::Relaxed);
         }
         if warned {
             self.warnings.fetch_add(1, Ordering::Relaxed);
@@ -98,7 +101,11 @@ impl Metrics {
                 .into_iter()
                 .map(|t| (t.as_str(), get(&self.hooks[type_slot(t)])))
                 .collect(),
-            failures: FAILURE_CLASSES.iter().zip(&self.failures).map(|(c, a)| (c.as_str(), get(a))).collect(),
+            failures: FAILURE_CLASSES
+                .iter()
+                .zip(&self.failures)
+                .map(|(c, a)| (c.as_str(), get(a)))
+                .collect(),
             warnings: get(&self.warnings),
             latency_us: LATENCY_BUCKETS_US
                 .iter()

@@ -15,7 +15,10 @@ pub(crate) struct Payloads {
 
 impl Payloads {
     pub(crate) fn new(event: Arc<Event>) -> Payloads {
-        Payloads { event, by_dialect: Default::default() }
+        Payloads {
+            event,
+            by_dialect: Default::default(),
+        }
     }
 
     /// The JSON payload a hook of `dialect` gets on stdin.

@@ -65,16 +65,27 @@ impl Default for HostPolicy {
 impl HostPolicy {
     /// A policy rooted at `project_dir`, everything else default.
     pub fn for_project(project_dir: impl Into<PathBuf>) -> HostPolicy {
-        HostPolicy { project_dir: project_dir.into(), ..HostPolicy::default() }
+        HostPolicy {
+            project_dir: project_dir.into(),
+            ..HostPolicy::default()
+        }
     }
 
     /// The data root, resolved against the project.
     pub fn data_root(&self) -> PathBuf {
-        self.data_root.clone().unwrap_or_else(|| self.project_dir.join(".hookbox").join("data"))
+        self.data_root
+            .clone()
+            .unwrap_or_else(|| self.project_dir.join(".hookbox").join("data"))
     }
 
     /// The replay folder, resolved against the project (relative paths are project-relative).
     pub fn replay_dir(&self) -> Option<PathBuf> {
-        self.replay_dir.as_ref().map(|d| if d.is_absolute() { d.clone() } else { self.project_dir.join(d) })
+        self.replay_dir.as_ref().map(|d| {
+            if d.is_absolute() {
+                d.clone()
+            } else {
+                self.project_dir.join(d)
+            }
+        })
     }
 }

@@ -74,18 +74,26 @@ pub struct ReplayRecord {
     pub hook_fired: Option<Value>,
 }
 
+/// What a replay record says about the dispatch as a whole.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordHead<'a> {
+    /// The session.
+    pub session_id: &'a str,
+    /// The event name.
+    pub event: &'a str,
+    /// The outcome.
+    pub outcome: &'a str,
+    /// Rules dispatched.
+    pub matched_rule_count: usize,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+    /// The HookFired record.
+    pub hook_fired: Option<&'a HookFired>,
+}
+
 impl ReplayRecord {
     /// Builds the record of one dispatch, redacted and (unless `full`) previewed.
-    pub fn new(
-        session_id: &str,
-        fired: Option<&HookFired>,
-        event: &str,
-        outcome: &str,
-        matched_rule_count: usize,
-        duration_ms: f64,
-        reports: &[HookReport],
-        full: bool,
-    ) -> ReplayRecord {
+    pub fn new(head: &RecordHead<'_>, reports: &[HookReport], full: bool) -> ReplayRecord {
         let hooks = reports
             .iter()
             .map(|r| {
@@ -112,25 +120,37 @@ impl ReplayRecord {
                     attachments: r
                         .attachments()
                         .iter()
-                        .map(|a| serde_json::to_value(a.attachment_type).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+                        .map(|a| {
+                            serde_json::to_value(a.attachment_type)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_owned))
+                                .unwrap_or_default()
+                        })
                         .collect(),
-                    failure: r.effect.failure.as_ref().map(|f| f.class.as_str().to_owned()),
+                    failure: r
+                        .effect
+                        .failure
+                        .as_ref()
+                        .map(|f| f.class.as_str().to_owned()),
                     output_preview,
                     output_truncated,
                 }
             })
             .collect();
-        let mut hook_fired = fired.and_then(|f| serde_json::to_value(f).ok());
+        let mut hook_fired = head.hook_fired.and_then(|f| serde_json::to_value(f).ok());
         if let Some(v) = &mut hook_fired {
             redact_json(v);
         }
         ReplayRecord {
-            ts_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
-            session_id: session_id.to_owned(),
-            event: event.to_owned(),
-            outcome: outcome.to_owned(),
-            matched_rule_count,
-            duration_ms,
+            ts_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+            session_id: head.session_id.to_owned(),
+            event: head.event.to_owned(),
+            outcome: head.outcome.to_owned(),
+            matched_rule_count: head.matched_rule_count,
+            duration_ms: head.duration_ms,
             hooks,
             hook_fired,
         }
@@ -158,7 +178,13 @@ pub struct ReplayError {
 pub fn session_file_name(session: &str) -> String {
     let mut name: String = session
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(128)
         .collect();
     if name.is_empty() {
@@ -170,7 +196,10 @@ pub fn session_file_name(session: &str) -> String {
 impl ReplayWriter {
     /// A writer into `dir` (created on first write).
     pub fn new(dir: impl Into<PathBuf>) -> ReplayWriter {
-        ReplayWriter { dir: dir.into(), files: Mutex::new(HashMap::new()) }
+        ReplayWriter {
+            dir: dir.into(),
+            files: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The folder.
@@ -186,13 +215,20 @@ impl ReplayWriter {
     /// Appends one record as one line, in one write.
     pub fn append(&self, record: &ReplayRecord) -> Result<(), ReplayError> {
         let path = self.path_for(&record.session_id);
-        let err = |source| ReplayError { path: path.display().to_string(), source };
+        let err = |source| ReplayError {
+            path: path.display().to_string(),
+            source,
+        };
         let mut line = serde_json::to_vec(record).map_err(|e| err(std::io::Error::other(e)))?;
         line.push(b'\n');
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
         if !files.contains_key(&record.session_id) {
             std::fs::create_dir_all(&self.dir).map_err(err)?;
-            let f = OpenOptions::new().create(true).append(true).open(&path).map_err(err)?;
+            let f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(err)?;
             files.insert(record.session_id.clone(), f);
         }
         if let Some(f) = files.get_mut(&record.session_id) {
@@ -235,6 +271,17 @@ mod tests {
     use hookbox_core::output::Effect;
     use hookbox_core::report::HookRef;
 
+    fn head(session_id: &str) -> RecordHead<'_> {
+        RecordHead {
+            session_id,
+            event: "PostToolUse",
+            outcome: "allow",
+            matched_rule_count: 1,
+            duration_ms: 2.0,
+            hook_fired: None,
+        }
+    }
+
     fn report(output: &str) -> HookReport {
         HookReport {
             hook: HookRef {
@@ -255,12 +302,12 @@ mod tests {
     fn previews_are_cut_and_redacted_full_capture_only_redacted() {
         let secret = "AKIAIOSFODNN7EXAMPLE";
         let out = format!("{secret} {}", "x".repeat(2000));
-        let r = ReplayRecord::new("s", None, "PostToolUse", "allow", 1, 2.0, &[report(&out)], false);
+        let r = ReplayRecord::new(&head("s"), &[report(&out)], false);
         let p = r.hooks[0].output_preview.as_ref().unwrap();
         assert!(!p.contains(secret) && p.contains("[REDACTED:aws_access_key_id]"));
         assert_eq!(p.chars().count(), OUTPUT_PREVIEW_CHARS);
         assert!(r.hooks[0].output_truncated);
-        let r = ReplayRecord::new("s", None, "PostToolUse", "allow", 1, 2.0, &[report(&out)], true);
+        let r = ReplayRecord::new(&head("s"), &[report(&out)], true);
         let p = r.hooks[0].output_preview.as_ref().unwrap();
         assert!(!p.contains(secret) && p.len() > 2000 && !r.hooks[0].output_truncated);
     }
@@ -270,7 +317,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let w = ReplayWriter::new(dir.path());
         for _ in 0..3 {
-            w.append(&ReplayRecord::new("s1", None, "Stop", "allow", 1, 1.0, &[report("ok")], false)).unwrap();
+            w.append(&ReplayRecord::new(&head("s1"), &[report("ok")], false))
+                .unwrap();
         }
         let path = w.path_for("s1");
         // A crash mid-write: half a record, no newline.
@@ -283,7 +331,10 @@ mod tests {
 
     #[test]
     fn session_ids_cannot_escape_the_folder() {
-        assert_eq!(session_file_name("../../etc/passwd"), "______etc_passwd.jsonl");
+        assert_eq!(
+            session_file_name("../../etc/passwd"),
+            "______etc_passwd.jsonl"
+        );
         assert_eq!(session_file_name(""), "session.jsonl");
     }
 }

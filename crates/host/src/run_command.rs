@@ -42,11 +42,18 @@ impl Inner {
             tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 match runner.run(&req).await {
-                    Ok(run) => tracing::info!(hook = %label, exit = ?run.output.exit_code, "async command hook finished"),
-                    Err(e) => tracing::warn!(hook = %label, error = %e, "async command hook failed"),
+                    Ok(run) => {
+                        tracing::info!(hook = %label, exit = ?run.output.exit_code, "async command hook finished")
+                    }
+                    Err(e) => {
+                        tracing::warn!(hook = %label, error = %e, "async command hook failed")
+                    }
                 }
             });
-            return (RunOutput::Command(hookbox_core::output::RawOutput::exited(0, "", "")), Some("(async: running in the background; its answer is not awaited)".into()));
+            return (
+                RunOutput::Command(hookbox_core::output::RawOutput::exited(0, "", "")),
+                Some("(async: running in the background; its answer is not awaited)".into()),
+            );
         }
         // The semaphore is never closed, so acquiring only waits.
         let _permit = self.semaphore.acquire().await;
@@ -68,13 +75,22 @@ impl Inner {
         payloads: &Payloads,
     ) -> Result<CommandRequest, HookFailure> {
         let plugin = loaded.set.plugins().get(rule.plugin);
-        let mut ctx = HookContext::new(rule.dialect).with_project_dir(&self.policy.project_dir).with_event(event.clone());
+        let mut ctx = HookContext::new(rule.dialect)
+            .with_project_dir(&self.policy.project_dir)
+            .with_event(event.clone());
         if let Some(p) = plugin {
             let data = self
                 .commands
                 .plugin_data_dir(&p.name, &event.session_id)
-                .map_err(|e| HookFailure::new(FailureClass::SpawnError, format!("cannot create the plugin data folder: {e}")))?;
-            ctx = ctx.with_plugin_root(&p.root).with_plugin_data(data);
+                .map_err(|e| {
+                    HookFailure::new(
+                        FailureClass::SpawnError,
+                        format!("cannot create the plugin data folder: {e}"),
+                    )
+                })?;
+            // Hooks run in the session's cwd, so a relative plugin root would point elsewhere.
+            let root = std::path::absolute(&p.root).unwrap_or_else(|_| p.root.clone());
+            ctx = ctx.with_plugin_root(root).with_plugin_data(data);
         }
         let mut req = CommandRequest::new(spec.clone(), ctx).with_stdin(payloads.get(rule.dialect));
         if !event.cwd.is_empty() {

@@ -17,6 +17,12 @@ impl Inner {
         _event: &Arc<Event>,
         _payloads: &Payloads,
     ) -> (RunOutput, Option<String>) {
-        (RunOutput::Failed(HookFailure::new(FailureClass::IncompatibleComponent, "wasm hooks are not wired into this host build yet")), None)
+        (
+            RunOutput::Failed(HookFailure::new(
+                FailureClass::IncompatibleComponent,
+                "wasm hooks are not wired into this host build yet",
+            )),
+            None,
+        )
     }
 }

@@ -62,7 +62,12 @@ impl Settings {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-            Err(source) => return Err(SettingsError::Read { path: path.display().to_string(), source }),
+            Err(source) => {
+                return Err(SettingsError::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
         };
         serde_json::from_str(&text).map_err(|e| SettingsError::Parse {
             path: path.display().to_string(),
@@ -87,8 +92,17 @@ mod tests {
             r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}},"other":1}"#,
         )
         .unwrap();
-        assert!(Settings::load(dir.path()).unwrap().replay.capture_flags.capture_plugin_hook_output_full);
+        assert!(
+            Settings::load(dir.path())
+                .unwrap()
+                .replay
+                .capture_flags
+                .capture_plugin_hook_output_full
+        );
         std::fs::write(dir.path().join(".hookbox/settings.json"), "{\"replay\": [}").unwrap();
-        assert!(matches!(Settings::load(dir.path()), Err(SettingsError::Parse { line: 1, .. })));
+        assert!(matches!(
+            Settings::load(dir.path()),
+            Err(SettingsError::Parse { line: 1, .. })
+        ));
     }
 }

@@ -40,7 +40,11 @@ pub struct EventResult {
 impl EventResult {
     /// `block` when blocked or stopped, else `allow`.
     pub fn outcome(&self) -> Outcome {
-        if self.blocking_error.is_some() || self.prevent_continuation { Outcome::Block } else { Outcome::Allow }
+        if self.blocking_error.is_some() || self.prevent_continuation {
+            Outcome::Block
+        } else {
+            Outcome::Allow
+        }
     }
 }
 
@@ -56,8 +60,10 @@ pub(super) fn aggregate_pre_compact(reports: &[&HookReport]) -> PreCompactResult
 
 pub(super) fn aggregate(event: EventName, reports: &[&HookReport]) -> EventResult {
     let stop_reason = reports.iter().find_map(|r| r.effect.stop.clone());
-    let mut system_messages: Vec<String> =
-        reports.iter().filter_map(|r| r.effect.system_message.clone()).collect();
+    let mut system_messages: Vec<String> = reports
+        .iter()
+        .filter_map(|r| r.effect.system_message.clone())
+        .collect();
     let block = reports.iter().find_map(|r| r.effect.block.clone());
     let blocking_error = if event.can_block() {
         block

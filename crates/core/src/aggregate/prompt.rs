@@ -23,7 +23,11 @@ pub struct UserPromptSubmitResult {
 impl UserPromptSubmitResult {
     /// `block` when blocked or stopped, else `allow`.
     pub fn outcome(&self) -> Outcome {
-        if self.blocking_error.is_some() || self.prevent_continuation { Outcome::Block } else { Outcome::Allow }
+        if self.blocking_error.is_some() || self.prevent_continuation {
+            Outcome::Block
+        } else {
+            Outcome::Allow
+        }
     }
 }
 

@@ -42,13 +42,20 @@ fn join(parts: impl Iterator<Item = String>, sep: &str) -> Option<String> {
     (!v.is_empty()).then(|| v.join(sep))
 }
 
-pub(super) fn aggregate(event: &Event, reports: &[&HookReport], state: StopState) -> StopHookResult {
+pub(super) fn aggregate(
+    event: &Event,
+    reports: &[&HookReport],
+    state: StopState,
+) -> StopHookResult {
     let stop_reason = reports.iter().find_map(|r| r.effect.stop.clone());
     // `continue: false` takes precedence over any request to continue (Claude Code).
     let follow_up = if stop_reason.is_some() {
         None
     } else {
-        join(reports.iter().filter_map(|r| r.effect.follow_up.clone()), "\n\n")
+        join(
+            reports.iter().filter_map(|r| r.effect.follow_up.clone()),
+            "\n\n",
+        )
     };
     let blocking_error = reports.iter().find_map(|r| r.effect.block.clone());
     let at_max_iter = event.stop_data().is_some_and(|s| s.at_max_iter());
@@ -66,7 +73,12 @@ pub(super) fn aggregate(event: &Event, reports: &[&HookReport], state: StopState
         additional_contexts: contexts(reports),
         stop_reason,
         suppress_output: reports.iter().any(|r| r.effect.suppress_output),
-        system_message: join(reports.iter().filter_map(|r| r.effect.system_message.clone()), "\n"),
+        system_message: join(
+            reports
+                .iter()
+                .filter_map(|r| r.effect.system_message.clone()),
+            "\n",
+        ),
         messages: messages(reports),
         matched_rule_count: reports.len(),
         outcome,

@@ -41,9 +41,15 @@ impl PreToolUseResult {
 }
 
 pub(super) fn aggregate(reports: &[&HookReport]) -> PreToolUseResult {
-    let decision = reports.iter().filter_map(|r| r.effect.permission).max_by_key(|d| d.rank());
+    let decision = reports
+        .iter()
+        .filter_map(|r| r.effect.permission)
+        .max_by_key(|d| d.rank());
     let reason = decision.and_then(|d| {
-        reports.iter().filter(|r| r.effect.permission == Some(d)).find_map(|r| r.effect.permission_reason.clone())
+        reports
+            .iter()
+            .filter(|r| r.effect.permission == Some(d))
+            .find_map(|r| r.effect.permission_reason.clone())
     });
     let denied = decision == Some(PermissionDecision::Deny);
     let stop_reason = reports.iter().find_map(|r| r.effect.stop.clone());
@@ -51,7 +57,11 @@ pub(super) fn aggregate(reports: &[&HookReport]) -> PreToolUseResult {
         decision,
         blocking_error: denied.then(|| reason.clone().unwrap_or_else(|| "Blocked by hook".into())),
         reason,
-        updated_input: if denied { None } else { reports.iter().find_map(|r| r.effect.updated_input.clone()) },
+        updated_input: if denied {
+            None
+        } else {
+            reports.iter().find_map(|r| r.effect.updated_input.clone())
+        },
         additional_contexts: contexts(reports),
         prevent_continuation: stop_reason.is_some(),
         stop_reason,

@@ -105,20 +105,57 @@ impl StopData {
 /// The typed fields of each first-class event; every other event keeps its fields in
 /// [`Event::extra`].
 #[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs, reason = "fields are the payload keys of the same names, documented on the event names")]
+#[allow(
+    missing_docs,
+    reason = "fields are the payload keys of the same names, documented on the event names"
+)]
 pub enum EventData {
-    SessionStart { source: String, model: Option<String> },
-    SessionEnd { reason: String },
-    UserPromptSubmit { prompt: String },
+    SessionStart {
+        source: String,
+        model: Option<String>,
+    },
+    SessionEnd {
+        reason: String,
+    },
+    UserPromptSubmit {
+        prompt: String,
+    },
     PreToolUse(ToolCall),
-    PostToolUse { call: ToolCall, tool_response: Value },
-    PostToolUseFailure { call: ToolCall, error: String, is_interrupt: Option<bool> },
+    PostToolUse {
+        call: ToolCall,
+        tool_response: Value,
+    },
+    PostToolUseFailure {
+        call: ToolCall,
+        error: String,
+        is_interrupt: Option<bool>,
+    },
     Stop(StopData),
-    PreCompact { trigger: String, custom_instructions: String, compaction_type: Option<CompactionType> },
-    SubagentStart { agent_id: String, agent_type: String },
-    SubagentStop { stop: StopData, agent_id: String, agent_type: String, agent_transcript_path: Option<String> },
-    Notification { message: String, title: Option<String>, notification_type: String },
-    PermissionRequest { tool_name: String, tool_input: Value, permission_suggestions: Option<Value> },
+    PreCompact {
+        trigger: String,
+        custom_instructions: String,
+        compaction_type: Option<CompactionType>,
+    },
+    SubagentStart {
+        agent_id: String,
+        agent_type: String,
+    },
+    SubagentStop {
+        stop: StopData,
+        agent_id: String,
+        agent_type: String,
+        agent_transcript_path: Option<String>,
+    },
+    Notification {
+        message: String,
+        title: Option<String>,
+        notification_type: String,
+    },
+    PermissionRequest {
+        tool_name: String,
+        tool_input: Value,
+        permission_suggestions: Option<Value>,
+    },
     /// Any other Claude Code event: its fields are in [`Event::extra`].
     Generic,
 }
@@ -133,7 +170,9 @@ pub enum PayloadError {
         found: &'static str,
     },
     /// No event name was given and the payload has no `hook_event_name`.
-    #[error("the payload has no `hook_event_name` and no event was given; pass --event NAME or add the field")]
+    #[error(
+        "the payload has no `hook_event_name` and no event was given; pass --event NAME or add the field"
+    )]
     MissingEventName,
     /// The event name is unknown.
     #[error("unknown event `{0}` in `hook_event_name`")]
@@ -203,7 +242,10 @@ impl Fields {
         Ok(self.opt_str(key)?.unwrap_or_else(|| default.to_owned()))
     }
     fn req_str(&mut self, key: &'static str) -> Result<String, PayloadError> {
-        self.opt_str(key)?.ok_or(PayloadError::MissingField { event: self.event, field: key })
+        self.opt_str(key)?.ok_or(PayloadError::MissingField {
+            event: self.event,
+            field: key,
+        })
     }
     fn opt_bool(&mut self, key: &str) -> Result<Option<bool>, PayloadError> {
         match self.take(key) {
@@ -223,15 +265,23 @@ impl Fields {
     ) -> Result<Option<T>, PayloadError> {
         match self.take(key) {
             None => Ok(None),
-            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| {
-                PayloadError::WrongType { field: key.to_owned(), expected, found: json_type(&v) }
-            }),
+            Some(v) => {
+                serde_json::from_value(v.clone())
+                    .map(Some)
+                    .map_err(|_| PayloadError::WrongType {
+                        field: key.to_owned(),
+                        expected,
+                        found: json_type(&v),
+                    })
+            }
         }
     }
     fn tool_call(&mut self) -> Result<ToolCall, PayloadError> {
         Ok(ToolCall {
             tool_name: self.req_str("tool_name")?,
-            tool_input: self.take("tool_input").unwrap_or_else(|| Value::Object(Map::new())),
+            tool_input: self
+                .take("tool_input")
+                .unwrap_or_else(|| Value::Object(Map::new())),
             tool_use_id: self.opt_str("tool_use_id")?,
         })
     }
@@ -242,7 +292,10 @@ impl Fields {
             stop_hook_active: self.opt_bool("stop_hook_active")?.unwrap_or(false),
             last_assistant_message: self.opt_str("last_assistant_message")?,
             turn_end_reason: self
-                .enum_field("turn_end_reason", "one of final_response, max_iterations, doom_loop")?
+                .enum_field(
+                    "turn_end_reason",
+                    "one of final_response, max_iterations, doom_loop",
+                )?
                 .unwrap_or_default(),
         })
     }
@@ -251,25 +304,42 @@ impl Fields {
 impl Event {
     /// A minimal event of `name` with empty/default fields: the base for builders and tests.
     pub fn new(name: EventName, session_id: impl Into<String>, cwd: impl Into<String>) -> Event {
-        let call = || ToolCall { tool_name: String::new(), tool_input: Value::Object(Map::new()), tool_use_id: None };
+        let call = || ToolCall {
+            tool_name: String::new(),
+            tool_input: Value::Object(Map::new()),
+            tool_use_id: None,
+        };
         let data = match name {
-            EventName::SessionStart => EventData::SessionStart { source: "startup".into(), model: None },
-            EventName::SessionEnd => EventData::SessionEnd { reason: "other".into() },
-            EventName::UserPromptSubmit => EventData::UserPromptSubmit { prompt: String::new() },
+            EventName::SessionStart => EventData::SessionStart {
+                source: "startup".into(),
+                model: None,
+            },
+            EventName::SessionEnd => EventData::SessionEnd {
+                reason: "other".into(),
+            },
+            EventName::UserPromptSubmit => EventData::UserPromptSubmit {
+                prompt: String::new(),
+            },
             EventName::PreToolUse => EventData::PreToolUse(call()),
-            EventName::PostToolUse => EventData::PostToolUse { call: call(), tool_response: Value::Null },
-            EventName::PostToolUseFailure => {
-                EventData::PostToolUseFailure { call: call(), error: String::new(), is_interrupt: None }
-            }
+            EventName::PostToolUse => EventData::PostToolUse {
+                call: call(),
+                tool_response: Value::Null,
+            },
+            EventName::PostToolUseFailure => EventData::PostToolUseFailure {
+                call: call(),
+                error: String::new(),
+                is_interrupt: None,
+            },
             EventName::Stop => EventData::Stop(StopData::default()),
             EventName::PreCompact => EventData::PreCompact {
                 trigger: "auto".into(),
                 custom_instructions: String::new(),
                 compaction_type: None,
             },
-            EventName::SubagentStart => {
-                EventData::SubagentStart { agent_id: String::new(), agent_type: "general-purpose".into() }
-            }
+            EventName::SubagentStart => EventData::SubagentStart {
+                agent_id: String::new(),
+                agent_type: "general-purpose".into(),
+            },
             EventName::SubagentStop => EventData::SubagentStop {
                 stop: StopData::default(),
                 agent_id: String::new(),
@@ -311,15 +381,20 @@ impl Event {
         default_cwd: &str,
     ) -> Result<Event, PayloadError> {
         let Value::Object(mut map) = payload else {
-            return Err(PayloadError::NotAnObject { found: json_type(&payload) });
+            return Err(PayloadError::NotAnObject {
+                found: json_type(&payload),
+            });
         };
-        if let (Some(Value::String(_)), Some(Value::Object(_))) = (map.get("event"), map.get("data")) {
+        if let (Some(Value::String(_)), Some(Value::Object(_))) =
+            (map.get("event"), map.get("data"))
+        {
             map = envelope_to_flat(map);
         }
         let named = match map.get("hook_event_name") {
-            Some(Value::String(s)) => {
-                Some(s.parse::<EventName>().map_err(|_| PayloadError::UnknownEvent(s.clone()))?)
-            }
+            Some(Value::String(s)) => Some(
+                s.parse::<EventName>()
+                    .map_err(|_| PayloadError::UnknownEvent(s.clone()))?,
+            ),
             Some(Value::Null) | None => None,
             Some(other) => {
                 return Err(PayloadError::WrongType {
@@ -331,7 +406,10 @@ impl Event {
         };
         let name = match (name, named) {
             (Some(g), Some(p)) if g != p => {
-                return Err(PayloadError::EventMismatch { given: g, payload: p.as_str().into() });
+                return Err(PayloadError::EventMismatch {
+                    given: g,
+                    payload: p.as_str().into(),
+                });
             }
             (Some(g), _) => g,
             (None, Some(p)) => p,
@@ -348,12 +426,19 @@ impl Event {
                 source: f.str_or_default("source", "startup")?,
                 model: f.opt_str("model")?,
             },
-            EventName::SessionEnd => EventData::SessionEnd { reason: f.str_or_default("reason", "other")? },
-            EventName::UserPromptSubmit => EventData::UserPromptSubmit { prompt: f.str_or_default("prompt", "")? },
+            EventName::SessionEnd => EventData::SessionEnd {
+                reason: f.str_or_default("reason", "other")?,
+            },
+            EventName::UserPromptSubmit => EventData::UserPromptSubmit {
+                prompt: f.str_or_default("prompt", "")?,
+            },
             EventName::PreToolUse => EventData::PreToolUse(f.tool_call()?),
             EventName::PostToolUse => {
                 let call = f.tool_call()?;
-                EventData::PostToolUse { call, tool_response: f.take("tool_response").unwrap_or(Value::Null) }
+                EventData::PostToolUse {
+                    call,
+                    tool_response: f.take("tool_response").unwrap_or(Value::Null),
+                }
             }
             EventName::PostToolUseFailure => {
                 let call = f.tool_call()?;
@@ -367,7 +452,10 @@ impl Event {
             EventName::PreCompact => EventData::PreCompact {
                 trigger: f.str_or_default("trigger", "auto")?,
                 custom_instructions: f.str_or_default("custom_instructions", "")?,
-                compaction_type: f.enum_field("compaction_type", "one of microcompact, full, minimal_history")?,
+                compaction_type: f.enum_field(
+                    "compaction_type",
+                    "one of microcompact, full, minimal_history",
+                )?,
             },
             EventName::SubagentStart => EventData::SubagentStart {
                 agent_id: f.str_or_default("agent_id", "")?,
@@ -389,19 +477,31 @@ impl Event {
             },
             EventName::PermissionRequest => EventData::PermissionRequest {
                 tool_name: f.req_str("tool_name")?,
-                tool_input: f.take("tool_input").unwrap_or_else(|| Value::Object(Map::new())),
+                tool_input: f
+                    .take("tool_input")
+                    .unwrap_or_else(|| Value::Object(Map::new())),
                 permission_suggestions: f.take("permission_suggestions"),
             },
             _ => EventData::Generic,
         };
-        Ok(Event { name, session_id, transcript_path, cwd, permission_mode, data, extra: f.map })
+        Ok(Event {
+            name,
+            session_id,
+            transcript_path,
+            cwd,
+            permission_mode,
+            data,
+            extra: f.map,
+        })
     }
 
     /// The tool call, for tool events.
     pub fn tool_call(&self) -> Option<&ToolCall> {
         match &self.data {
             EventData::PreToolUse(c) => Some(c),
-            EventData::PostToolUse { call, .. } | EventData::PostToolUseFailure { call, .. } => Some(call),
+            EventData::PostToolUse { call, .. } | EventData::PostToolUseFailure { call, .. } => {
+                Some(call)
+            }
             _ => None,
         }
     }
@@ -455,10 +555,15 @@ impl Event {
             (EventData::SessionEnd { reason }, "reason") => Some(reason.as_str()),
             (EventData::PreCompact { trigger, .. }, "trigger") => Some(trigger.as_str()),
             (EventData::SubagentStart { agent_type, .. }, "agent_type")
-            | (EventData::SubagentStop { agent_type, .. }, "agent_type") => Some(agent_type.as_str()),
-            (EventData::Notification { notification_type, .. }, "notification_type") => {
-                Some(notification_type.as_str())
+            | (EventData::SubagentStop { agent_type, .. }, "agent_type") => {
+                Some(agent_type.as_str())
             }
+            (
+                EventData::Notification {
+                    notification_type, ..
+                },
+                "notification_type",
+            ) => Some(notification_type.as_str()),
             (EventData::PostToolUseFailure { error, .. }, "error") => Some(error.as_str()),
             _ => None,
         };
@@ -474,7 +579,9 @@ impl Event {
 /// Turns the main source's camelCase `{event, data}` envelope into the flat snake_case map.
 fn envelope_to_flat(mut map: Map<String, Value>) -> Map<String, Value> {
     let event = map.remove("event").unwrap_or(Value::Null);
-    let Some(Value::Object(data)) = map.remove("data") else { return map };
+    let Some(Value::Object(data)) = map.remove("data") else {
+        return map;
+    };
     let mut flat = Map::new();
     flat.insert("hook_event_name".into(), event);
     for (k, v) in data {
@@ -542,11 +649,21 @@ mod tests {
         assert_eq!(e, PayloadError::NotAnObject { found: "an array" });
         let e = Event::from_payload(Some(EventName::PreToolUse), json!({}), "d", "/").unwrap_err();
         assert!(e.to_string().contains("tool_name"), "{e}");
-        let e = Event::from_payload(Some(EventName::Stop), json!({"hook_event_name": "PreCompact"}), "d", "/")
-            .unwrap_err();
+        let e = Event::from_payload(
+            Some(EventName::Stop),
+            json!({"hook_event_name": "PreCompact"}),
+            "d",
+            "/",
+        )
+        .unwrap_err();
         assert!(matches!(e, PayloadError::EventMismatch { .. }));
-        let e = Event::from_payload(Some(EventName::Stop), json!({"stop_hook_active": "yes"}), "d", "/")
-            .unwrap_err();
+        let e = Event::from_payload(
+            Some(EventName::Stop),
+            json!({"stop_hook_active": "yes"}),
+            "d",
+            "/",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("stop_hook_active"), "{e}");
     }
 

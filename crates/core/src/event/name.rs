@@ -240,7 +240,10 @@ mod tests {
         for e in EventName::ALL {
             assert_eq!(e.as_str().parse::<EventName>().unwrap(), *e);
         }
-        assert_eq!(EventName::ALL.iter().filter(|e| e.is_first_class()).count(), 12);
+        assert_eq!(
+            EventName::ALL.iter().filter(|e| e.is_first_class()).count(),
+            12
+        );
     }
 
     #[test]

@@ -41,7 +41,10 @@ pub fn flat(event: &Event) -> Map<String, Value> {
     };
     let stop = |m: &mut Map<String, Value>, s: &StopData| {
         m.insert("stop_hook_active".into(), json!(s.stop_hook_active));
-        m.insert("last_assistant_message".into(), json!(s.last_assistant_message));
+        m.insert(
+            "last_assistant_message".into(),
+            json!(s.last_assistant_message),
+        );
         m.insert("turn_end_reason".into(), json!(s.turn_end_reason.as_str()));
         m.insert("at_max_iter".into(), json!(s.at_max_iter()));
     };
@@ -59,11 +62,18 @@ pub fn flat(event: &Event) -> Map<String, Value> {
             m.insert("prompt".into(), json!(prompt));
         }
         EventData::PreToolUse(c) => tool(&mut m, c),
-        EventData::PostToolUse { call, tool_response } => {
+        EventData::PostToolUse {
+            call,
+            tool_response,
+        } => {
             tool(&mut m, call);
             m.insert("tool_response".into(), tool_response.clone());
         }
-        EventData::PostToolUseFailure { call, error, is_interrupt } => {
+        EventData::PostToolUseFailure {
+            call,
+            error,
+            is_interrupt,
+        } => {
             tool(&mut m, call);
             m.insert("error".into(), json!(error));
             if let Some(i) = is_interrupt {
@@ -71,18 +81,30 @@ pub fn flat(event: &Event) -> Map<String, Value> {
             }
         }
         EventData::Stop(s) => stop(&mut m, s),
-        EventData::PreCompact { trigger, custom_instructions, compaction_type } => {
+        EventData::PreCompact {
+            trigger,
+            custom_instructions,
+            compaction_type,
+        } => {
             m.insert("trigger".into(), json!(trigger));
             m.insert("custom_instructions".into(), json!(custom_instructions));
             if let Some(t) = compaction_type {
                 m.insert("compaction_type".into(), json!(t.as_str()));
             }
         }
-        EventData::SubagentStart { agent_id, agent_type } => {
+        EventData::SubagentStart {
+            agent_id,
+            agent_type,
+        } => {
             m.insert("agent_id".into(), json!(agent_id));
             m.insert("agent_type".into(), json!(agent_type));
         }
-        EventData::SubagentStop { stop: s, agent_id, agent_type, agent_transcript_path } => {
+        EventData::SubagentStop {
+            stop: s,
+            agent_id,
+            agent_type,
+            agent_transcript_path,
+        } => {
             stop(&mut m, s);
             m.insert("agent_id".into(), json!(agent_id));
             m.insert("agent_type".into(), json!(agent_type));
@@ -90,14 +112,22 @@ pub fn flat(event: &Event) -> Map<String, Value> {
                 m.insert("agent_transcript_path".into(), json!(p));
             }
         }
-        EventData::Notification { message, title, notification_type } => {
+        EventData::Notification {
+            message,
+            title,
+            notification_type,
+        } => {
             m.insert("message".into(), json!(message));
             if let Some(t) = title {
                 m.insert("title".into(), json!(t));
             }
             m.insert("notification_type".into(), json!(notification_type));
         }
-        EventData::PermissionRequest { tool_name, tool_input, permission_suggestions } => {
+        EventData::PermissionRequest {
+            tool_name,
+            tool_input,
+            permission_suggestions,
+        } => {
             m.insert("tool_name".into(), json!(tool_name));
             m.insert("tool_input".into(), tool_input.clone());
             if let Some(s) = permission_suggestions {
@@ -124,7 +154,10 @@ pub fn envelope(event: &Event) -> Value {
             data.insert("toolName".into(), json!(c.tool_name));
             data.insert("toolInput".into(), c.tool_input.clone());
         }
-        EventData::PostToolUse { call, tool_response } => {
+        EventData::PostToolUse {
+            call,
+            tool_response,
+        } => {
             data.insert("toolName".into(), json!(call.tool_name));
             data.insert("toolInput".into(), call.tool_input.clone());
             data.insert("toolOutput".into(), json!(value_as_text(tool_response)));
@@ -137,7 +170,10 @@ pub fn envelope(event: &Event) -> Value {
         _ => {
             // Events without an envelope shape of their own carry their flat fields, camelCased.
             for (k, v) in flat(event) {
-                if !matches!(k.as_str(), "session_id" | "cwd" | "hook_event_name" | "transcript_path") {
+                if !matches!(
+                    k.as_str(),
+                    "session_id" | "cwd" | "hook_event_name" | "transcript_path"
+                ) {
                     data.insert(snake_to_camel(&k), v);
                 }
             }
@@ -158,10 +194,16 @@ pub fn simple_env(event: &Event) -> Vec<(String, String)> {
         env.push(("HOOK_TOOL_NAME".into(), name.to_owned()));
     }
     if let Some(input) = event.tool_input() {
-        env.push(("HOOK_TOOL_INPUT".into(), cut_chars(&input.to_string(), SIMPLE_ENV_MAX_CHARS)));
+        env.push((
+            "HOOK_TOOL_INPUT".into(),
+            cut_chars(&input.to_string(), SIMPLE_ENV_MAX_CHARS),
+        ));
     }
     if let EventData::PostToolUse { tool_response, .. } = &event.data {
-        env.push(("HOOK_TOOL_OUTPUT".into(), cut_chars(&value_as_text(tool_response), SIMPLE_ENV_MAX_CHARS)));
+        env.push((
+            "HOOK_TOOL_OUTPUT".into(),
+            cut_chars(&value_as_text(tool_response), SIMPLE_ENV_MAX_CHARS),
+        ));
     }
     env
 }

@@ -36,7 +36,10 @@ pub struct ToolAliases {
 impl Default for ToolAliases {
     /// The built-in table (Claude Code ↔ Agentao ↔ Gemini CLI).
     fn default() -> Self {
-        let mut t = ToolAliases { group_of: HashMap::new(), groups: Vec::new() };
+        let mut t = ToolAliases {
+            group_of: HashMap::new(),
+            groups: Vec::new(),
+        };
         for (canonical, others) in DEFAULT_ALIASES {
             for other in *others {
                 t.add(canonical, other);
@@ -49,7 +52,10 @@ impl Default for ToolAliases {
 impl ToolAliases {
     /// An empty table: every tool is only itself.
     pub fn none() -> Self {
-        ToolAliases { group_of: HashMap::new(), groups: Vec::new() }
+        ToolAliases {
+            group_of: HashMap::new(),
+            groups: Vec::new(),
+        }
     }
 
     /// Declares that `a` and `b` name the same tool (merging their groups).

@@ -65,8 +65,14 @@ impl JsRegex {
         let re = fancy_regex::RegexBuilder::new(&translated)
             .backtrack_limit(BACKTRACK_LIMIT)
             .build()
-            .map_err(|e| RegexError::Unsupported { pattern: pattern.to_owned(), reason: e.to_string() })?;
-        Ok(JsRegex { source: pattern.to_owned(), re })
+            .map_err(|e| RegexError::Unsupported {
+                pattern: pattern.to_owned(),
+                reason: e.to_string(),
+            })?;
+        Ok(JsRegex {
+            source: pattern.to_owned(),
+            re,
+        })
     }
 
     /// The pattern as written.
@@ -211,7 +217,10 @@ mod tests {
         assert!(matches!(e, RegexError::Syntax { .. }), "{e}");
         assert!(e.to_string().contains("Bash("));
         assert!(JsRegex::new("*Bash").is_err());
-        assert!(JsRegex::new("(?i)bash").is_err(), "inline flags are not JavaScript");
+        assert!(
+            JsRegex::new("(?i)bash").is_err(),
+            "inline flags are not JavaScript"
+        );
     }
 
     #[test]

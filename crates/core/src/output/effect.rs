@@ -97,13 +97,20 @@ impl Effect {
         if let Some(d) = r.permission_decision {
             if matches!(name, EventName::PreToolUse | EventName::PermissionRequest) {
                 e.permission = Some(d);
-                e.permission_reason = r.permission_decision_reason.clone().or_else(|| r.reason.clone());
+                e.permission_reason = r
+                    .permission_decision_reason
+                    .clone()
+                    .or_else(|| r.reason.clone());
             } else {
                 e.warnings.push(format!("permissionDecision `{}` is ignored on {name}: only PreToolUse and PermissionRequest take one", d.as_str()));
             }
         }
         if r.continue_ == Some(false) || r.prevent_continuation {
-            e.stop = Some(r.stop_reason.clone().unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()));
+            e.stop = Some(
+                r.stop_reason
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_STOP_REASON.to_owned()),
+            );
         }
         if let Some(b) = r.blocking_error {
             e.set_block(name, b);
@@ -131,7 +138,9 @@ impl Effect {
                     n => e.warnings.push(format!("`decision: \"block\"` is ignored on {n}: it cannot block")),
                 }
             }
-            Some(TopDecision::Approve) if name == EventName::PreToolUse && e.permission.is_none() => {
+            Some(TopDecision::Approve)
+                if name == EventName::PreToolUse && e.permission.is_none() =>
+            {
                 e.permission = Some(PermissionDecision::Allow);
                 e.permission_reason = r.reason;
             }
@@ -139,7 +148,9 @@ impl Effect {
         }
         if let Some(s) = r.stop_reason.filter(|_| e.stop.is_none()) {
             // A stopReason without continue:false is informational only.
-            e.warnings.push(format!("`stopReason` without `continue: false` is ignored: {s}"));
+            e.warnings.push(format!(
+                "`stopReason` without `continue: false` is ignored: {s}"
+            ));
         }
         e
     }
@@ -161,22 +172,40 @@ mod tests {
 
     #[test]
     fn decision_block_means_what_the_event_means() {
-        let e = Effect::from_response(&ev(EventName::Stop), resp(json!({"decision": "block", "reason": "go on"})));
+        let e = Effect::from_response(
+            &ev(EventName::Stop),
+            resp(json!({"decision": "block", "reason": "go on"})),
+        );
         assert_eq!(e.follow_up.as_deref(), Some("go on"));
         assert!(e.block.is_none());
-        let e = Effect::from_response(&ev(EventName::UserPromptSubmit), resp(json!({"decision": "block", "reason": "no"})));
+        let e = Effect::from_response(
+            &ev(EventName::UserPromptSubmit),
+            resp(json!({"decision": "block", "reason": "no"})),
+        );
         assert_eq!(e.block.as_deref(), Some("no"));
-        let e = Effect::from_response(&ev(EventName::PreToolUse), resp(json!({"decision": "block", "reason": "no"})));
+        let e = Effect::from_response(
+            &ev(EventName::PreToolUse),
+            resp(json!({"decision": "block", "reason": "no"})),
+        );
         assert_eq!(e.permission, Some(PermissionDecision::Deny));
-        let e = Effect::from_response(&ev(EventName::PostToolUse), resp(json!({"decision": "block", "reason": "lint"})));
+        let e = Effect::from_response(
+            &ev(EventName::PostToolUse),
+            resp(json!({"decision": "block", "reason": "lint"})),
+        );
         assert_eq!(e.contexts, vec!["lint"]);
-        let e = Effect::from_response(&ev(EventName::SessionStart), resp(json!({"decision": "block"})));
+        let e = Effect::from_response(
+            &ev(EventName::SessionStart),
+            resp(json!({"decision": "block"})),
+        );
         assert_eq!(e.warnings.len(), 1);
     }
 
     #[test]
     fn continue_false_stops_with_default_reason() {
-        let e = Effect::from_response(&ev(EventName::UserPromptSubmit), resp(json!({"continue": false})));
+        let e = Effect::from_response(
+            &ev(EventName::UserPromptSubmit),
+            resp(json!({"continue": false})),
+        );
         assert_eq!(e.stop.as_deref(), Some(DEFAULT_STOP_REASON));
         let e = Effect::from_response(
             &ev(EventName::UserPromptSubmit),
@@ -187,7 +216,10 @@ mod tests {
 
     #[test]
     fn blocking_error_on_pre_tool_use_is_a_deny() {
-        let e = Effect::from_response(&ev(EventName::PreToolUse), resp(json!({"blockingError": "rm -rf /"})));
+        let e = Effect::from_response(
+            &ev(EventName::PreToolUse),
+            resp(json!({"blockingError": "rm -rf /"})),
+        );
         assert_eq!(e.permission, Some(PermissionDecision::Deny));
         assert_eq!(e.permission_reason.as_deref(), Some("rm -rf /"));
     }

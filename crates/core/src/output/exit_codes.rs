@@ -36,10 +36,14 @@ impl Interpretation<'_> {
             Dialect::Ghast => self.ghast(raw),
         };
         if raw.stdout_truncated {
-            effect.warnings.push("stdout exceeded the output cap and was truncated".into());
+            effect
+                .warnings
+                .push("stdout exceeded the output cap and was truncated".into());
         }
         if raw.stderr_truncated {
-            effect.warnings.push("stderr exceeded the output cap and was truncated".into());
+            effect
+                .warnings
+                .push("stderr exceeded the output cap and was truncated".into());
         }
         effect
     }
@@ -49,11 +53,18 @@ impl Interpretation<'_> {
     }
 
     fn fail(&self, class: FailureClass, message: String) -> Effect {
-        Effect::from_failure(HookFailure::new(class, message), self.fail_mode, self.name())
+        Effect::from_failure(
+            HookFailure::new(class, message),
+            self.fail_mode,
+            self.name(),
+        )
     }
 
     fn timeout(&self) -> Effect {
-        self.fail(FailureClass::Timeout, format!("hook timed out after {}s and was killed", self.timeout_secs))
+        self.fail(
+            FailureClass::Timeout,
+            format!("hook timed out after {}s and was killed", self.timeout_secs),
+        )
     }
 
     /// Parses stdout as a JSON object when it starts with `{`: `None` when it is not JSON at all,
@@ -64,7 +75,11 @@ impl Interpretation<'_> {
             return None;
         }
         let v: Value = serde_json::from_str(t).ok()?;
-        Some(HookResponse::from_json(&v).map(|r| (v, r)).map_err(|e| e.to_string()))
+        Some(
+            HookResponse::from_json(&v)
+                .map(|r| (v, r))
+                .map_err(|e| e.to_string()),
+        )
     }
 
     fn structured(&self, parsed: Result<(Value, HookResponse), String>) -> Effect {
@@ -107,7 +122,10 @@ impl Interpretation<'_> {
                 _ => {
                     let mut e = Effect::default();
                     e.warnings.push(match code {
-                        Some(c) => format!("Failed with non-blocking status code {c}: {}", raw.first_stderr_line()),
+                        Some(c) => format!(
+                            "Failed with non-blocking status code {c}: {}",
+                            raw.first_stderr_line()
+                        ),
                         None => format!("hook was killed by a signal: {}", raw.first_stderr_line()),
                     });
                     e
@@ -150,12 +168,20 @@ impl Interpretation<'_> {
                 }
             }
             EventName::PermissionRequest => {
-                e.warnings.push("exit code 2 is not honoured on PermissionRequest; use the JSON decision".into());
+                e.warnings.push(
+                    "exit code 2 is not honoured on PermissionRequest; use the JSON decision"
+                        .into(),
+                );
             }
             n if n.can_block() || n == EventName::PreToolUse || n == EventName::PreCompact => {
-                e.set_block(n, reason.unwrap_or_else(|| "hook exited with code 2".into()));
+                e.set_block(
+                    n,
+                    reason.unwrap_or_else(|| "hook exited with code 2".into()),
+                );
             }
-            EventName::Notification | EventName::PermissionDenied | EventName::InstructionsLoaded => {}
+            EventName::Notification
+            | EventName::PermissionDenied
+            | EventName::InstructionsLoaded => {}
             _ => {
                 if !stderr.is_empty() {
                     e.system_message = Some(stderr.to_owned());
@@ -177,13 +203,19 @@ impl Interpretation<'_> {
             },
             Some(1) => {
                 let mut e = Effect::default();
-                let reason = if stderr.is_empty() { "blocked by hook (exit 1)".to_owned() } else { stderr.to_owned() };
+                let reason = if stderr.is_empty() {
+                    "blocked by hook (exit 1)".to_owned()
+                } else {
+                    stderr.to_owned()
+                };
                 let name = self.name();
                 if name.can_block() || name == EventName::PreToolUse {
                     e.set_block(name, reason);
                 } else {
                     e.system_message = Some(reason);
-                    e.warnings.push(format!("exit 1 (block) has no effect on {name}: it cannot block"));
+                    e.warnings.push(format!(
+                        "exit 1 (block) has no effect on {name}: it cannot block"
+                    ));
                 }
                 e
             }
@@ -196,12 +228,18 @@ impl Interpretation<'_> {
             }
             Some(c) => {
                 let mut e = Effect::default();
-                e.warnings.push(format!("hook failed with exit code {c}: {}", raw.first_stderr_line()));
+                e.warnings.push(format!(
+                    "hook failed with exit code {c}: {}",
+                    raw.first_stderr_line()
+                ));
                 e
             }
             None => {
                 let mut e = Effect::default();
-                e.warnings.push(format!("hook was killed by a signal: {}", raw.first_stderr_line()));
+                e.warnings.push(format!(
+                    "hook was killed by a signal: {}",
+                    raw.first_stderr_line()
+                ));
                 e
             }
         }
@@ -261,22 +299,36 @@ impl Interpretation<'_> {
         }
         let v: Value = match serde_json::from_str(out) {
             Ok(v) => v,
-            Err(err) => return self.lifecycle_failure(format!("output starts with `{{` but is not valid JSON: {err}")),
+            Err(err) => {
+                return self.lifecycle_failure(format!(
+                    "output starts with `{{` but is not valid JSON: {err}"
+                ));
+            }
         };
         // Ghast requires text contexts; our shared parser would also accept a list.
-        for ctx in [v.get("additionalContext"), v.pointer("/hookSpecificOutput/additionalContext")]
-            .into_iter()
-            .flatten()
+        for ctx in [
+            v.get("additionalContext"),
+            v.pointer("/hookSpecificOutput/additionalContext"),
+        ]
+        .into_iter()
+        .flatten()
         {
             if !ctx.is_string() && !ctx.is_null() {
-                return self.lifecycle_failure(format!("additionalContext must be a string, found {}", json_type(ctx)));
+                return self.lifecycle_failure(format!(
+                    "additionalContext must be a string, found {}",
+                    json_type(ctx)
+                ));
             }
         }
         let r = match HookResponse::from_json(&v) {
             Ok(r) => r,
             Err(err) => return self.lifecycle_failure(err.to_string()),
         };
-        if let Some(n) = r.hook_event_name.as_deref().filter(|n| *n != self.name().as_str()) {
+        if let Some(n) = r
+            .hook_event_name
+            .as_deref()
+            .filter(|n| *n != self.name().as_str())
+        {
             return self.lifecycle_failure(format!(
                 "hookSpecificOutput.hookEventName is `{n}` but the event is `{}`",
                 self.name()
@@ -293,53 +345,106 @@ mod tests {
 
     fn run(dialect: Dialect, event: EventName, raw: RawOutput) -> Effect {
         let ev = Event::new(event, "s", "/");
-        Interpretation { dialect, event: &ev, fail_mode: FailMode::Allow, timeout_secs: 5.0 }.interpret(&raw)
+        Interpretation {
+            dialect,
+            event: &ev,
+            fail_mode: FailMode::Allow,
+            timeout_secs: 5.0,
+        }
+        .interpret(&raw)
     }
 
     #[test]
     fn claude_exit_zero_text_is_context_only_where_the_event_takes_it() {
-        let e = run(Dialect::Claude, EventName::UserPromptSubmit, RawOutput::exited(0, "hello\n", ""));
+        let e = run(
+            Dialect::Claude,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(0, "hello\n", ""),
+        );
         assert_eq!(e.contexts, vec!["hello"]);
-        let e = run(Dialect::Claude, EventName::PreToolUse, RawOutput::exited(0, "hello", ""));
+        let e = run(
+            Dialect::Claude,
+            EventName::PreToolUse,
+            RawOutput::exited(0, "hello", ""),
+        );
         assert!(e.is_empty());
-        let e = run(Dialect::Claude, EventName::UserPromptSubmit, RawOutput::exited(0, "{not json", ""));
+        let e = run(
+            Dialect::Claude,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(0, "{not json", ""),
+        );
         assert_eq!(e.contexts, vec!["{not json"], "invalid JSON is plain text");
     }
 
     #[test]
     fn claude_exit_two_blocks_with_stderr() {
-        let e = run(Dialect::Claude, EventName::PreToolUse, RawOutput::exited(2, "", "dangerous\n"));
+        let e = run(
+            Dialect::Claude,
+            EventName::PreToolUse,
+            RawOutput::exited(2, "", "dangerous\n"),
+        );
         assert_eq!(e.permission, Some(PermissionDecision::Deny));
         assert_eq!(e.permission_reason.as_deref(), Some("dangerous"));
-        let e = run(Dialect::Claude, EventName::Stop, RawOutput::exited(2, "", ""));
+        let e = run(
+            Dialect::Claude,
+            EventName::Stop,
+            RawOutput::exited(2, "", ""),
+        );
         assert_eq!(e.follow_up.as_deref(), Some(DEFAULT_STOP_FOLLOW_UP));
-        let e = run(Dialect::Claude, EventName::PostToolUse, RawOutput::exited(2, "", "lint failed"));
+        let e = run(
+            Dialect::Claude,
+            EventName::PostToolUse,
+            RawOutput::exited(2, "", "lint failed"),
+        );
         assert_eq!(e.contexts, vec!["lint failed"]);
     }
 
     #[test]
     fn claude_other_exit_is_non_blocking_unless_json_decides() {
-        let e = run(Dialect::Claude, EventName::PreToolUse, RawOutput::exited(1, "", "boom\nmore"));
-        assert_eq!(e.warnings, vec!["Failed with non-blocking status code 1: boom"]);
+        let e = run(
+            Dialect::Claude,
+            EventName::PreToolUse,
+            RawOutput::exited(1, "", "boom\nmore"),
+        );
+        assert_eq!(
+            e.warnings,
+            vec!["Failed with non-blocking status code 1: boom"]
+        );
         assert!(e.permission.is_none());
         let e = run(
             Dialect::Claude,
             EventName::PreToolUse,
-            RawOutput::exited(1, r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#, ""),
+            RawOutput::exited(
+                1,
+                r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#,
+                "",
+            ),
         );
         assert_eq!(e.permission, Some(PermissionDecision::Deny));
     }
 
     #[test]
     fn simple_exit_codes() {
-        let e = run(Dialect::Simple, EventName::PreToolUse, RawOutput::exited(1, "", "no way"));
+        let e = run(
+            Dialect::Simple,
+            EventName::PreToolUse,
+            RawOutput::exited(1, "", "no way"),
+        );
         assert_eq!(e.permission, Some(PermissionDecision::Deny));
-        let e = run(Dialect::Simple, EventName::PostToolUse, RawOutput::exited(2, "", "note this"));
+        let e = run(
+            Dialect::Simple,
+            EventName::PostToolUse,
+            RawOutput::exited(2, "", "note this"),
+        );
         assert_eq!(e.contexts, vec!["note this"]);
         let e = run(
             Dialect::Simple,
             EventName::PreToolUse,
-            RawOutput::exited(0, r#"{"updatedInput":{"command":"ls -la"},"additionalContext":["a"],"permissionDecision":"allow"}"#, ""),
+            RawOutput::exited(
+                0,
+                r#"{"updatedInput":{"command":"ls -la"},"additionalContext":["a"],"permissionDecision":"allow"}"#,
+                "",
+            ),
         );
         assert_eq!(e.permission, Some(PermissionDecision::Allow));
         assert_eq!(e.contexts, vec!["a"]);
@@ -348,21 +453,48 @@ mod tests {
 
     #[test]
     fn ghast_table() {
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(2, "{\"x\":1}", "why"));
+        let e = run(
+            Dialect::Ghast,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(2, "{\"x\":1}", "why"),
+        );
         assert_eq!(e.block.as_deref(), Some("hook exited with code 2"));
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(1, "{bad", ""));
-        assert!(e.block.is_none() && e.warnings.len() == 1, "exit 1 with invalid JSON is only a warning");
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(0, "{bad", ""));
+        let e = run(
+            Dialect::Ghast,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(1, "{bad", ""),
+        );
+        assert!(
+            e.block.is_none() && e.warnings.len() == 1,
+            "exit 1 with invalid JSON is only a warning"
+        );
+        let e = run(
+            Dialect::Ghast,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(0, "{bad", ""),
+        );
         assert!(e.block.unwrap().starts_with("lifecycle failure"));
         let e = run(
             Dialect::Ghast,
             EventName::UserPromptSubmit,
-            RawOutput::exited(0, r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}"#, ""),
+            RawOutput::exited(
+                0,
+                r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}"#,
+                "",
+            ),
         );
         assert_eq!(e.failure.unwrap().class, FailureClass::InvalidOutput);
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::exited(0, "é".repeat(64_001), ""));
+        let e = run(
+            Dialect::Ghast,
+            EventName::UserPromptSubmit,
+            RawOutput::exited(0, "é".repeat(64_001), ""),
+        );
         assert!(e.block.is_some());
-        let e = run(Dialect::Ghast, EventName::UserPromptSubmit, RawOutput::timed_out("", ""));
+        let e = run(
+            Dialect::Ghast,
+            EventName::UserPromptSubmit,
+            RawOutput::timed_out("", ""),
+        );
         assert_eq!(e.failure.unwrap().class, FailureClass::Timeout);
     }
 }

@@ -62,6 +62,9 @@ pub struct HookFailure {
 impl HookFailure {
     /// A failure of `class`.
     pub fn new(class: FailureClass, message: impl Into<String>) -> HookFailure {
-        HookFailure { class, message: message.into() }
+        HookFailure {
+            class,
+            message: message.into(),
+        }
     }
 }

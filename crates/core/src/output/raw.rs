@@ -28,16 +28,30 @@ pub struct RawOutput {
 impl RawOutput {
     /// A finished run with `code`, `stdout` and `stderr` (for scripted results and tests).
     pub fn exited(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> RawOutput {
-        RawOutput { exit_code: Some(code), stdout: stdout.into(), stderr: stderr.into(), ..RawOutput::default() }
+        RawOutput {
+            exit_code: Some(code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            ..RawOutput::default()
+        }
     }
 
     /// A run killed at its timeout, with what it printed so far.
     pub fn timed_out(stdout: impl Into<String>, stderr: impl Into<String>) -> RawOutput {
-        RawOutput { timed_out: true, stdout: stdout.into(), stderr: stderr.into(), ..RawOutput::default() }
+        RawOutput {
+            timed_out: true,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            ..RawOutput::default()
+        }
     }
 
     /// The first line of stderr, trimmed (Claude Code's "non-blocking status code" message).
     pub fn first_stderr_line(&self) -> &str {
-        self.stderr.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+        self.stderr
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
     }
 }

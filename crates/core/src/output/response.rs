@@ -151,7 +151,11 @@ fn get_bool(m: &Map<String, Value>, key: &str) -> Result<Option<bool>, ResponseE
 }
 
 /// `additionalContext` as a string or a list of strings.
-fn get_contexts(m: &Map<String, Value>, path: &str, out: &mut Vec<String>) -> Result<(), ResponseError> {
+fn get_contexts(
+    m: &Map<String, Value>,
+    path: &str,
+    out: &mut Vec<String>,
+) -> Result<(), ResponseError> {
     match m.get("additionalContext") {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(s)) => {
@@ -183,14 +187,19 @@ fn get_contexts(m: &Map<String, Value>, path: &str, out: &mut Vec<String>) -> Re
     }
 }
 
-fn get_permission(m: &Map<String, Value>, path: &str) -> Result<Option<PermissionDecision>, ResponseError> {
+fn get_permission(
+    m: &Map<String, Value>,
+    path: &str,
+) -> Result<Option<PermissionDecision>, ResponseError> {
     match get_str(m, "permissionDecision", path)? {
         None => Ok(None),
-        Some(s) => PermissionDecision::parse(&s).map(Some).ok_or(ResponseError::BadValue {
-            field: format!("{path}permissionDecision"),
-            value: s,
-            expected: "allow, deny, ask or defer",
-        }),
+        Some(s) => PermissionDecision::parse(&s)
+            .map(Some)
+            .ok_or(ResponseError::BadValue {
+                field: format!("{path}permissionDecision"),
+                value: s,
+                expected: "allow, deny, ask or defer",
+            }),
     }
 }
 
@@ -199,7 +208,9 @@ impl HookResponse {
     /// keep working); known keys with the wrong type are refused.
     pub fn from_json(value: &Value) -> Result<HookResponse, ResponseError> {
         let Value::Object(m) = value else {
-            return Err(ResponseError::NotAnObject { found: json_type(value) });
+            return Err(ResponseError::NotAnObject {
+                found: json_type(value),
+            });
         };
         let mut r = HookResponse {
             continue_: get_bool(m, "continue")?,
@@ -318,8 +329,10 @@ mod tests {
 
     #[test]
     fn permission_request_decision_object() {
-        let r = HookResponse::from_json(&json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-            "decision": {"behavior": "deny", "message": "nope"}}}))
+        let r = HookResponse::from_json(
+            &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "nope"}}}),
+        )
         .unwrap();
         assert_eq!(r.permission_decision, Some(PermissionDecision::Deny));
         assert_eq!(r.permission_decision_reason.as_deref(), Some("nope"));
@@ -329,8 +342,13 @@ mod tests {
     fn wrong_types_are_named() {
         let e = HookResponse::from_json(&json!({"continue": "no"})).unwrap_err();
         assert!(e.to_string().contains("`continue`"), "{e}");
-        let e = HookResponse::from_json(&json!({"hookSpecificOutput": {"additionalContext": 3}})).unwrap_err();
-        assert!(e.to_string().contains("hookSpecificOutput.additionalContext"), "{e}");
+        let e = HookResponse::from_json(&json!({"hookSpecificOutput": {"additionalContext": 3}}))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("hookSpecificOutput.additionalContext"),
+            "{e}"
+        );
         let e = HookResponse::from_json(&json!({"decision": "maybe"})).unwrap_err();
         assert!(e.to_string().contains("maybe"), "{e}");
         assert!(HookResponse::from_json(&json!([1])).is_err());

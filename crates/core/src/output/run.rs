@@ -30,7 +30,10 @@ pub fn prompt_effect(text: &str, event: &Event) -> Effect {
         (EventName::UserPromptSubmit, Some(p)) => text.replace("{userMessage}", p),
         _ => text.to_owned(),
     };
-    Effect { contexts: vec![text], ..Effect::default() }
+    Effect {
+        contexts: vec![text],
+        ..Effect::default()
+    }
 }
 
 /// The effect of `rule` for `event` given what its runner returned; `default_fail` is the host
@@ -41,8 +44,15 @@ pub fn effect_of(rule: &Rule, event: &Event, out: &RunOutput, default_fail: Fail
         RunOutput::Failed(f) => Effect::from_failure(f.clone(), fail_mode, event.name),
         RunOutput::Response(r) => {
             let mut e = Effect::from_response(event, (**r).clone());
-            if let Some(n) = r.hook_event_name.as_deref().filter(|n| *n != event.name.as_str()) {
-                e.warnings.push(format!("answer names event `{n}` but the event is `{}`", event.name));
+            if let Some(n) = r
+                .hook_event_name
+                .as_deref()
+                .filter(|n| *n != event.name.as_str())
+            {
+                e.warnings.push(format!(
+                    "answer names event `{n}` but the event is `{}`",
+                    event.name
+                ));
             }
             e
         }
@@ -52,7 +62,13 @@ pub fn effect_of(rule: &Rule, event: &Event, out: &RunOutput, default_fail: Fail
                 Handler::Wasm(w) => w.timeout_secs.unwrap_or(0.0),
                 Handler::Prompt { .. } => 0.0,
             };
-            Interpretation { dialect: rule.dialect, event, fail_mode, timeout_secs }.interpret(raw)
+            Interpretation {
+                dialect: rule.dialect,
+                event,
+                fail_mode,
+                timeout_secs,
+            }
+            .interpret(raw)
         }
     }
 }

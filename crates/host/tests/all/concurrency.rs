@@ -1,7 +1,6 @@
 //! Hooks run concurrently and the verdict is aggregated in rule order, whatever order they
 //! finish in.
 
-
 use hookbox_core::Dialect;
 use serde_json::json;
 
@@ -27,7 +26,11 @@ async fn deny_wins_even_when_it_finishes_last() {
     let v = verdict(&d);
     assert_eq!(v["decision"], "deny");
     assert_eq!(v["reason"], "slow deny");
-    assert_eq!(v["additional_contexts"], json!(["deny-ctx", "allow-ctx", "ask-ctx", "defer-ctx"]), "rule order, not finish order");
+    assert_eq!(
+        v["additional_contexts"],
+        json!(["deny-ctx", "allow-ctx", "ask-ctx", "defer-ctx"]),
+        "rule order, not finish order"
+    );
     let order: Vec<usize> = d.reports.iter().map(|r| r.hook.rule_index).collect();
     assert_eq!(order, vec![0, 1, 2, 3]);
 }
@@ -43,12 +46,31 @@ async fn hooks_overlap_in_time() {
     let p = project(Dialect::Claude, hooks);
     let d = dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
     assert_eq!(d.reports.len(), 4);
-    let data = std::fs::read_dir(p.path().join(".hookbox/data")).unwrap().next().unwrap().unwrap().path();
-    let data = std::fs::read_dir(data).unwrap().next().unwrap().unwrap().path();
-    let read = |n: String| std::fs::read_to_string(data.join(n)).unwrap().trim().parse::<u128>().unwrap();
+    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let data = std::fs::read_dir(data)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let read = |n: String| {
+        std::fs::read_to_string(data.join(n))
+            .unwrap()
+            .trim()
+            .parse::<u128>()
+            .unwrap()
+    };
     let latest_start = (0..4).map(|i| read(format!("start{i}"))).max().unwrap();
     let earliest_end = (0..4).map(|i| read(format!("end{i}"))).min().unwrap();
-    assert!(latest_start < earliest_end, "every hook started before any finished: they ran concurrently");
+    assert!(
+        latest_start < earliest_end,
+        "every hook started before any finished: they ran concurrently"
+    );
 }
 
 #[tokio::test]
@@ -60,10 +82,28 @@ async fn concurrency_is_bounded_by_policy() {
     })).collect::<Vec<_>>()}]}});
     let p = project_with(Dialect::Claude, hooks, |pol| pol.max_concurrent_hooks = 1);
     dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
-    let data = std::fs::read_dir(p.path().join(".hookbox/data")).unwrap().next().unwrap().unwrap().path();
-    let data = std::fs::read_dir(data).unwrap().next().unwrap().unwrap().path();
-    let read = |n: String| std::fs::read_to_string(data.join(n)).unwrap().trim().parse::<u128>().unwrap();
-    let mut spans: Vec<(u128, u128)> = (0..3).map(|i| (read(format!("start{i}")), read(format!("end{i}")))).collect();
+    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let data = std::fs::read_dir(data)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let read = |n: String| {
+        std::fs::read_to_string(data.join(n))
+            .unwrap()
+            .trim()
+            .parse::<u128>()
+            .unwrap()
+    };
+    let mut spans: Vec<(u128, u128)> = (0..3)
+        .map(|i| (read(format!("start{i}")), read(format!("end{i}"))))
+        .collect();
     spans.sort();
     assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "{spans:?}");
 }
@@ -76,7 +116,11 @@ async fn identical_handlers_run_once() {
         {"hooks": [{"type": "command", "command": cmd}]}
     ]}});
     let p = project(Dialect::Claude, hooks);
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})).await;
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+    )
+    .await;
     assert_eq!(d.matched_rule_count, 2);
     assert_eq!(d.reports.len(), 1);
     assert_eq!(verdict(&d)["additional_contexts"], json!(["ctx"]));

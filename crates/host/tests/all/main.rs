@@ -1,6 +1,11 @@
 //! hookbox-host integration tests: real processes through `HookHost::dispatch`, no mocked runner.
 //! One binary (wasmtime links once); modules by concern.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
 mod concurrency;
 mod exit_codes;
 mod observe;

@@ -11,17 +11,43 @@ use crate::util::{dispatch, project, project_with, script, verdict};
 #[tokio::test]
 async fn environment_and_placeholders() {
     let cmd = r#"echo "root=${CLAUDE_PLUGIN_ROOT} data=$PLUGIN_DATA project=$CLAUDE_PROJECT_DIR pwd=$(pwd)""#;
-    let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}});
+    let hooks =
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": cmd}]}]}});
     let p = project(Dialect::Claude, hooks);
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"})).await;
-    let ctx = verdict(&d)["additional_contexts"][0].as_str().unwrap().to_owned();
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
+    )
+    .await;
+    let ctx = verdict(&d)["additional_contexts"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let root = p.path().join("plugin");
     assert!(ctx.contains(&format!("root={}", root.display())), "{ctx}");
-    assert!(ctx.contains(&format!("project={}", p.path().display())), "{ctx}");
-    assert!(ctx.contains(&format!("pwd={}", p.path().display())), "cwd is the session's cwd: {ctx}");
-    let data = ctx.split("data=").nth(1).unwrap().split(' ').next().unwrap();
-    assert!(data.starts_with(&p.path().join(".hookbox/data").display().to_string()), "{ctx}");
-    assert!(std::path::Path::new(data).is_dir(), "PLUGIN_DATA exists and is per plugin/session");
+    assert!(
+        ctx.contains(&format!("project={}", p.path().display())),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains(&format!("pwd={}", p.path().display())),
+        "cwd is the session's cwd: {ctx}"
+    );
+    let data = ctx
+        .split("data=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert!(
+        data.starts_with(&p.path().join(".hookbox/data").display().to_string()),
+        "{ctx}"
+    );
+    assert!(
+        std::path::Path::new(data).is_dir(),
+        "PLUGIN_DATA exists and is per plugin/session"
+    );
 }
 
 #[tokio::test]
@@ -33,9 +59,23 @@ async fn grandchildren_are_killed_at_the_timeout() {
     let d = dispatch(&p, json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
     assert!(d.warnings[0].contains("timed out"), "{:?}", d.warnings);
     assert!(verdict(&d)["decision"].is_null(), "fail-open by default");
-    let data = std::fs::read_dir(p.path().join(".hookbox/data")).unwrap().next().unwrap().unwrap().path();
-    let data = std::fs::read_dir(data).unwrap().next().unwrap().unwrap().path();
-    let pid: u32 = std::fs::read_to_string(data.join("grandchild")).unwrap().trim().parse().unwrap();
+    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let data = std::fs::read_dir(data)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let pid: u32 = std::fs::read_to_string(data.join("grandchild"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     // The kill is sent before dispatch returns; give the kernel a moment to finish the process.
     let mut alive = true;
     for _ in 0..100 {
@@ -65,10 +105,21 @@ async fn output_over_the_cap_is_truncated_and_reported() {
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
         "command": "head -c 3000000 /dev/zero | tr '\\0' a"}]}]}});
     let p = project(Dialect::Claude, hooks);
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"})).await;
-    let ctx = verdict(&d)["additional_contexts"][0].as_str().unwrap().len();
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
+    )
+    .await;
+    let ctx = verdict(&d)["additional_contexts"][0]
+        .as_str()
+        .unwrap()
+        .len();
     assert_eq!(ctx, 1024 * 1024, "kept the first 1 MiB");
-    assert!(d.warnings.iter().any(|w| w.contains("truncated")), "{:?}", d.warnings);
+    assert!(
+        d.warnings.iter().any(|w| w.contains("truncated")),
+        "{:?}",
+        d.warnings
+    );
 }
 
 #[tokio::test]
@@ -80,38 +131,74 @@ async fn a_missing_script_is_a_non_blocking_error() {
     let p = project(Dialect::Claude, hooks);
     let d = dispatch(&p, json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
     assert!(verdict(&d)["decision"].is_null());
-    assert!(d.warnings[0].contains("status code 127"), "{:?}", d.warnings);
+    assert!(
+        d.warnings[0].contains("status code 127"),
+        "{:?}",
+        d.warnings
+    );
     assert!(d.warnings[1].contains("spawn_error"), "{:?}", d.warnings);
 }
 
 #[tokio::test]
 async fn exec_form_args_and_scripts() {
-    let p = project(Dialect::Claude, json!({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "args": ["/bin/echo", "root", "${CLAUDE_PLUGIN_ROOT}"]}]}]}}));
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"})).await;
-    assert_eq!(verdict(&d)["additional_contexts"][0], format!("root {}", p.path().join("plugin").display()));
+    let p = project(
+        Dialect::Claude,
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "args": ["/bin/echo", "root", "${CLAUDE_PLUGIN_ROOT}"]}]}]}}),
+    );
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
+    )
+    .await;
+    assert_eq!(
+        verdict(&d)["additional_contexts"][0],
+        format!("root {}", p.path().join("plugin").display())
+    );
     let s = script(&p, "ctx.sh", "cat >/dev/null; echo from-script");
-    let p2 = project(Dialect::Claude, json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": s.display().to_string()}]}]}}));
-    let d = dispatch(&p2, json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"})).await;
+    let p2 = project(
+        Dialect::Claude,
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": s.display().to_string()}]}]}}),
+    );
+    let d = dispatch(
+        &p2,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
+    )
+    .await;
     assert_eq!(verdict(&d)["additional_contexts"], json!(["from-script"]));
 }
 
 #[tokio::test]
 async fn native_commands_can_be_disabled_by_policy() {
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/ran\""}]}]}});
-    let p = project_with(Dialect::Claude, hooks, |pol| pol.allow_native_commands = false);
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"})).await;
+    let p = project_with(Dialect::Claude, hooks, |pol| {
+        pol.allow_native_commands = false
+    });
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
+    )
+    .await;
     assert!(!p.path().join("ran").exists());
-    assert!(d.warnings[0].contains("disabled by this host's policy"), "{:?}", d.warnings);
+    assert!(
+        d.warnings[0].contains("disabled by this host's policy"),
+        "{:?}",
+        d.warnings
+    );
 }
 
 #[tokio::test]
 async fn payload_on_stdin_is_the_dialect_shape() {
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "command", "command": "cat"}]}});
     let p = project(Dialect::Agentao, hooks);
-    let d = dispatch(&p, json!({"hook_event_name": "UserPromptSubmit", "prompt": "hello"})).await;
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hello"}),
+    )
+    .await;
     // Agentao's envelope is JSON; JSON stdout is parsed as an answer, so read the raw output.
-    let out: serde_json::Value = serde_json::from_str(d.reports[0].output.as_deref().unwrap()).unwrap();
+    let out: serde_json::Value =
+        serde_json::from_str(d.reports[0].output.as_deref().unwrap()).unwrap();
     assert_eq!(out["event"], "UserPromptSubmit");
     assert_eq!(out["data"]["userMessage"], "hello");
 }

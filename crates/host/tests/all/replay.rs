@@ -26,7 +26,8 @@ async fn run_and_read(full: bool) -> (String, bool) {
         .unwrap();
     }
     // Settings are read when the host is built: build a second host on the same project.
-    let host = hookbox_host::HookHost::new(hookbox_host::HostPolicy::for_project(p.path())).unwrap();
+    let host =
+        hookbox_host::HookHost::new(hookbox_host::HostPolicy::for_project(p.path())).unwrap();
     host.load(&[p.path().join("plugin")], &Default::default());
     host.dispatch(crate::util::event(json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "env"}, "tool_response": {}}), p.path())).await;
     // A dispatch nothing matched writes no record.
@@ -43,10 +44,19 @@ async fn run_and_read(full: bool) -> (String, bool) {
 async fn secrets_are_redacted_in_previews() {
     let (text, truncated) = run_and_read(false).await;
     assert!(!text.contains(AWS) && !text.contains(GH), "{text}");
-    assert!(text.contains("[REDACTED:aws_access_key_id]") && text.contains("[REDACTED:github_token]"));
+    assert!(
+        text.contains("[REDACTED:aws_access_key_id]") && text.contains("[REDACTED:github_token]")
+    );
     assert!(truncated);
     let rec: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    assert_eq!(rec["hooks"][0]["output_preview"].as_str().unwrap().chars().count(), OUTPUT_PREVIEW_CHARS);
+    assert_eq!(
+        rec["hooks"][0]["output_preview"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count(),
+        OUTPUT_PREVIEW_CHARS
+    );
 }
 
 #[tokio::test]

@@ -25,17 +25,32 @@ pub(crate) fn project(dialect: Dialect, hooks: Value) -> Project {
 }
 
 /// Like [`project`], with a chance to adjust the policy.
-pub(crate) fn project_with(dialect: Dialect, hooks: Value, tweak: impl FnOnce(&mut HostPolicy)) -> Project {
+pub(crate) fn project_with(
+    dialect: Dialect,
+    hooks: Value,
+    tweak: impl FnOnce(&mut HostPolicy),
+) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("plugin");
     std::fs::create_dir_all(plugin.join("hooks")).unwrap();
-    std::fs::write(plugin.join("hooks/hooks.json"), serde_json::to_vec_pretty(&hooks).unwrap()).unwrap();
+    std::fs::write(
+        plugin.join("hooks/hooks.json"),
+        serde_json::to_vec_pretty(&hooks).unwrap(),
+    )
+    .unwrap();
     let mut policy = HostPolicy::for_project(dir.path());
     tweak(&mut policy);
     let host = HookHost::new(policy).unwrap();
-    let report = host.load(&[plugin], &LoadOptions::default().with_dialect(Some(dialect)));
+    let report = host.load(
+        &[plugin],
+        &LoadOptions::default().with_dialect(Some(dialect)),
+    );
     assert!(!report.has_errors(), "{:#?}", report.diagnostics);
-    assert!(!report.rules.is_empty(), "no rule loaded: {:#?}", report.diagnostics);
+    assert!(
+        !report.rules.is_empty(),
+        "no rule loaded: {:#?}",
+        report.diagnostics
+    );
     Project { dir, host }
 }
 

@@ -1,0 +1,288 @@
+//! `hookbox dispatch --event NAME …`: load plugins, build one event from a payload file (or
+//! stdin, or a few flags), run it through a `HookHost` and print the verdict, the rendered
+//! marker or tags, each hook's attachments and the HookFired record — or all of it as JSON.
+
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use hookbox_core::aggregate::{StopState, Verdict};
+use hookbox_core::config::LoadOptions;
+use hookbox_core::render::UserTurn;
+use hookbox_core::{Event, EventName, Outcome};
+use hookbox_host::Dispatch;
+use owo_colors::OwoColorize;
+use serde_json::{Map, Value, json};
+
+use super::validate::write_diagnostic;
+use super::{EXIT_FAILURE, EXIT_VERDICT_BLOCKS};
+use crate::cli::DispatchArgs;
+use crate::host_setup::{HostSetup, runtime};
+
+/// Runs `hookbox dispatch`.
+pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
+    let event_name: EventName = args
+        .event
+        .parse()
+        .map_err(|_| anyhow::anyhow!("unknown event `{}`; use a Claude Code event name such as PreToolUse, UserPromptSubmit, Stop", args.event))?;
+    if args.plugin.is_empty() {
+        bail!("no hooks to run: give at least one --plugin DIR (a plugin folder or a hooks file)");
+    }
+    let project = match &args.project_dir {
+        Some(p) => p.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let payload = read_payload(args)?;
+    let cwd = args.cwd.clone().unwrap_or_else(|| project.clone());
+    let event = Event::from_payload(
+        Some(event_name),
+        payload,
+        &args.session_id,
+        &cwd.display().to_string(),
+    )
+    .context("the payload does not fit the event")?;
+    let setup = HostSetup::new(&project, args.no_replay)?;
+    let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));
+    let report = setup.load(&args.plugin, &opts)?;
+    let load_errors = report.has_errors();
+    if !report.diagnostics.is_empty() && !args.json {
+        let mut s = String::new();
+        for d in &report.diagnostics {
+            write_diagnostic(&mut s, d);
+        }
+        eprint!("{}", anstream::adapter::strip_str(&s));
+    }
+    let stop = StopState {
+        reentries: args.reentries,
+        cap: setup.host.policy().stop_reentry_cap,
+    };
+    let dispatch = runtime()?.block_on(setup.host.dispatch_with_stop_state(event, stop));
+    let text = if args.json {
+        let mut v = dispatch_json(&dispatch);
+        v["diagnostics"] =
+            serde_json::to_value(&report.diagnostics).context("cannot encode diagnostics")?;
+        let mut s = serde_json::to_string_pretty(&v).context("cannot encode the dispatch")?;
+        s.push('\n');
+        s
+    } else {
+        human(&dispatch)
+    };
+    let mut out = anstream::stdout().lock();
+    out.write_all(text.as_bytes())
+        .context("cannot write to stdout")?;
+    out.flush().context("cannot write to stdout")?;
+    let blocked = dispatch.verdict.outcome() == Outcome::Block;
+    Ok(if load_errors {
+        ExitCode::from(EXIT_FAILURE)
+    } else if blocked && args.fail_on_block {
+        ExitCode::from(EXIT_VERDICT_BLOCKS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The payload: `--payload FILE|-` (JSON object), then `--prompt`, `--tool`, `--tool-input`
+/// layered on top.
+fn read_payload(args: &DispatchArgs) -> anyhow::Result<Value> {
+    let mut payload = match args.payload.as_deref() {
+        None => Value::Object(Map::new()),
+        Some(p) => {
+            let text = if p == std::path::Path::new("-") {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .context("cannot read the payload from stdin")?;
+                s
+            } else {
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read payload {}", p.display()))?
+            };
+            serde_json::from_str(&text)
+                .with_context(|| format!("payload {} is not valid JSON", p.display()))?
+        }
+    };
+    let Value::Object(map) = &mut payload else {
+        bail!(
+            "the payload must be a JSON object (Claude Code's hook input), found {}",
+            hookbox_core::event::json_type(&payload)
+        );
+    };
+    if let Some(p) = &args.prompt {
+        map.insert("prompt".into(), json!(p));
+    }
+    if let Some(t) = &args.tool {
+        map.insert("tool_name".into(), json!(t));
+    }
+    if let Some(i) = &args.tool_input {
+        let v: Value = serde_json::from_str(i)
+            .with_context(|| format!("--tool-input is not valid JSON: {i}"))?;
+        map.insert("tool_input".into(), v);
+    }
+    Ok(payload)
+}
+
+/// The dispatch as JSON: verdict, rendered turn, reports with attachments, HookFired, warnings.
+pub(crate) fn dispatch_json(d: &Dispatch) -> Value {
+    let reports: Vec<Value> = d
+        .reports
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+            v["attachments"] = serde_json::to_value(r.attachments()).unwrap_or(Value::Null);
+            v
+        })
+        .collect();
+    json!({
+        "event": d.event.name,
+        "session_id": d.event.session_id,
+        "matched_rule_count": d.matched_rule_count,
+        "duration_ms": d.duration.as_secs_f64() * 1000.0,
+        "outcome": d.verdict.outcome(),
+        "verdict": d.verdict,
+        "rendered": d.user_turn(),
+        "hooks": reports,
+        "hook_fired": d.hook_fired,
+        "warnings": d.warnings,
+    })
+}
+
+fn outcome_coloured(o: Outcome) -> String {
+    match o {
+        Outcome::Allow => o.as_str().green().bold().to_string(),
+        Outcome::Block | Outcome::ReentryCapped => o.as_str().red().bold().to_string(),
+        Outcome::Continue | Outcome::ContinueAtMaxIter => o.as_str().yellow().bold().to_string(),
+    }
+}
+
+/// One line summing up the verdict.
+pub(crate) fn verdict_line(v: &Verdict) -> String {
+    let mut s = outcome_coloured(v.outcome());
+    match v {
+        Verdict::PreToolUse(r) => {
+            if let Some(d) = r.decision {
+                let _ = write!(s, " — {}", d.as_str());
+                if let Some(reason) = &r.reason {
+                    let _ = write!(s, ": {reason}");
+                }
+            }
+            if let Some(u) = &r.updated_input {
+                let _ = write!(s, " — input rewritten to {u}");
+            }
+        }
+        Verdict::UserPromptSubmit(r) => {
+            if let Some(b) = &r.blocking_error {
+                let _ = write!(s, " — {b}");
+            } else if let Some(reason) = &r.stop_reason {
+                let _ = write!(s, " — stopped: {reason}");
+            }
+        }
+        Verdict::Stop(r) => {
+            if let Some(f) = &r.follow_up_message {
+                let _ = write!(s, " — follow-up: {f}");
+            }
+            if let Some(b) = &r.blocking_error {
+                let _ = write!(s, " — blocking error: {b}");
+            }
+        }
+        Verdict::PreCompact(r) => {
+            if let Some(b) = &r.ignored_block {
+                let _ = write!(s, " — observe-only; ignored request to block: {b}");
+            }
+        }
+        Verdict::Event(r) => {
+            if let Some(b) = &r.blocking_error {
+                let _ = write!(s, " — {b}");
+            }
+        }
+    }
+    let n = v.additional_contexts().len();
+    if n > 0 {
+        let _ = write!(s, " — {n} context{}", if n == 1 { "" } else { "s" });
+    }
+    s
+}
+
+fn human(d: &Dispatch) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} · session {} · {} rule{} matched · {:.1} ms",
+        d.event.name.as_str().bold(),
+        d.event.session_id,
+        d.matched_rule_count,
+        if d.matched_rule_count == 1 { "" } else { "s" },
+        d.duration.as_secs_f64() * 1000.0
+    );
+    for r in &d.reports {
+        let exit = r
+            .exit_code
+            .map(|c| format!(" · exit {c}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  [{}] {} · {} · {}{exit} · {:.1} ms",
+            r.hook.rule_index,
+            r.hook.plugin,
+            r.hook.handler_type.as_str(),
+            r.hook.hook_name.dimmed(),
+            r.duration_ms
+        );
+        for a in r.attachments() {
+            let kind = serde_json::to_value(a.attachment_type)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            match a.content.as_deref().filter(|c| !c.is_empty()) {
+                Some(c) => {
+                    let _ = writeln!(s, "      {}: {}", kind.cyan(), first_lines(c, 3));
+                }
+                None => {
+                    let _ = writeln!(s, "      {}", kind.cyan());
+                }
+            }
+        }
+    }
+    let _ = writeln!(s, "verdict: {}", verdict_line(&d.verdict));
+    match d.user_turn() {
+        Some(UserTurn::Blocked(t) | UserTurn::Stopped(t)) => {
+            let _ = writeln!(s, "agent returns: {}", t.red());
+        }
+        Some(UserTurn::Proceed(t)) if !d.verdict.additional_contexts().is_empty() => {
+            let _ = writeln!(s, "model receives:\n{}", indent(&t));
+        }
+        _ => {}
+    }
+    for w in &d.warnings {
+        let _ = writeln!(s, "{}: {w}", "warning".yellow());
+    }
+    match &d.hook_fired {
+        Some(f) => {
+            let _ = writeln!(
+                s,
+                "HookFired: {}",
+                serde_json::to_string(f).unwrap_or_default()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "HookFired: none (no rule matched)");
+        }
+    }
+    s
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().take(n + 1).collect();
+    if lines.len() > n {
+        format!("{} …", lines[..n].join(" ⏎ "))
+    } else {
+        lines.join(" ⏎ ")
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
