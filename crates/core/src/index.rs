@@ -5,16 +5,31 @@
 
 use std::collections::HashMap;
 
+use regex::RegexSet;
+
 use crate::event::{Event, EventName};
-use crate::matcher::{Matcher, ToolAliases, glob_match};
+use crate::matcher::{Matcher, ToolAliases, ValuePattern, glob_match};
 use crate::rule::{IfCondition, PluginInfo, Rule};
+
+/// Patterns of one event tested in one pass over the subject: regular regexes, and the glob or
+/// regex an object matcher puts on the event's matcher field (then checked in full on a hit).
+#[derive(Debug, Clone)]
+struct PatternSet {
+    set: RegexSet,
+    /// Pattern i belongs to rule `rules[i].0`; `.1` says the whole matcher must still be checked.
+    rules: Vec<(usize, bool)>,
+}
 
 #[derive(Debug, Default, Clone)]
 struct EventRules {
     /// Canonical exact subject → positions of rules whose matcher lists it.
     exact: HashMap<String, Vec<usize>>,
-    /// Rules that must be tested one by one (all, regex, object), and every rule of an event
-    /// without a matcher field.
+    /// Rules that fire on every occurrence (match-all, or a string matcher on an event that has
+    /// no matcher field).
+    all: Vec<usize>,
+    /// Regular patterns, tested together.
+    set: Option<PatternSet>,
+    /// Everything else (backtracking regexes, object matchers on other fields), one by one.
     scan: Vec<usize>,
 }
 
@@ -28,15 +43,34 @@ pub struct RuleSet {
     aliases: ToolAliases,
 }
 
+/// A whole-string glob as a `regex`-crate pattern.
+fn glob_regex(glob: &str) -> String {
+    let mut out = String::from("(?s)^");
+    for c in glob.chars() {
+        match c {
+            '*' => out.push_str(".*"),
+            '?' => out.push('.'),
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    out.push('$');
+    out
+}
+
 impl RuleSet {
     /// Indexes `rules` (positions in `rules` are declaration order).
     pub fn new(plugins: Vec<PluginInfo>, rules: Vec<Rule>, aliases: ToolAliases) -> RuleSet {
         let mut by_event: HashMap<EventName, EventRules> = HashMap::new();
+        let mut patterns: HashMap<EventName, Vec<(String, usize, bool)>> = HashMap::new();
         for (pos, rule) in rules.iter().enumerate() {
             let bucket = by_event.entry(rule.event).or_default();
-            let is_tool = rule.event.matcher_field() == Some("tool_name");
-            match (rule.matcher.exact_names(), rule.event.matcher_field()) {
-                (Some(names), Some(_)) => {
+            let field = rule.event.matcher_field();
+            let is_tool = field == Some("tool_name");
+            match (&rule.matcher, field) {
+                (Matcher::All, _) | (Matcher::Names(_) | Matcher::Regex(_), None) => {
+                    bucket.all.push(pos)
+                }
+                (Matcher::Names(names), Some(_)) => {
                     let mut keys: Vec<String> = names
                         .iter()
                         .map(|n| {
@@ -47,16 +81,47 @@ impl RuleSet {
                             }
                         })
                         .collect();
+                    keys.sort();
                     keys.dedup();
                     for key in keys {
-                        let list = bucket.exact.entry(key).or_default();
-                        if list.last() != Some(&pos) {
-                            list.push(pos);
-                        }
+                        bucket.exact.entry(key).or_default().push(pos);
                     }
                 }
-                _ => bucket.scan.push(pos),
+                (Matcher::Regex(re), Some(_)) => match re.regular() {
+                    Some(p) => {
+                        patterns
+                            .entry(rule.event)
+                            .or_default()
+                            .push((p.to_owned(), pos, false))
+                    }
+                    None => bucket.scan.push(pos),
+                },
+                (Matcher::Object(parts), field) => {
+                    let on_field = parts.iter().find(|(k, _)| Some(k.as_str()) == field);
+                    let prefilter = on_field.and_then(|(_, pat)| match pat {
+                        ValuePattern::Glob(g) => Some(glob_regex(g)),
+                        ValuePattern::Regex(re) => re.regular().map(str::to_owned),
+                    });
+                    match prefilter {
+                        Some(p) => patterns.entry(rule.event).or_default().push((p, pos, true)),
+                        None => bucket.scan.push(pos),
+                    }
+                }
             }
+        }
+        for (event, list) in patterns {
+            let bucket = by_event.entry(event).or_default();
+            match RegexSet::new(list.iter().map(|(p, _, _)| p)) {
+                Ok(set) => {
+                    bucket.set = Some(PatternSet {
+                        set,
+                        rules: list.iter().map(|(_, pos, v)| (*pos, *v)).collect(),
+                    });
+                }
+                // A set too large for the engine's size limit: fall back to testing one by one.
+                Err(_) => bucket.scan.extend(list.iter().map(|(_, pos, _)| *pos)),
+            }
+            bucket.scan.sort_unstable();
         }
         RuleSet {
             plugins,
@@ -96,15 +161,33 @@ impl RuleSet {
         let Some(bucket) = self.by_event.get(&event.name) else {
             return Vec::new();
         };
-        let mut hits: Vec<usize> = Vec::new();
+        let mut hits: Vec<usize> = bucket.all.clone();
+        let is_tool = event.name.matcher_field() == Some("tool_name");
         if let Some(subject) = event.matcher_subject() {
-            let key = if event.name.matcher_field() == Some("tool_name") {
+            let key = if is_tool {
                 self.aliases.canonical(subject)
             } else {
                 subject
             };
             if let Some(list) = bucket.exact.get(key) {
                 hits.extend(list);
+            }
+            if let Some(ps) = &bucket.set {
+                let names: Vec<&str> = if is_tool {
+                    self.aliases.names(subject).collect()
+                } else {
+                    vec![subject]
+                };
+                // `is_match` stops at the first hit and needs no per-pattern bookkeeping: most
+                // dispatches match nothing, so test that cheaply first.
+                for name in names.into_iter().filter(|n| ps.set.is_match(n)) {
+                    for i in ps.set.matches(name).iter() {
+                        let (pos, verify) = ps.rules[i];
+                        if !verify || self.rules[pos].matcher.matches(event, &self.aliases) {
+                            hits.push(pos);
+                        }
+                    }
+                }
             }
         }
         hits.extend(
@@ -254,6 +337,53 @@ mod tests {
             set.matching(&Event::new(EventName::Stop, "s", "/"))
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn regex_sets_and_object_prefilters_agree_with_the_matchers() {
+        let obj = |i: usize, v: serde_json::Value| {
+            let mut r = rule(i, EventName::PreToolUse, "", None);
+            r.matcher = Matcher::from_json(Some(&v), EventName::PreToolUse).unwrap();
+            r
+        };
+        let rules = vec![
+            rule(0, EventName::PreToolUse, "^mcp__gh__.*$", None),
+            rule(1, EventName::PreToolUse, r"(?<x>mcp)__\k<x>", None),
+            obj(2, json!({"tool_name": "mcp__*"})),
+            obj(3, json!({"tool_name": "Bash", "trigger": "x"})),
+            obj(4, json!({"toolName": "run_shell_command"})),
+            obj(5, json!({"tool_name": "^(Edit|Write)$"})),
+            rule(6, EventName::PreToolUse, "Notebook.*", None),
+        ];
+        let set = RuleSet::new(vec![], rules, ToolAliases::default());
+        assert_eq!(ids(&set, &tool("mcp__gh__issue", "")), vec![0, 2]);
+        assert_eq!(ids(&set, &tool("mcp__mcp", "")), vec![1, 2]);
+        assert_eq!(
+            ids(&set, &tool("Bash", "")),
+            vec![4],
+            "object matcher needs every key; aliases apply"
+        );
+        assert_eq!(ids(&set, &tool("Write", "")), vec![5]);
+        assert_eq!(ids(&set, &tool("NotebookEdit", "")), vec![6]);
+        // Every rule the index returns is one the matcher itself accepts, and vice versa.
+        for name in [
+            "mcp__gh__issue",
+            "mcp__mcp",
+            "Bash",
+            "run_shell_command",
+            "Write",
+            "NotebookEdit",
+            "Read",
+        ] {
+            let ev = tool(name, "");
+            let brute: Vec<usize> = set
+                .rules()
+                .iter()
+                .filter(|r| r.matcher.matches(&ev, set.aliases()))
+                .map(|r| r.index)
+                .collect();
+            assert_eq!(ids(&set, &ev), brute, "{name}");
+        }
     }
 
     #[test]

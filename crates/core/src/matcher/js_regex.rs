@@ -39,6 +39,9 @@ pub enum RegexError {
 #[derive(Clone)]
 pub struct JsRegex {
     source: String,
+    /// The pattern in the `regex` crate's syntax, when it needs no backtracking feature: the
+    /// rule index can then test many such patterns in one pass (a `RegexSet`).
+    regular: Option<String>,
     re: fancy_regex::Regex,
 }
 
@@ -69,8 +72,10 @@ impl JsRegex {
                 pattern: pattern.to_owned(),
                 reason: e.to_string(),
             })?;
+        let regular = regex::Regex::new(&translated).is_ok().then_some(translated);
         Ok(JsRegex {
             source: pattern.to_owned(),
+            regular,
             re,
         })
     }
@@ -78,6 +83,12 @@ impl JsRegex {
     /// The pattern as written.
     pub fn as_str(&self) -> &str {
         &self.source
+    }
+
+    /// The equivalent `regex`-crate pattern, when the pattern uses no lookaround or
+    /// backreference (most matchers): it runs in linear time and can join a `RegexSet`.
+    pub fn regular(&self) -> Option<&str> {
+        self.regular.as_deref()
     }
 
     /// Whether the pattern matches anywhere in `text`. A match that exceeds the backtracking

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Dependencies point one way (style.md, README "Architecture"): hookbox-core stays pure — no async
+# runtime, no wasm engine, no process-spawning crate, no other hookbox crate; hookbox-command and
+# hookbox-wasm know nothing of each other or of the host. Prints what is wrong and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail=0
+deps_of() {
+  # Normal (non-dev, non-build) dependencies, one name per line, without the crate itself.
+  cargo tree -p "$1" -e normal --prefix none --format '{p}' 2>/dev/null \
+    | sed 's/ .*//' | sort -u | grep -vx "$1"
+}
+forbid() {
+  local crate=$1; shift
+  local found
+  found=$(deps_of "$crate" | grep -xE "$(IFS='|'; echo "$*")" || true)
+  if [[ -n $found ]]; then
+    echo "check-deps: $crate must not depend on: $(echo "$found" | tr '\n' ' ')" >&2
+    fail=1
+  fi
+}
+
+forbid hookbox-core 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-.*' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
+forbid hookbox-command 'wasmtime.*' 'hookbox-wasm' 'hookbox-host'
+forbid hookbox-wasm 'hookbox-command' 'hookbox-host'
+
+if ((fail)); then exit 1; fi
+echo "check-deps: ok (core is pure; command and wasm are independent)"
