@@ -1,1 +1,76 @@
-//! placeholder
+//! hookbox-wasm: hookbox's WebAssembly runtime, and the only crate that touches wasmtime.
+//!
+//! It compiles hook components once (an on-disk `.cwasm` cache keyed by the wasm's sha256 and
+//! the engine's configuration, plus an in-memory map), pre-links them, and runs each event in a
+//! fresh `Store` under [`WasmLimits`], returning a typed [`HookResponse`](hookbox_core::output::HookResponse)
+//! (components of the `hookbox:hook` world) or a [`RawOutput`](hookbox_core::output::RawOutput)
+//! (`wasi:cli/run` components, read by the host like a native command), or a classified
+//! [`HookFailure`](hookbox_core::output::HookFailure).
+//!
+//! It depends on hookbox-core's types only: it knows nothing of the host (matching, aggregation,
+//! policies per tenant) or of the native command runner.
+//!
+//! # The sandbox's defaults
+//!
+//! A guest starts with nothing: no preopened folder, no environment variable, no arguments, no
+//! inherited stdio (stdout and stderr are captured and capped; stdin is the payload for commands
+//! and empty for typed hooks), and no network at all: `wasi:sockets` and `wasi:http` are not
+//! linked, and a component importing them is refused at load (`incompatible_component`). It can
+//! read clocks and random numbers. Each grant comes from the rule, checked against a
+//! [`WasmPolicy`] by [`resolve`]: mounts (read-only unless the policy allows `rw`; wasmtime-wasi's
+//! capability model keeps `..`, absolute paths and symlinks inside a mount), environment
+//! variables, and the rule's `config` JSON through `host.config`.
+//!
+//! Every run is bounded: wall-clock timeout (epoch deadline, checked in 2 ms slices between
+//! which a CPU-bound guest yields its tokio worker, plus a timer backstop), linear memory,
+//! table elements, instances, output bytes, log calls, and optionally fuel. Failures are
+//! classified `timeout`, `out_of_fuel`, `memory_limit`, `trap`, `invalid_output`,
+//! `instantiate_error` or `incompatible_component`; the runtime keeps serving after any of them.
+//!
+//! ```no_run
+//! # async fn demo(event: &hookbox_core::Event) -> Result<(), Box<dyn std::error::Error>> {
+//! use hookbox_wasm::{Invocation, RuntimeConfig, WasmLimits, WasmRuntime};
+//! let runtime = WasmRuntime::new(RuntimeConfig::default().with_default_cache_dir())?;
+//! let hook = runtime.load_file("guard.wasm".as_ref())?;
+//! let limits = WasmLimits::default();
+//! let run = runtime
+//!     .run(&hook, Invocation {
+//!         event,
+//!         payload_json: "{}",
+//!         limits: &limits,
+//!         mounts: &[],
+//!         env: &[],
+//!         config_json: "null".into(),
+//!         label: "guard".into(),
+//!     })
+//!     .await?;
+//! # let _ = run; Ok(()) }
+//! ```
+
+mod bindings;
+mod cache;
+mod capture;
+mod classify;
+mod config;
+mod engine;
+mod error;
+mod inspect;
+mod limits;
+mod linker;
+mod policy;
+mod run;
+mod runtime;
+mod state;
+mod world;
+
+pub use capture::Captured;
+pub use config::{PoolConfig, PoolingMode, RuntimeConfig, default_cache_dir};
+pub use error::WasmError;
+pub use inspect::{ImportReport, InspectKind, InspectReport};
+pub use limits::WasmLimits;
+pub use policy::{PolicyError, WasmPolicy, resolve};
+pub use run::{
+    FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,
+};
+pub use runtime::{CacheStatus, ComponentKind, LoadedComponent, WasmRuntime};
+pub use world::Grant;

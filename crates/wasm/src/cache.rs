@@ -1,0 +1,211 @@
+//! The on-disk cache of compiled components: one `.cwasm` file per (wasm content, engine
+//! configuration), in a folder only the host writes. Files are written atomically (temporary
+//! file + rename) and carry a sha256 trailer; anything unreadable, torn or built by another engine
+//! is a cache miss, never an error.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use crate::config::RuntimeConfig;
+use crate::error::WasmError;
+
+/// Bumped whenever the file layout or keying changes.
+const FORMAT: &str = "hookbox-wasm-cache-v1";
+const TRAILER: usize = 32;
+
+/// A sha256 digest.
+pub(crate) type Sha = [u8; 32];
+
+/// sha256 of `bytes`.
+pub(crate) fn sha256(bytes: &[u8]) -> Sha {
+    Sha256::digest(bytes).into()
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Feeds `Hash` output into sha256, so the key is stable across processes (unlike
+/// `DefaultHasher`, whose algorithm is not guaranteed).
+struct ShaHasher(Sha256);
+
+impl Hasher for ShaHasher {
+    fn finish(&self) -> u64 {
+        let d = self.0.clone().finalize();
+        u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+}
+
+/// The cache folder of one engine.
+pub(crate) struct DiskCache {
+    dir: PathBuf,
+    /// Hex digest of everything about the engine that changes compiled code.
+    engine_key: String,
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl DiskCache {
+    /// Opens (creating it if needed) the cache folder for `engine`.
+    pub(crate) fn open(
+        dir: &Path,
+        engine: &Engine,
+        config: &RuntimeConfig,
+    ) -> Result<DiskCache, WasmError> {
+        let err = |reason: String| WasmError::CacheDir {
+            path: dir.to_owned(),
+            reason,
+        };
+        create_private_dir(dir).map_err(|e| err(format!("cannot create it: {e}")))?;
+        check_private(dir).map_err(err)?;
+        let mut h = ShaHasher(Sha256::new());
+        FORMAT.hash(&mut h);
+        engine.precompile_compatibility_hash().hash(&mut h);
+        // Belt and braces: these change the generated code and are ours to know.
+        config.fuel.hash(&mut h);
+        config.max_wasm_stack.hash(&mut h);
+        let engine_key = hex(&h.0.finalize()[..16]);
+        Ok(DiskCache {
+            dir: dir.to_owned(),
+            engine_key,
+        })
+    }
+
+    fn path(&self, wasm: &Sha) -> PathBuf {
+        self.dir
+            .join(format!("{}-{}.cwasm", hex(wasm), self.engine_key))
+    }
+
+    /// The compiled component for `wasm`, if a sound artefact of this engine is on disk.
+    pub(crate) fn get(&self, engine: &Engine, wasm: &Sha) -> Option<Component> {
+        let path = self.path(wasm);
+        let file = fs::read(&path).ok()?;
+        let (code, trailer) = file.split_at_checked(file.len().checked_sub(TRAILER)?)?;
+        if sha256(code) != trailer {
+            tracing::warn!(path = %path.display(), "corrupt wasm cache entry; recompiling");
+            return None;
+        }
+        #[allow(
+            unsafe_code,
+            reason = "loading precompiled native code is inherently unsafe in wasmtime"
+        )]
+        // SAFETY: `Component::deserialize` trusts its input to be an artefact wasmtime produced.
+        // `code` was written by `put` below from `Component::serialize` of an engine with the same
+        // `precompile_compatibility_hash` (that hash is part of the file name), into a folder the
+        // host created private to itself (`check_private`), through a temporary file and an atomic
+        // rename, and its sha256 trailer was just verified, so a torn or corrupted write is a
+        // miss. Tenants never supply these files: they supply wasm, whose content hash is the
+        // other half of the name. Wasmtime still checks the artefact's header, version and engine
+        // settings and rejects a mismatch with an error, which is a miss.
+        let component = unsafe { Component::deserialize(engine, code) };
+        match component {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::debug!(path = %path.display(), error = %e, "unusable wasm cache entry; recompiling");
+                None
+            }
+        }
+    }
+
+    /// Stores the compiled `component` for `wasm`. Errors are the caller's to log: a cache that
+    /// cannot be written only costs a recompile next time.
+    pub(crate) fn put(&self, wasm: &Sha, component: &Component) -> Result<(), String> {
+        let code = component
+            .serialize()
+            .map_err(|e| format!("cannot serialize: {e}"))?;
+        let path = self.path(wasm);
+        let tmp = self.dir.join(format!(
+            ".{}.{}.{}.tmp",
+            hex(&wasm[..8]),
+            std::process::id(),
+            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let write = || -> std::io::Result<()> {
+            let mut f = private_file(&tmp)?;
+            f.write_all(&code)?;
+            f.write_all(&sha256(&code))?;
+            f.sync_all()?;
+            fs::rename(&tmp, &path)
+        };
+        write().map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            format!("cannot write `{}`: {e}", path.display())
+        })
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// Refuses a cache folder others can write to: its files are loaded as native code.
+#[cfg(unix)]
+fn check_private(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = fs::metadata(dir).map_err(|e| e.to_string())?;
+    if !meta.is_dir() {
+        return Err("not a folder".into());
+    }
+    let mode = meta.permissions().mode();
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "writable by group or others (mode {:o}); compiled code is loaded from it, so it must be private: chmod go-w",
+            mode & 0o777
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private(dir: &Path) -> Result<(), String> {
+    if fs::metadata(dir).map_err(|e| e.to_string())?.is_dir() {
+        Ok(())
+    } else {
+        Err("not a folder".into())
+    }
+}
+
+#[cfg(unix)]
+fn private_file(path: &Path) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn private_file(path: &Path) -> std::io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}

@@ -1,0 +1,154 @@
+//! How a [`WasmRuntime`](crate::WasmRuntime) is built: instance pool sizing, epoch tick, fuel,
+//! wasm stack, and where compiled components are cached. Per-event limits live in
+//! [`WasmLimits`](crate::WasmLimits); this is the engine-wide part, fixed for the runtime's life.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether the engine uses wasmtime's pooling instance allocator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolingMode {
+    /// Use the pool; if its virtual address space cannot be reserved (small VA, `ulimit -v`),
+    /// fall back to on-demand allocation with a warning. The default.
+    #[default]
+    Auto,
+    /// Use the pool or fail to build the runtime.
+    Required,
+    /// Allocate each instance on demand (slower instantiation, no up-front reservation).
+    Disabled,
+}
+
+/// Sizing of the instance pool. Each running hook holds one slot; slots are reused, and a run
+/// waits for a free slot (up to its timeout) rather than failing when all are busy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolConfig {
+    /// Hooks that may run at once. Default **256**. Also the size of the runtime's concurrency
+    /// gate, pooled or not.
+    pub slots: u32,
+    /// Core instances one component may create (a Rust component needs 1–5). Default **16**.
+    pub core_instances_per_slot: u32,
+    /// Linear memories per component. Default **4**.
+    pub memories_per_slot: u32,
+    /// Tables per component. Default **16**.
+    pub tables_per_slot: u32,
+    /// Hard cap on one linear memory, in bytes: no policy may allow more. Default **256 MiB**.
+    pub max_memory_bytes: u64,
+    /// Hard cap on one table's elements: no policy may allow more. Default **100 000**.
+    pub max_table_elements: u32,
+    /// Linear-memory bytes kept resident and reset in place (instead of `madvise`, which costs a
+    /// syscall, TLB shootdowns and page faults on the next event) when a slot is freed. With
+    /// `pagemap_scan` only the pages the guest dirtied are reset. Default **2 MiB**: covers a Rust
+    /// guest's stack and heap; at most what the guest touched stays resident per warm slot.
+    /// Without `PAGEMAP_SCAN` the whole prefix would be `memset` per event, so it is capped at
+    /// 64 KiB there.
+    pub memory_keep_resident: u64,
+    /// Table bytes kept resident and reset in place, as for memory. Default **64 KiB**.
+    pub table_keep_resident: u64,
+    /// Use Linux's `PAGEMAP_SCAN` (kernel ≥ 6.7) to find dirtied pages when resetting a slot;
+    /// ignored where unsupported. Default **true**.
+    pub pagemap_scan: bool,
+    /// Unused slots kept warm for reuse by the same component. Default **100**.
+    pub max_unused_warm_slots: u32,
+}
+
+impl Default for PoolConfig {
+    fn default() -> PoolConfig {
+        PoolConfig {
+            slots: 256,
+            core_instances_per_slot: 16,
+            memories_per_slot: 4,
+            tables_per_slot: 16,
+            max_memory_bytes: 256 << 20,
+            max_table_elements: 100_000,
+            memory_keep_resident: 2 << 20,
+            table_keep_resident: 64 << 10,
+            pagemap_scan: true,
+            max_unused_warm_slots: 100,
+        }
+    }
+}
+
+/// Engine-wide configuration of a [`WasmRuntime`](crate::WasmRuntime).
+///
+/// `RuntimeConfig::default()` reads no environment: its disk cache is off. Use
+/// [`RuntimeConfig::with_default_cache_dir`] for the usual `$HOOKBOX_CACHE_DIR` /
+/// `$XDG_CACHE_HOME/hookbox/wasm` / `~/.cache/hookbox/wasm` location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeConfig {
+    /// Pool or on-demand allocation. Default [`PoolingMode::Auto`].
+    pub pooling: PoolingMode,
+    /// Pool sizing (also used for the concurrency gate and hard caps when not pooling).
+    pub pool: PoolConfig,
+    /// How often the epoch ticker advances the engine's epoch, i.e. the timeout resolution.
+    /// Default **1 ms** (one relaxed atomic increment per tick; the check in guest code costs
+    /// +2…+16 % on realistic code).
+    pub epoch_tick: Duration,
+    /// How long a guest runs before yielding to the async executor (checked at epoch ticks).
+    /// Default **2 ms**: a CPU-bound hook shares its tokio worker instead of holding it for its
+    /// whole timeout, for one cheap callback per slice.
+    pub yield_interval: Duration,
+    /// Instrument guests for fuel so rules may set a deterministic instruction budget. Default
+    /// **false**: fuel costs +5…+117 % guest time, and wall-clock epochs already bound every
+    /// run. Changing it changes the compiled code (and the cache key).
+    pub fuel: bool,
+    /// Wasm stack a guest may use, in bytes; deeper recursion traps with a stack overflow.
+    /// Default **512 KiB** (wasmtime's). Must stay well below `async_stack_bytes`.
+    pub max_wasm_stack: usize,
+    /// Native stack of each running hook (wasm stack plus room for host calls). Default
+    /// **2 MiB**; `async_stack_bytes - max_wasm_stack` is what host functions get.
+    pub async_stack_bytes: usize,
+    /// Folder of precompiled `.cwasm` files; `None` keeps compiled components in memory only.
+    /// It must be owned and writable by the host alone: its files are loaded as native code.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> RuntimeConfig {
+        RuntimeConfig {
+            pooling: PoolingMode::Auto,
+            pool: PoolConfig::default(),
+            epoch_tick: Duration::from_millis(1),
+            yield_interval: Duration::from_millis(2),
+            fuel: false,
+            max_wasm_stack: 512 << 10,
+            async_stack_bytes: 2 << 20,
+            cache_dir: None,
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// The same configuration, caching compiled components under [`default_cache_dir`].
+    pub fn with_default_cache_dir(mut self) -> RuntimeConfig {
+        self.cache_dir = default_cache_dir();
+        self
+    }
+
+    /// The same configuration, caching compiled components in `dir`.
+    pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> RuntimeConfig {
+        self.cache_dir = Some(dir.into());
+        self
+    }
+
+    /// The same configuration with fuel instrumentation on or off.
+    pub fn with_fuel(mut self, fuel: bool) -> RuntimeConfig {
+        self.fuel = fuel;
+        self
+    }
+}
+
+/// The usual cache folder: `$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox/wasm`, else
+/// `$HOME/.cache/hookbox/wasm`; `None` when none of these is set.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let var = |k| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("HOOKBOX_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("hookbox").join("wasm")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("hookbox").join("wasm")))
+}

@@ -1,0 +1,68 @@
+//! Errors of building a runtime and loading components. Failures of a *run* are
+//! [`HookFailure`]s with a [`FailureClass`]; a load that fails because of the component itself
+//! maps to `incompatible_component` through [`WasmError::failure`].
+
+use std::path::PathBuf;
+
+use hookbox_core::output::{FailureClass, HookFailure};
+
+use crate::policy::PolicyError;
+
+/// Why a runtime could not be built or a component could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum WasmError {
+    /// The runtime configuration is inconsistent.
+    #[error("wasm runtime configuration: {0}")]
+    Config(String),
+    /// wasmtime refused the engine configuration.
+    #[error("cannot create the wasm engine: {0}")]
+    Engine(String),
+    /// The cache folder cannot be used.
+    #[error("wasm cache folder `{path}`: {reason}")]
+    CacheDir {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The component file cannot be read.
+    #[error("cannot read component `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The bytes are not a component this host can run (not wasm, a core module, invalid, wrong
+    /// world or version, imports the host does not grant).
+    #[error("component `{origin}` is incompatible: {reason}")]
+    Incompatible {
+        /// The file, or `<bytes>`.
+        origin: String,
+        /// Why, naming the offending export or import.
+        reason: String,
+    },
+    /// A rule or policy asks for more than allowed.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+}
+
+impl WasmError {
+    /// The failure class of this error when it is reported as a hook failure: the component's
+    /// own problems are `incompatible_component`; the rest are host problems with no class.
+    pub fn failure_class(&self) -> Option<FailureClass> {
+        match self {
+            WasmError::Incompatible { .. } => Some(FailureClass::IncompatibleComponent),
+            _ => None,
+        }
+    }
+
+    /// This error as a hook failure (`incompatible_component` for the component's problems,
+    /// `instantiate_error` for the host's).
+    pub fn failure(&self) -> HookFailure {
+        let class = self
+            .failure_class()
+            .unwrap_or(FailureClass::InstantiateError);
+        HookFailure::new(class, self.to_string())
+    }
+}

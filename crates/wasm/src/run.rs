@@ -1,0 +1,393 @@
+//! Running one event: a fresh store with a closed WASI context (only the rule's mounts and env,
+//! captured and capped stdio, stdin = payload for commands), limits applied before the first
+//! instruction, the call under an epoch deadline plus a timer backstop, and a classified result.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hookbox_core::event::Event;
+use hookbox_core::output::{FailureClass, HookFailure, HookResponse, RawOutput};
+use hookbox_core::rule::Access;
+use serde::{Deserialize, Serialize};
+use wasmtime::component::ResourceTable;
+use wasmtime::{Store, UpdateDeadline};
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+use crate::bindings;
+use crate::capture::{CappedPipe, Captured};
+use crate::classify::{self, Budget, Phase};
+use crate::limits::WasmLimits;
+use crate::runtime::{LoadedComponent, Prepared, WasmRuntime};
+use crate::state::{HostState, Limiter, StoreState};
+
+/// How long after its timeout a run stuck in a host call (where epochs cannot reach) is dropped.
+const BACKSTOP_GRACE: Duration = Duration::from_millis(10);
+
+/// Largest `get-random-bytes` request, far below wasmtime-wasi's 64 MiB default: a guest cannot
+/// make the host allocate much on its behalf.
+const MAX_RANDOM_BYTES: u64 = 1 << 20;
+
+/// A host folder made visible to the guest, with its placeholders already resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolvedMount {
+    /// The host folder. It must exist: a missing folder fails the run with `instantiate_error`.
+    pub host: PathBuf,
+    /// The guest's absolute path for it.
+    pub guest: String,
+    /// `ro` (default) or `rw`, as resolved against the policy.
+    pub access: Access,
+}
+
+/// One event for one component.
+#[derive(Debug, Clone)]
+pub struct Invocation<'a> {
+    /// The event (typed hooks get it as the WIT `event` record, with the flat payload).
+    pub event: &'a Event,
+    /// The payload in the rule's dialect: stdin of `wasi:cli/run` components.
+    pub payload_json: &'a str,
+    /// Limits from [`resolve`](crate::resolve).
+    pub limits: &'a WasmLimits,
+    /// Folders the guest sees; nothing else of the host filesystem is visible.
+    pub mounts: &'a [ResolvedMount],
+    /// The guest's whole environment; the host's is never inherited.
+    pub env: &'a [(String, String)],
+    /// The rule's `config` as JSON text, returned by `host.config`.
+    pub config_json: Arc<str>,
+    /// The rule, for log records.
+    pub label: Arc<str>,
+}
+
+/// Level of a guest log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs, reason = "the usual log levels")]
+pub enum LogLevel {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+/// One `host.log` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuestLog {
+    /// Its level.
+    pub level: LogLevel,
+    /// The message, cut at `log_message_bytes`.
+    pub message: String,
+    /// True when the message was cut.
+    pub truncated: bool,
+}
+
+/// What a successful run answered.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per run, moved once; boxing would add an allocation per event"
+)]
+pub enum WasmOutput {
+    /// A typed hook's response.
+    Typed(HookResponse),
+    /// A command's exit code and captured output, to be read exactly like a native command's in
+    /// the rule's dialect. A command stopped at its timeout is a [`FailedRun`] of class
+    /// `timeout` (its output in the report), never a `RawOutput` with `timed_out`.
+    Command(RawOutput),
+}
+
+/// What happened during a run, successful or not.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunReport {
+    /// `host.log` calls, in order, up to `log_calls`.
+    pub logs: Vec<GuestLog>,
+    /// `host.log` calls beyond `log_calls`.
+    pub logs_dropped: u64,
+    /// Captured stdout (for commands, the same text as in [`RawOutput`]).
+    pub stdout: Captured,
+    /// Captured stderr.
+    pub stderr: Captured,
+    /// Fuel used, when the run had a fuel budget.
+    pub fuel_consumed: Option<u64>,
+    /// Wall-clock time from the call to `run` to its result (including any wait for a slot).
+    pub duration: Duration,
+}
+
+/// A successful run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WasmRun {
+    /// The answer.
+    pub output: WasmOutput,
+    /// Logs, output, fuel, time.
+    pub report: RunReport,
+}
+
+/// A failed run: the classified failure and what the guest left behind.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{failure}")]
+pub struct FailedRun {
+    /// Why it failed.
+    pub failure: HookFailure,
+    /// Logs and output up to the failure.
+    pub report: RunReport,
+}
+
+impl FailedRun {
+    /// The failure class.
+    pub fn class(&self) -> FailureClass {
+        self.failure.class
+    }
+}
+
+impl From<FailedRun> for HookFailure {
+    fn from(f: FailedRun) -> HookFailure {
+        f.failure
+    }
+}
+
+/// What `execute` produced before conversion.
+#[allow(clippy::large_enum_variant, reason = "lives on the stack for one run")]
+enum Answer {
+    Typed(Result<HookResponse, HookFailure>),
+    Exit(i32),
+}
+
+/// Epoch ticks covering `timeout`: rounded up, plus one because the first tick may come at once.
+fn epoch_ticks(timeout: Duration, tick: Duration) -> u64 {
+    let ticks = timeout.as_nanos().div_ceil(tick.as_nanos().max(1));
+    u64::try_from(ticks).unwrap_or(u64::MAX).saturating_add(1)
+}
+
+impl WasmRuntime {
+    /// Runs `component` on one event in a fresh store. Every failure is classified; the runtime
+    /// keeps serving afterwards. Needs a tokio runtime with timers enabled.
+    pub async fn run(
+        &self,
+        component: &LoadedComponent,
+        inv: Invocation<'_>,
+    ) -> Result<WasmRun, FailedRun> {
+        let started = Instant::now();
+        let limits = inv.limits;
+        let early = |class, msg: String| FailedRun {
+            failure: HookFailure::new(class, msg),
+            report: RunReport {
+                duration: started.elapsed(),
+                ..RunReport::default()
+            },
+        };
+        if !wasmtime::Engine::same(&component.engine, &self.engine) {
+            return Err(early(
+                FailureClass::InstantiateError,
+                "component was loaded by another runtime".into(),
+            ));
+        }
+        if limits.fuel.is_some() && !self.config.fuel {
+            return Err(early(
+                FailureClass::InstantiateError,
+                "a fuel budget was given, but this runtime was built without fuel metering".into(),
+            ));
+        }
+        let Ok(Ok(_permit)) = tokio::time::timeout(limits.timeout, self.gate.acquire()).await
+        else {
+            return Err(early(
+                FailureClass::InstantiateError,
+                format!(
+                    "all {} wasm instance slots stayed busy for the whole {:?} timeout",
+                    self.config.pool.slots, limits.timeout
+                ),
+            ));
+        };
+        let stdout = CappedPipe::new(limits.output_bytes);
+        let stderr = CappedPipe::new(limits.output_bytes);
+        let mut store = match self.new_store(component, &inv, &stdout, &stderr) {
+            Ok(store) => store,
+            Err(failure) => {
+                return Err(FailedRun {
+                    failure,
+                    ..early(FailureClass::InstantiateError, String::new())
+                });
+            }
+        };
+        let backstop = limits.timeout.saturating_add(BACKSTOP_GRACE);
+        let outcome =
+            match tokio::time::timeout(backstop, execute(component, &mut store, inv.event)).await {
+                Ok(Ok(answer)) => Ok(answer),
+                Ok(Err((phase, err))) => {
+                    let budget = Budget {
+                        timeout: limits.timeout,
+                        fuel: limits.fuel,
+                    };
+                    Err(classify::classify(
+                        &err,
+                        phase,
+                        store.data(),
+                        &stderr,
+                        &budget,
+                    ))
+                }
+                Err(_elapsed) => Err(classify::timeout(limits.timeout)),
+            };
+        let fuel_consumed = limits
+            .fuel
+            .map(|f| f.saturating_sub(store.get_fuel().unwrap_or(0)));
+        let host = store.into_data().host;
+        let report = RunReport {
+            logs: host.logs,
+            logs_dropped: host.logs_dropped,
+            stdout: stdout.take(),
+            stderr: stderr.take(),
+            fuel_consumed,
+            duration: started.elapsed(),
+        };
+        let output = match outcome {
+            Ok(Answer::Typed(Ok(response))) => WasmOutput::Typed(response),
+            Ok(Answer::Exit(code)) => WasmOutput::Command(RawOutput {
+                exit_code: Some(code),
+                stdout: report.stdout.text.clone(),
+                stderr: report.stderr.text.clone(),
+                stdout_truncated: report.stdout.truncated,
+                stderr_truncated: report.stderr.truncated,
+                timed_out: false,
+            }),
+            Ok(Answer::Typed(Err(failure))) | Err(failure) => {
+                return Err(FailedRun { failure, report });
+            }
+        };
+        Ok(WasmRun { output, report })
+    }
+
+    /// A store for one run: closed WASI context, limiter, deadline and fuel set.
+    fn new_store(
+        &self,
+        component: &LoadedComponent,
+        inv: &Invocation<'_>,
+        stdout: &CappedPipe,
+        stderr: &CappedPipe,
+    ) -> Result<Store<StoreState>, HookFailure> {
+        let limits = inv.limits;
+        // WasiCtxBuilder starts closed: no preopens, env, args, network; stdin empty.
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .max_random_size(MAX_RANDOM_BYTES);
+        if let Prepared::Command(_) = component.pre {
+            wasi.stdin(MemoryInputPipe::new(Bytes::copy_from_slice(
+                inv.payload_json.as_bytes(),
+            )));
+        }
+        for (k, v) in inv.env {
+            wasi.env(k, v);
+        }
+        for m in inv.mounts {
+            let perms = match m.access {
+                Access::Ro => FsPerms::ReadOnly,
+                Access::Rw => FsPerms::ReadWrite,
+            };
+            wasi.preopened_dir(&m.host, &m.guest, perms).map_err(|e| {
+                HookFailure::new(
+                    FailureClass::InstantiateError,
+                    format!(
+                        "cannot mount `{}` at `{}`: {e:#}",
+                        m.host.display(),
+                        m.guest
+                    ),
+                )
+            })?;
+        }
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(usize::try_from(limits.resource_handles).unwrap_or(usize::MAX));
+        let state = StoreState {
+            wasi: wasi.build(),
+            table,
+            limiter: Limiter::new(limits),
+            host: HostState::new(inv.label.clone(), inv.config_json.clone(), limits),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        self.set_deadline(&mut store, limits.timeout);
+        if self.config.fuel {
+            // A store starts with no fuel: a run without a budget on a metering engine gets all
+            // of it, and only the wall clock bounds it.
+            store
+                .set_fuel(limits.fuel.unwrap_or(u64::MAX))
+                .map_err(|e| {
+                    HookFailure::new(
+                        FailureClass::InstantiateError,
+                        format!("cannot set fuel: {e:#}"),
+                    )
+                })?;
+        }
+        Ok(store)
+    }
+}
+
+impl WasmRuntime {
+    /// The wall-clock budget as epoch deadlines. The guest runs in slices of `yield_interval`
+    /// and yields to the executor between them, so a CPU-bound guest does not hold a tokio worker
+    /// for its whole timeout; at the first slice boundary past the budget it is interrupted.
+    fn set_deadline(&self, store: &mut Store<StoreState>, timeout: Duration) {
+        let tick = self.config.epoch_tick;
+        let slice = self
+            .config
+            .yield_interval
+            .as_nanos()
+            .div_ceil(tick.as_nanos().max(1));
+        let slice = u64::try_from(slice).unwrap_or(u64::MAX).max(1);
+        store.set_epoch_deadline(epoch_ticks(timeout, tick).min(slice));
+        // `None` (a budget past the end of time) is only ever stopped by the timer backstop.
+        let deadline = Instant::now().checked_add(timeout);
+        store.epoch_deadline_callback(move |_| {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            Ok(match left {
+                Some(left) if left.is_zero() => UpdateDeadline::Interrupt,
+                Some(left) => UpdateDeadline::Yield(epoch_ticks(left, tick).min(slice)),
+                None => UpdateDeadline::Yield(slice),
+            })
+        });
+    }
+}
+
+/// Instantiates and calls the component's entry point.
+async fn execute(
+    component: &LoadedComponent,
+    store: &mut Store<StoreState>,
+    event: &Event,
+) -> Result<Answer, (Phase, wasmtime::Error)> {
+    match &component.pre {
+        Prepared::Typed(pre) => bindings::call_handle(pre, store, event)
+            .await
+            .map(Answer::Typed),
+        Prepared::Command(pre) => {
+            let command = pre
+                .instantiate_async(&mut *store)
+                .await
+                .map_err(|e| (Phase::Instantiate, e))?;
+            match command.wasi_cli_run().call_run(&mut *store).await {
+                Ok(Ok(())) => Ok(Answer::Exit(0)),
+                Ok(Err(())) => Ok(Answer::Exit(1)),
+                Err(e) => match e.downcast_ref::<I32Exit>() {
+                    Some(exit) => Ok(Answer::Exit(exit.0)),
+                    None => Err((Phase::Call, e)),
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_round_up_and_add_one() {
+        let ms = Duration::from_millis(1);
+        assert_eq!(epoch_ticks(Duration::from_millis(10), ms), 11);
+        assert_eq!(epoch_ticks(Duration::from_micros(1500), ms), 3);
+        assert_eq!(
+            epoch_ticks(Duration::from_secs(u64::MAX), Duration::from_nanos(1)),
+            u64::MAX
+        );
+    }
+}

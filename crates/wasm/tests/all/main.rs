@@ -1,0 +1,18 @@
+//! hookbox-wasm's integration suite, one binary (wasmtime links once): hand-written WAT guests
+//! for every limit (each obeyed and violated, asserting the failure class, then a normal event on
+//! the same runtime), loading and version checks, commands, the disk cache and inspection.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] fns; a failure should panic"
+)]
+
+mod cache;
+mod command;
+mod common;
+mod guests;
+mod inspect;
+mod limits;
+mod loading;
+mod rust_guests;
+mod typed;
