@@ -52,6 +52,108 @@ pub(crate) enum Command {
     /// dispatch still ran with what loaded), 2 usage error, 3 with --fail-on-block when the
     /// verdict blocks.
     Dispatch(DispatchArgs),
+
+    /// Show what a WebAssembly component is and whether this host would run it.
+    ///
+    /// Prints its kind (typed hook world or wasi:cli command), WIT version, the imports it asks
+    /// for (each granted or refused: hooks get no network), its exports, size and sha256.
+    ///
+    /// Exit codes: 0 accepted, 1 refused, 2 usage error.
+    Inspect(InspectArgs),
+
+    /// Compile every component the plugins' wasm rules name into the on-disk cache.
+    ///
+    /// The cache is `$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox/wasm`, else
+    /// `~/.cache/hookbox/wasm`; entries are keyed by the component's sha256 and the engine's
+    /// configuration, so later dispatches load them in well under a millisecond.
+    ///
+    /// Exit codes: 0 all compiled, 1 a component or plugin failed, 2 usage error.
+    Compile(CompileArgs),
+
+    /// Run a WebAssembly hook as a Claude Code command hook (payload on stdin).
+    ///
+    /// Use it in Claude Code's settings: {"type": "command", "command": "hookbox exec
+    /// /path/guard.wasm --timeout 2"}. The component runs sandboxed: no network, no files but
+    /// --mount, no environment but --env, bounded time and memory. A typed component's answer
+    /// is printed as Claude Code's JSON (exit 0); a wasi:cli component's stdout, stderr and exit
+    /// code pass through.
+    ///
+    /// Exit codes: 0 answered, 2 blocking (a wasi:cli component's own 2, or a failure with
+    /// --on-failure block), 1 the hook failed (non-blocking) or its own exit 1.
+    Exec(ExecArgs),
+}
+
+/// `hookbox inspect`.
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    /// The component file.
+    #[arg(value_name = "COMPONENT.wasm")]
+    pub(crate) component: PathBuf,
+
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox compile`.
+#[derive(Debug, Args)]
+pub(crate) struct CompileArgs {
+    /// Plugin folders or hooks files whose wasm rules to compile.
+    #[arg(required = true, value_name = "PLUGIN")]
+    pub(crate) plugins: Vec<PathBuf>,
+
+    /// Read every file in this dialect, whatever its layout or manifest says.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub(crate) dialect: Option<DialectArg>,
+}
+
+/// What a failed hook means for `exec`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FailureArg {
+    /// Exit 1: Claude Code treats it as a non-blocking error and proceeds.
+    Allow,
+    /// Exit 2: Claude Code blocks (for security hooks whose failure must not mean yes).
+    Block,
+}
+
+/// `hookbox exec`.
+#[derive(Debug, Args)]
+pub(crate) struct ExecArgs {
+    /// The component to run.
+    #[arg(value_name = "COMPONENT.wasm")]
+    pub(crate) component: PathBuf,
+
+    /// Make a host folder visible to the guest: HOST:GUEST[:ro|rw] (read-only by default).
+    #[arg(long, value_name = "HOST:GUEST[:ro|rw]")]
+    pub(crate) mount: Vec<String>,
+
+    /// An environment variable for the guest, NAME=VALUE (the guest sees nothing else).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub(crate) env: Vec<String>,
+
+    /// Static JSON handed to the guest through its `config` import.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) config: Option<String>,
+
+    /// Wall-clock limit in seconds (default 5).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<f64>,
+
+    /// Linear-memory cap in MiB (default 64).
+    #[arg(long, value_name = "N")]
+    pub(crate) memory_mb: Option<u64>,
+
+    /// Deterministic instruction budget (fuel); off by default.
+    #[arg(long, value_name = "N")]
+    pub(crate) fuel: Option<u64>,
+
+    /// What a failed hook means: allow (exit 1, non-blocking) or block (exit 2).
+    #[arg(long, value_enum, default_value_t = FailureArg::Allow)]
+    pub(crate) on_failure: FailureArg,
+
+    /// The payload shape a wasi:cli component gets on stdin.
+    #[arg(long, value_enum, default_value_t = DialectArg::Claude)]
+    pub(crate) dialect: DialectArg,
 }
 
 /// `hookbox dispatch`.

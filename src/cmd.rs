@@ -1,7 +1,10 @@
 //! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
+pub(crate) mod compile;
 pub(crate) mod dispatch;
+pub(crate) mod exec;
+pub(crate) mod inspect;
 pub(crate) mod validate;
 
 use std::process::ExitCode;
@@ -20,5 +23,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Dispatch(args) => dispatch::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Compile(args) => compile::run(&args),
+        Command::Exec(args) => exec::run(&args),
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_host::{HookHost, HostPolicy};
+use hookbox_wasm::RuntimeConfig;
 
 /// A host for one command.
 pub(crate) struct HostSetup {
@@ -16,6 +17,7 @@ impl HostSetup {
     /// A host rooted at `project`; `no_replay` turns replay files off.
     pub(crate) fn new(project: &Path, no_replay: bool) -> anyhow::Result<HostSetup> {
         let mut policy = HostPolicy::for_project(project);
+        policy.wasm_runtime = wasm_runtime_config();
         if no_replay {
             policy.replay_dir = None;
         }
@@ -40,4 +42,12 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")
+}
+
+/// The wasm engine configuration of every CLI command: the library defaults plus the on-disk
+/// compile cache (`$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox/wasm`, else
+/// `~/.cache/hookbox/wasm`). `compile` and `dispatch` must agree on it: cache entries are keyed
+/// by the engine's configuration.
+pub(crate) fn wasm_runtime_config() -> RuntimeConfig {
+    RuntimeConfig::default().with_default_cache_dir()
 }

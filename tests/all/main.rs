@@ -5,3 +5,4 @@
 mod dispatch;
 mod util;
 mod validate;
+mod wasm;

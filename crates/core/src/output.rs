@@ -2,6 +2,7 @@
 //! ([`Interpretation`]), the structured answer ([`HookResponse`]), what one hook asks for
 //! ([`Effect`]) and failure classes.
 
+mod claude_json;
 mod effect;
 mod exit_codes;
 mod failure;
@@ -9,6 +10,7 @@ mod raw;
 mod response;
 mod run;
 
+pub use claude_json::to_claude_json;
 pub use effect::{DEFAULT_STOP_FOLLOW_UP, DEFAULT_STOP_REASON, Effect};
 pub use exit_codes::{GHAST_MAX_OUTPUT_UTF16, Interpretation};
 pub use failure::{FailureClass, HookFailure};

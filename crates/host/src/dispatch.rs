@@ -183,7 +183,7 @@ impl Inner {
                         Handler::Command(spec) => {
                             self.run_command(loaded, rule, spec, event, payloads).await
                         }
-                        _ => self.run_wasm(loaded, rule, event, payloads).await,
+                        _ => self.run_wasm(loaded, pos, rule, event, payloads).await,
                     };
                     let exit = match &out {
                         RunOutput::Command(raw) => raw.exit_code,

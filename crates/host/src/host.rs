@@ -2,21 +2,25 @@
 //! set (swapped atomically on reload), the command runner, the HookFired channel, metrics and the
 //! replay writer, and answers `dispatch(event)`.
 
-use std::sync::{Arc, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use hookbox_command::CommandRunner;
 use hookbox_core::aggregate::StopState;
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
+use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
 use hookbox_core::fired::HookFired;
 use hookbox_core::index::RuleSet;
-use hookbox_core::rule::{PluginInfo, Rule};
+use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_core::stop_loop::{StopLoop, StopStep};
+use hookbox_wasm::WasmRuntime;
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::dispatch::Dispatch;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::policy::HostPolicy;
+use crate::prepare_wasm::{self, PreparedWasm};
 use crate::replay::{RecordHead, ReplayRecord, ReplayWriter};
 use crate::settings::{Settings, SettingsError};
 
@@ -31,10 +35,12 @@ pub enum HostError {
     Settings(#[from] SettingsError),
 }
 
-/// What one loaded rule set carries besides the rules: prepared wasm components.
+/// What one loaded rule set carries besides the rules: prepared wasm components, by rule
+/// position.
 #[derive(Debug)]
 pub(crate) struct Loaded {
     pub(crate) set: RuleSet,
+    pub(crate) wasm: HashMap<usize, PreparedWasm>,
 }
 
 pub(crate) struct Inner {
@@ -46,6 +52,8 @@ pub(crate) struct Inner {
     pub(crate) metrics: Metrics,
     replay: Option<ReplayWriter>,
     capture_full: bool,
+    /// Built on the first wasm rule: a host with native rules only never starts an engine.
+    wasm: OnceLock<Result<WasmRuntime, String>>,
 }
 
 /// A hook host. Cheap to clone; share one across tasks.
@@ -71,7 +79,9 @@ impl HookHost {
                 .capture_plugin_hook_output_full,
             rules: RwLock::new(Arc::new(Loaded {
                 set: RuleSet::empty(),
+                wasm: HashMap::new(),
             })),
+            wasm: OnceLock::new(),
             commands,
             fired,
             metrics: Metrics::default(),
@@ -88,19 +98,54 @@ impl HookHost {
     }
 
     /// Loads plugin folders and hook files (see `hookbox_core::config::load_paths`) and installs
-    /// their rules in place of the current ones. The report keeps every diagnostic; rules that
-    /// loaded are installed even when others were skipped.
+    /// their rules in place of the current ones. The report keeps every diagnostic, including
+    /// wasm rules refused when they were prepared; its `rules` are the rules installed.
     pub fn load<P: AsRef<std::path::Path>>(&self, paths: &[P], opts: &LoadOptions) -> LoadReport {
-        let report = load_paths(paths, opts);
-        self.install(report.plugins.clone(), report.rules.clone());
+        let mut report = load_paths(paths, opts);
+        let (rules, diagnostics) =
+            self.install(report.plugins.clone(), std::mem::take(&mut report.rules));
+        report.rules = rules;
+        report.diagnostics.extend(diagnostics);
         report
     }
 
     /// Replaces the rule set with `rules` from `plugins`, atomically: a dispatch in flight keeps
-    /// the set it started with.
-    pub fn install(&self, plugins: Vec<PluginInfo>, rules: Vec<Rule>) {
-        let set = RuleSet::new(plugins, rules, self.inner.policy.aliases.clone());
-        self.inner.swap(Loaded { set });
+    /// the set it started with. Wasm rules are prepared first (read beneath their plugin,
+    /// compiled or fetched from the cache, checked against the policy); a rule that cannot be is
+    /// left out with an error diagnostic. Returns the rules installed (renumbered in order) and
+    /// those diagnostics.
+    pub fn install(
+        &self,
+        plugins: Vec<PluginInfo>,
+        rules: Vec<Rule>,
+    ) -> (Vec<Rule>, Vec<Diagnostic>) {
+        let mut kept = Vec::with_capacity(rules.len());
+        let mut wasm = HashMap::new();
+        let mut diagnostics = Vec::new();
+        for mut rule in rules {
+            if let Handler::Wasm(spec) = &rule.handler {
+                let Some(plugin) = plugins.get(rule.plugin) else {
+                    continue;
+                };
+                let prepared = self.inner.wasm_runtime().and_then(|rt| {
+                    prepare_wasm::prepare(rt, &self.inner.policy, &rule, spec, plugin)
+                });
+                match prepared {
+                    Ok(p) => {
+                        wasm.insert(kept.len(), p);
+                    }
+                    Err(why) => {
+                        diagnostics.push(prepare_wasm::diagnostic(&rule, plugin, &why));
+                        continue;
+                    }
+                }
+            }
+            rule.index = kept.len();
+            kept.push(rule);
+        }
+        let set = RuleSet::new(plugins, kept.clone(), self.inner.policy.aliases.clone());
+        self.inner.swap(Loaded { set, wasm });
+        (kept, diagnostics)
     }
 
     /// The current rule set.
@@ -161,6 +206,20 @@ impl HookHost {
 }
 
 impl Inner {
+    /// The wasm engine, built on first use with the policy's runtime config.
+    pub(crate) fn wasm_runtime(&self) -> Result<&WasmRuntime, String> {
+        self.wasm
+            .get_or_init(|| {
+                let rt = WasmRuntime::new(self.policy.wasm_runtime.clone())
+                    .map_err(|e| format!("cannot start the wasm runtime: {e}"))?;
+                rt.check_policy(&self.policy.wasm)
+                    .map_err(|e| format!("the host's wasm policy cannot be enforced: {e}"))?;
+                Ok(rt)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     pub(crate) fn loaded(&self) -> Arc<Loaded> {
         // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
         self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()

@@ -7,6 +7,7 @@ use hookbox_command::{CommandLimits, EnvPolicy};
 use hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP;
 use hookbox_core::matcher::ToolAliases;
 use hookbox_core::rule::FailMode;
+use hookbox_wasm::{RuntimeConfig, WasmPolicy};
 
 /// How a host runs hooks.
 #[derive(Debug, Clone)]
@@ -42,6 +43,16 @@ pub struct HostPolicy {
     pub dedup_commands: bool,
     /// Tool-name aliases used by matchers. Default: Claude Code ↔ Agentao ↔ Gemini CLI.
     pub aliases: ToolAliases,
+    /// What wasm rules may ask for (limits' defaults and maxima, fuel, `rw` mounts, env names).
+    /// Default: [`WasmPolicy::default`] — 5 s, 64 MiB, read-only mounts, no fuel.
+    pub wasm: WasmPolicy,
+    /// The wasm engine: pooling, epoch tick, fuel metering, compile cache folder.
+    /// Default: [`RuntimeConfig::default`] (compiled components kept in memory only); the CLI
+    /// adds the on-disk cache (`$HOOKBOX_CACHE_DIR`, else `~/.cache/hookbox/wasm`).
+    pub wasm_runtime: RuntimeConfig,
+    /// Folders besides the project and the rule's own plugin folder that wasm rules may mount.
+    /// Default: none — a rule cannot mount `/`, `$HOME` or another plugin's folder.
+    pub extra_mount_roots: Vec<PathBuf>,
 }
 
 impl Default for HostPolicy {
@@ -58,6 +69,9 @@ impl Default for HostPolicy {
             replay_dir: Some(PathBuf::from(".hookbox/replay")),
             dedup_commands: true,
             aliases: ToolAliases::default(),
+            wasm: WasmPolicy::default(),
+            wasm_runtime: RuntimeConfig::default(),
+            extra_mount_roots: Vec::new(),
         }
     }
 }

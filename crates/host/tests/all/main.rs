@@ -13,3 +13,4 @@ mod processes;
 mod replay;
 mod stop;
 mod util;
+mod wasm;

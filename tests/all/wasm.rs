@@ -1,0 +1,199 @@
+//! `hookbox inspect`, `compile` and `exec` on the guests built from `guest-examples/` and
+//! `tests/guests/`.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use hookbox_test_artifacts as guests;
+
+use crate::util::{Dir, hookbox};
+
+/// Runs `hookbox exec ARGS…` with `payload` on stdin and a private cache folder.
+fn exec(cache: &Dir, args: &[&str], payload: &str) -> crate::util::Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .arg("exec")
+        .args(args)
+        .env("HOOKBOX_CACHE_DIR", cache.path())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookbox exec");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.as_bytes())
+        .expect("write payload");
+    let out = child.wait_with_output().expect("wait");
+    crate::util::Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+const RM: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;
+const LS: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+
+#[test]
+fn inspect_accepts_a_hook_and_names_the_network_imports_it_refuses() {
+    let run = hookbox(["inspect", guests::SHELL_GUARD]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("kind:        typed hook"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("hookbox:hook@0.1.0"));
+    assert!(run.stdout.contains("accepted:    yes"));
+    let run = hookbox(["inspect", guests::NET, "--json"]);
+    assert_eq!(run.code, Some(1));
+    let v = run.json();
+    assert_eq!(v["accepted"], false);
+    let refused: Vec<&str> = v["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["grant"] == "network")
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        refused.iter().any(|n| n.starts_with("wasi:sockets/tcp@")),
+        "{refused:?}"
+    );
+    let run = hookbox(["inspect", guests::CLI_GUARD]);
+    assert!(run.stdout.contains("wasi:cli command"), "{}", run.stdout);
+    let d = Dir::new();
+    let bogus = d.write("x.wasm", "not wasm");
+    let run = hookbox([std::ffi::OsStr::new("inspect"), bogus.as_os_str()]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stdout.contains("not WebAssembly"), "{}", run.stdout);
+}
+
+#[test]
+fn exec_is_a_claude_code_command_hook() {
+    let cache = Dir::new();
+    let run = exec(&cache, &[guests::SHELL_GUARD, "--timeout", "2"], RM);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    let run = exec(&cache, &[guests::SHELL_GUARD], LS);
+    assert_eq!((run.code, run.stdout.trim()), (Some(0), "{}"));
+    // A wasi:cli component's own stdout and exit code pass through.
+    let run = exec(&cache, &[guests::CLI_GUARD], RM);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn exec_failures_follow_claude_codes_exit_codes() {
+    let cache = Dir::new();
+    let spin =
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"spin"}}"#;
+    let run = exec(&cache, &[guests::CHAOS, "--timeout", "0.3"], spin);
+    assert_eq!(run.code, Some(1), "fail-open: non-blocking error {run:?}");
+    assert!(run.stderr.contains("timeout"), "{}", run.stderr);
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--timeout", "0.3", "--on-failure", "block"],
+        spin,
+    );
+    assert_eq!(run.code, Some(2), "fail-closed: blocking error {run:?}");
+    let run = exec(&cache, &[guests::NET], LS);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("hooks have no network"),
+        "{}",
+        run.stderr
+    );
+    let run = exec(&cache, &[guests::SHELL_GUARD, "--memory-mb", "100000"], LS);
+    assert_eq!(
+        run.code,
+        Some(2),
+        "limits beyond policy are a usage error {run:?}"
+    );
+    assert!(run.stderr.contains("memory_mb"), "{}", run.stderr);
+    let run = exec(&cache, &[guests::SHELL_GUARD], "not json");
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("stdin is not a JSON hook payload"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn exec_mounts_are_read_only_by_default() {
+    let cache = Dir::new();
+    let d = Dir::new();
+    d.write("data/secret.txt", "s3cret");
+    let mount = format!("{}:/data", d.path().join("data").display());
+    let read = r#"{"hook_event_name":"UserPromptSubmit","prompt":"fs-read:/data/secret.txt"}"#;
+    let run = exec(&cache, &[guests::CHAOS, "--mount", &mount], read);
+    assert!(run.stdout.contains("s3cret"), "{run:?}");
+    let write = r#"{"hook_event_name":"UserPromptSubmit","prompt":"fs-write:/data/new.txt"}"#;
+    exec(&cache, &[guests::CHAOS, "--mount", &mount], write);
+    assert!(
+        !d.path().join("data/new.txt").exists(),
+        "ro mount was written"
+    );
+    exec(
+        &cache,
+        &[guests::CHAOS, "--mount", &format!("{mount}:rw")],
+        write,
+    );
+    assert!(
+        d.path().join("data/new.txt").exists(),
+        "rw mount was not writable"
+    );
+}
+
+#[test]
+fn compile_fills_the_cache_then_hits_it() {
+    let d = Dir::new();
+    std::fs::create_dir_all(d.path().join("p/hooks")).unwrap();
+    std::fs::copy(guests::NOOP, d.path().join("p/hooks/noop.wasm")).unwrap();
+    d.write("p/hooks/hooks.json", r#"{"hooks":{"Stop":[{"type":"wasm","component":"hooks/noop.wasm"},{"type":"wasm","component":"${PLUGIN_ROOT}/hooks/noop.wasm"}],"PreToolUse":[{"type":"wasm","component":"hooks/missing.wasm"}]}}"#);
+    let cache = d.path().join("cache");
+    let run_compile = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+            .args(["compile", &d.path().join("p").display().to_string()])
+            .env("HOOKBOX_CACHE_DIR", &cache)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run_compile();
+    assert_eq!(
+        code,
+        Some(1),
+        "a missing component fails the command: {out}"
+    );
+    assert!(
+        out.contains("compiled ") && out.contains("noop.wasm"),
+        "{out}"
+    );
+    assert!(
+        out.contains("failed ") && out.contains("missing.wasm"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("noop.wasm").count(),
+        1,
+        "one component named twice is compiled once: {out}"
+    );
+    let (_, out) = run_compile();
+    assert!(out.contains("cached ") && out.contains("disk"), "{out}");
+    assert!(std::fs::read_dir(&cache).unwrap().count() > 0);
+}
