@@ -81,6 +81,35 @@ pub(crate) enum Command {
     /// Exit codes: 0 answered, 2 blocking (a wasi:cli component's own 2, or a failure with
     /// --on-failure block), 1 the hook failed (non-blocking) or its own exit 1.
     Exec(ExecArgs),
+
+    /// Run a scripted agent session through the bundled example plugins (native and wasm).
+    ///
+    /// Shows, step by step, which hooks ran, how long each took and the verdict: injected
+    /// context, a blocked prompt, a denied and a rewritten tool call, an audit, a Stop rescue and
+    /// the re-entry cap, an observe-only PreCompact, and a hostile wasm hook contained at its
+    /// timeout. Colours on a terminal, none when piped; --json for machines.
+    Demo(DemoArgs),
+}
+
+/// `hookbox demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// A scenario file instead of the built-in examples/demo/scenario.json.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scenario: Option<PathBuf>,
+
+    /// The folder the scenario's plugins are read from (default: this repository's
+    /// examples/plugins).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plugins_dir: Option<PathBuf>,
+
+    /// Keep the scratch folder (plugins, replay files) and print where it is.
+    #[arg(long)]
+    pub(crate) keep: bool,
+
+    /// Print the transcript as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox inspect`.

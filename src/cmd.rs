@@ -2,6 +2,7 @@
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
 pub(crate) mod compile;
+pub(crate) mod demo;
 pub(crate) mod dispatch;
 pub(crate) mod exec;
 pub(crate) mod inspect;
@@ -26,5 +27,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Inspect(args) => inspect::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Exec(args) => exec::run(&args),
+        Command::Demo(args) => demo::run(&args),
     }
 }

@@ -178,8 +178,17 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
             }
         }
         Verdict::Stop(r) => {
-            if let Some(f) = &r.follow_up_message {
-                let _ = write!(s, " — follow-up: {f}");
+            match (&r.follow_up_message, r.outcome) {
+                (Some(f), Outcome::ReentryCapped) => {
+                    let _ = write!(
+                        s,
+                        " — the turn ends anyway: the re-entry cap is reached (a hook asked: {f})"
+                    );
+                }
+                (Some(f), _) => {
+                    let _ = write!(s, " — follow-up: {f}");
+                }
+                (None, _) => {}
             }
             if let Some(b) = &r.blocking_error {
                 let _ = write!(s, " — blocking error: {b}");
@@ -197,7 +206,9 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
         }
     }
     let n = v.additional_contexts().len();
-    if n > 0 {
+    // A blocked prompt's contexts are never delivered: counting them would mislead.
+    let delivered = !matches!(v, Verdict::UserPromptSubmit(_)) || v.outcome() == Outcome::Allow;
+    if n > 0 && delivered {
         let _ = write!(s, " — {n} context{}", if n == 1 { "" } else { "s" });
     }
     s

@@ -1,0 +1,397 @@
+//! `hookbox demo`: a scripted agent session through the bundled example plugins, native and
+//! WebAssembly together — context injection, a blocked prompt, a denied and a rewritten tool
+//! call, an audit, a Stop rescue and the re-entry cap, an observe-only PreCompact, a hostile
+//! hook contained at its timeout. The scenario is `examples/demo/scenario.json` (built in), or
+//! `--scenario FILE`. Plugins are copied to a scratch folder, where wasm components named after a
+//! guest built from this repository (`shell_guard.wasm`, `chaos.wasm`, …) are supplied.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use hookbox_core::aggregate::Verdict;
+use hookbox_core::config::LoadOptions;
+use hookbox_core::diagnostic::Severity;
+use hookbox_core::render::UserTurn;
+use hookbox_core::stop_loop::StopStep;
+use hookbox_core::{Event, EventName};
+use hookbox_host::{Dispatch, HookHost};
+use owo_colors::OwoColorize;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::EXIT_FAILURE;
+use super::dispatch::{dispatch_json, verdict_line};
+use super::validate::write_diagnostic;
+use crate::cli::DemoArgs;
+use crate::host_setup::{HostSetup, runtime};
+
+/// The built-in scenario.
+const SCENARIO: &str = include_str!("../../examples/demo/scenario.json");
+/// Where the example plugins live (this repository's `examples/plugins`).
+const PLUGINS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/plugins");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    #[allow(dead_code, reason = "documentation for readers of the file")]
+    description: String,
+    session_id: String,
+    /// Plugin folders, relative to the plugins folder.
+    plugins: Vec<String>,
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Step {
+    title: String,
+    /// One event…
+    #[serde(default)]
+    event: Option<String>,
+    #[serde(default)]
+    payload: Option<Value>,
+    /// …or a turn's end: the Stop payloads the "model" produces, round after round, while the
+    /// Stop hooks ask to continue (the last one repeats if they keep asking).
+    #[serde(default)]
+    turn: Option<Vec<Value>>,
+}
+
+/// Runs `hookbox demo`.
+pub(crate) fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    let (text, origin) = match &args.scenario {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read scenario {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (
+            SCENARIO.to_owned(),
+            "examples/demo/scenario.json (built in)".to_owned(),
+        ),
+    };
+    let scenario: Scenario =
+        serde_json::from_str(&text).with_context(|| format!("scenario {origin} is not valid"))?;
+    let plugins_dir = args
+        .plugins_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(PLUGINS_DIR));
+    let scratch = std::env::temp_dir().join(format!("hookbox-demo-{}", std::process::id()));
+    let result = run_in(args, &scenario, &origin, &plugins_dir, &scratch);
+    if !args.keep {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    result
+}
+
+fn run_in(
+    args: &DemoArgs,
+    scenario: &Scenario,
+    origin: &str,
+    plugins_dir: &Path,
+    scratch: &Path,
+) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let project = scratch.join("project");
+    std::fs::create_dir_all(&project)
+        .with_context(|| format!("cannot create {}", project.display()))?;
+    let mut paths = Vec::new();
+    for name in &scenario.plugins {
+        let src = plugins_dir.join(name);
+        if !src.is_dir() {
+            bail!(
+                "scenario plugin `{name}` is not a folder under {}",
+                plugins_dir.display()
+            );
+        }
+        let dst = scratch.join("plugins").join(name);
+        copy_dir(&src, &dst)?;
+        supply_components(&dst)?;
+        paths.push(dst);
+    }
+    let setup = HostSetup::new(&project, false)?;
+    let report = setup.load(&paths, &LoadOptions::default())?;
+    let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let mut out = String::new();
+    if !args.json {
+        let wasm = report
+            .rules
+            .iter()
+            .filter(|r| r.handler.handler_type().as_str() == "wasm")
+            .count();
+        let _ = writeln!(
+            out,
+            "{} {}",
+            "hookbox demo".bold(),
+            format!("— {origin}").dimmed()
+        );
+        let _ = writeln!(
+            out,
+            "loaded {} rules ({} wasm) from {} plugins in {load_ms:.0} ms",
+            report.rules.len(),
+            wasm,
+            report.plugins.len()
+        );
+        for d in &report.diagnostics {
+            write_diagnostic(&mut out, d);
+        }
+    }
+    let host = setup.host.clone();
+    let mut steps_json = Vec::new();
+    let rt = runtime()?;
+    for (i, step) in scenario.steps.iter().enumerate() {
+        let dispatches = rt.block_on(run_step(&host, scenario, step, &project))?;
+        if args.json {
+            steps_json.push(json!({"title": step.title, "dispatches": dispatches.iter().map(|(d, _)| dispatch_json(d)).collect::<Vec<_>>()}));
+        } else {
+            render_step(&mut out, i + 1, step, &dispatches);
+        }
+    }
+    let metrics = host.metrics();
+    let replay = host
+        .replay_dir()
+        .map(|d| d.join(crate::cmd::demo::replay_name(&scenario.session_id)));
+    if args.json {
+        let v = json!({
+            "scenario": origin,
+            "diagnostics": report.diagnostics,
+            "steps": steps_json,
+            "metrics": metrics,
+        });
+        out = serde_json::to_string_pretty(&v).context("cannot encode the transcript")? + "\n";
+    } else {
+        let _ = writeln!(
+            out,
+            "\n{} {} dispatches, {} hooks run ({} command, {} prompt, {} wasm), {} failed and contained, {:.0} ms in all",
+            "done:".bold(),
+            metrics.dispatches,
+            metrics.hooks_run.values().sum::<u64>(),
+            metrics.hooks_run.get("command").copied().unwrap_or(0),
+            metrics.hooks_run.get("prompt").copied().unwrap_or(0),
+            metrics.hooks_run.get("wasm").copied().unwrap_or(0),
+            metrics.failures.values().sum::<u64>(),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        if let Some(r) = replay.filter(|_| args.keep) {
+            let _ = writeln!(out, "replay: {}", r.display());
+        }
+    }
+    let mut stdout = anstream::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(
+        if report
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+        {
+            ExitCode::from(EXIT_FAILURE)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+/// The replay file name of a session (as the host writes it).
+pub(crate) fn replay_name(session: &str) -> String {
+    hookbox_host::replay::session_file_name(session)
+}
+
+/// One step: one dispatch, or a turn's Stop rounds. Each dispatch comes with the follow-up the
+/// agent sends next, if any.
+async fn run_step(
+    host: &HookHost,
+    scenario: &Scenario,
+    step: &Step,
+    project: &Path,
+) -> anyhow::Result<Vec<(Dispatch, Option<String>)>> {
+    let cwd = project.display().to_string();
+    let make = |name: EventName, payload: &Value| {
+        Event::from_payload(Some(name), payload.clone(), &scenario.session_id, &cwd)
+            .with_context(|| format!("step `{}`: payload does not fit {name}", step.title))
+    };
+    match (&step.event, &step.turn) {
+        (Some(name), None) => {
+            let name: EventName = name
+                .parse()
+                .map_err(|_| anyhow::anyhow!("step `{}`: unknown event `{name}`", step.title))?;
+            let payload = step.payload.clone().unwrap_or_else(|| json!({}));
+            Ok(vec![(host.dispatch(make(name, &payload)?).await, None)])
+        }
+        (None, Some(rounds)) if !rounds.is_empty() => {
+            let mut turn = host.stop_loop();
+            let mut out = Vec::new();
+            for round in 0.. {
+                let payload = &rounds[round.min(rounds.len() - 1)];
+                let (d, next) = host
+                    .dispatch_stop(make(EventName::Stop, payload)?, &mut turn)
+                    .await;
+                match next {
+                    StopStep::Continue(msg) => out.push((d, Some(msg))),
+                    StopStep::Finish => {
+                        out.push((d, None));
+                        break;
+                    }
+                }
+            }
+            Ok(out)
+        }
+        _ => bail!(
+            "step `{}` needs either `event` (with an optional `payload`) or a non-empty `turn`",
+            step.title
+        ),
+    }
+}
+
+fn render_step(out: &mut String, n: usize, step: &Step, dispatches: &[(Dispatch, Option<String>)]) {
+    let _ = writeln!(out, "\n{} {}", format!("{n:>2}.").bold(), step.title.bold());
+    for (round, (d, follow_up)) in dispatches.iter().enumerate() {
+        let what = match d.event.name {
+            EventName::PreToolUse | EventName::PostToolUse => {
+                let input = d
+                    .event
+                    .tool_input()
+                    .map(|i| {
+                        i.get("command")
+                            .or(i.get("url"))
+                            .cloned()
+                            .unwrap_or(i.clone())
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "{} {} {}",
+                    d.event.name,
+                    d.event.tool_name().unwrap_or(""),
+                    input
+                )
+            }
+            EventName::UserPromptSubmit => {
+                format!("{} {:?}", d.event.name, d.event.prompt().unwrap_or(""))
+            }
+            EventName::Stop => {
+                let msg = d
+                    .event
+                    .stop_data()
+                    .and_then(|s| s.last_assistant_message.clone())
+                    .unwrap_or_default();
+                let active = d.event.stop_data().is_some_and(|s| s.stop_hook_active);
+                format!(
+                    "Stop (round {}, stop_hook_active={active}) last answer {msg:?}",
+                    round + 1
+                )
+            }
+            name => name.to_string(),
+        };
+        let _ = writeln!(out, "    {} {}", "▸".cyan(), what.dimmed());
+        for r in &d.reports {
+            let mark = if r.effect.failure.is_some() {
+                "✗".red().to_string()
+            } else {
+                "✓".green().to_string()
+            };
+            let detail = match (&r.effect.failure, r.attachments().first()) {
+                (Some(f), _) => format!("{} ({})", f.class.as_str().red(), f.message),
+                (None, Some(a)) => a.content.clone().map(|c| short(&c, 90)).unwrap_or_default(),
+                (None, None) => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "      {mark} {:<20} {:<8} {:>8} {}",
+                r.hook.plugin,
+                r.hook.handler_type.as_str(),
+                format!("{:.1} ms", r.duration_ms),
+                detail.dimmed()
+            );
+        }
+        if d.reports.is_empty() {
+            let _ = writeln!(
+                out,
+                "      {}",
+                "(no rule matched: nothing ran, no HookFired)".dimmed()
+            );
+        }
+        let _ = writeln!(out, "      verdict: {}", verdict_line(&d.verdict));
+        match d.user_turn() {
+            Some(UserTurn::Blocked(t) | UserTurn::Stopped(t)) => {
+                let _ = writeln!(out, "      agent returns: {}", t.red());
+            }
+            Some(UserTurn::Proceed(t)) if !d.verdict.additional_contexts().is_empty() => {
+                let _ = writeln!(out, "      model receives:");
+                for line in t.lines() {
+                    let _ = writeln!(out, "        {}", line.dimmed());
+                }
+            }
+            _ => {}
+        }
+        if let (Verdict::PreToolUse(r), Some(input)) = (&d.verdict, d.event.tool_input())
+            && let Some(u) = &r.updated_input
+        {
+            let _ = writeln!(
+                out,
+                "      tool input: {input} → {}",
+                u.to_string().yellow()
+            );
+        }
+        if let Some(f) = follow_up {
+            let _ = writeln!(
+                out,
+                "      agent sends as the next user message: {}",
+                short(f, 100).yellow()
+            );
+        }
+        for w in &d.warnings {
+            let _ = writeln!(out, "      {} {}", "warning:".yellow(), short(w, 120));
+        }
+    }
+}
+
+fn short(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', " ⏎ ");
+    if one_line.chars().count() > max {
+        format!("{}…", one_line.chars().take(max).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+/// Copies a plugin folder (files and folders; symlinks are not followed).
+fn copy_dir(src: &Path, dst: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dst).with_context(|| format!("cannot create {}", dst.display()))?;
+    for entry in std::fs::read_dir(src).with_context(|| format!("cannot read {}", src.display()))? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let to = dst.join(entry.file_name());
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &to)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &to)
+                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes every `*.wasm` a plugin's hook files name but do not contain, when a guest of that name
+/// was built with this binary (`shell_guard.wasm` ← guest-examples/shell-guard).
+fn supply_components(plugin: &Path) -> anyhow::Result<()> {
+    let hooks = plugin.join("hooks").join("hooks.json");
+    let Ok(text) = std::fs::read_to_string(&hooks) else {
+        return Ok(());
+    };
+    for guest in hookbox_test_artifacts::ALL {
+        let file = format!("{}.wasm", guest.name);
+        if text.contains(&format!("hooks/{file}")) && !plugin.join("hooks").join(&file).exists() {
+            std::fs::copy(guest.path, plugin.join("hooks").join(&file)).with_context(|| {
+                format!(
+                    "cannot copy the built guest {} (was the build interrupted?)",
+                    guest.path
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
