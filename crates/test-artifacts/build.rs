@@ -1,6 +1,8 @@
-//! Builds the guest workspaces (`guest-examples/`, `tests/guests/`) for `wasm32-wasip2` and
-//! writes `$OUT_DIR/guests.rs`: one `pub const` path per component, the `ALL` table and the
-//! `foreach_guest!` macro.
+//! Builds the guest workspaces (`guest-examples/`, `tests/guests/`) for `wasm32-wasip2`, and the
+//! JavaScript/Python guest examples when their tooling is installed (`build/polyglot.rs`), and
+//! writes `$OUT_DIR/guests.rs`: one `pub const` path per component, the `ALL` table, the
+//! `foreach_guest!` macro, `POLYGLOT_BUILT` and the `polyglot_test!` macro. It sets the
+//! `hookbox_polyglot` cfg (for this package's own targets) when the polyglot guests were built.
 //!
 //! Guests are always built from source, with the release profile of their own workspace (small
 //! components compile and instantiate faster), by the same `cargo` that runs this script.
@@ -20,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::{env, fs};
 
+#[path = "build/polyglot.rs"]
+mod polyglot;
+
 const TARGET: &str = "wasm32-wasip2";
 /// Guest workspaces, relative to the repository root.
 const WORKSPACES: &[&str] = &["guest-examples", "tests/guests"];
@@ -37,7 +42,7 @@ fn main() -> ExitCode {
 
 /// One built component.
 struct Artifact {
-    /// The cargo target name (`shell_guard`, `cli-guard`).
+    /// The cargo target name (`shell_guard`, `cli-guard`), or a polyglot guest's name.
     target: String,
     /// The workspace member's folder, relative to the repository root.
     source: String,
@@ -61,6 +66,7 @@ fn run() -> Result<(), String> {
         watched.insert(root.join(path));
     }
 
+    println!("cargo::rustc-check-cfg=cfg(hookbox_polyglot)");
     check_target_installed()?;
     let target_dir = guests_target_dir(&out_dir);
     let copies = out_dir.join("guests");
@@ -75,6 +81,20 @@ fn run() -> Result<(), String> {
             artifacts.push(artifact);
         }
     }
+    let cargo_target = cargo_target_dir(&out_dir);
+    let polyglot = polyglot::build(&root, &target_dir, cargo_target.as_deref(), &mut watched)?;
+    for (guest, wasm) in &polyglot.built {
+        artifacts.push(Artifact {
+            target: guest.name.to_owned(),
+            source: guest.source.to_owned(),
+            command: false,
+            wasm: wasm.clone(),
+        });
+    }
+    let polyglot_built = !polyglot.built.is_empty();
+    if polyglot_built {
+        println!("cargo::rustc-cfg=hookbox_polyglot");
+    }
     for path in &watched {
         println!("cargo:rerun-if-changed={}", path.display());
     }
@@ -84,7 +104,7 @@ fn run() -> Result<(), String> {
     let mut names = BTreeMap::new();
     for artifact in &artifacts {
         let ident = artifact.target.replace('-', "_");
-        if let Some(other) = names.insert(ident.clone(), &artifact.source) {
+        if let Some(other) = names.insert(ident.clone(), artifact.source.as_str()) {
             return Err(format!(
                 "guests `{other}` and `{}` both build `{ident}`: rename one (targets share one \
                  output folder)",
@@ -116,7 +136,49 @@ fn run() -> Result<(), String> {
         );
     }
 
-    code.push_str("\n/// Every guest component, sorted by name.\npub const ALL: &[Guest] = &[\n");
+    // The polyglot guests' constants exist even when they were not built, so tests compile
+    // either way; their tests are then ignored (`polyglot_test!`) and never read the path.
+    for guest in polyglot::GUESTS {
+        if polyglot
+            .built
+            .iter()
+            .any(|(built, _)| built.name == guest.name)
+        {
+            continue;
+        }
+        let ident = guest.name.to_owned();
+        let copy = copies.join(format!("{ident}.wasm"));
+        let doc = format!(
+            "`{}`: a typed hook built from `{}/` — NOT built here (tooling missing: {}); \
+             [`POLYGLOT_BUILT`] is false and nothing is at this path.",
+            guest.name,
+            guest.source,
+            polyglot.missing.join("; "),
+        );
+        let _ = writeln!(
+            code,
+            "#[doc = {doc:?}]\npub const {}: &str = {:?};",
+            ident.to_uppercase(),
+            copy.display().to_string(),
+        );
+        names.insert(ident, guest.source);
+    }
+    let _ = writeln!(
+        code,
+        "\n/// Whether the JavaScript and Python guest examples (`{}`) were built: their tooling\n\
+         /// (node + `guest-examples/js/node_modules`, componentize-py) was installed, by\n\
+         /// `scripts/setup-polyglot.sh`. When false they are not in [`ALL`] and their tests are\n\
+         /// ignored (see [`polyglot_test!`]).\npub const POLYGLOT_BUILT: bool = {polyglot_built};",
+        polyglot::GUESTS
+            .iter()
+            .map(|g| g.name)
+            .collect::<Vec<_>>()
+            .join("`, `"),
+    );
+
+    code.push_str(
+        "\n/// Every built guest component, sorted by name.\npub const ALL: &[Guest] = &[\n",
+    );
     for artifact in &artifacts {
         let ident = artifact.target.replace('-', "_");
         let _ = writeln!(
@@ -132,12 +194,46 @@ fn run() -> Result<(), String> {
     code.push_str(
         "/// Calls `$mac!(name)` once per guest component (`name` as in [`ALL`]), so a test module\n\
          /// can make the compiler check that every guest has a test: `foreach_guest!(assert_test_exists)`.\n\
+         /// The JavaScript/Python guests are listed even when they were not built, so their tests\n\
+         /// must exist on every machine.\n\
          #[macro_export]\nmacro_rules! foreach_guest {\n    ($mac:ident) => {\n",
     );
     for ident in names.keys() {
         let _ = writeln!(code, "        $mac!({ident});");
     }
     code.push_str("    };\n}\n");
+
+    // cfgs are per package: `hookbox_polyglot` reaches this crate's own targets only. Other
+    // crates' tests get the same ignore through this macro, which carries the decision.
+    let ignore = if polyglot_built {
+        String::new()
+    } else {
+        "        #[ignore = \"JavaScript/Python guest tooling not installed: run scripts/setup-polyglot.sh\"]\n"
+            .to_owned()
+    };
+    let _ = write!(
+        code,
+        "\n/// Wraps test functions that run the JavaScript/Python guests: when those were not built\n\
+         /// ([`POLYGLOT_BUILT`] is false) each gets `#[ignore = \"JavaScript/Python guest tooling not\n\
+         /// installed: run scripts/setup-polyglot.sh\"]`, so it is reported as ignored, never passed.\n\
+         /// The same switch as `#[cfg_attr(not(hookbox_polyglot), ignore = …)]`, usable from other\n\
+         /// crates (a cfg set by a build script reaches its own package only). Takes any number of\n\
+         /// `fn name() {{ … }}` / `async fn name() {{ … }}` items with their attributes.\n\
+         #[macro_export]\n\
+         macro_rules! polyglot_test {{\n\
+         \x20   () => {{}};\n\
+         \x20   ($(#[$meta:meta])* $vis:vis async fn $name:ident() $body:block $($rest:tt)*) => {{\n\
+         \x20       $(#[$meta])*\n{ignore}\
+         \x20       $vis async fn $name() $body\n\
+         \x20       $crate::polyglot_test! {{ $($rest)* }}\n\
+         \x20   }};\n\
+         \x20   ($(#[$meta:meta])* $vis:vis fn $name:ident() $body:block $($rest:tt)*) => {{\n\
+         \x20       $(#[$meta])*\n{ignore}\
+         \x20       $vis fn $name() $body\n\
+         \x20       $crate::polyglot_test! {{ $($rest)* }}\n\
+         \x20   }};\n\
+         }}\n"
+    );
 
     let generated = out_dir.join("guests.rs");
     fs::write(&generated, code).map_err(|e| format!("cannot write {}: {e}", generated.display()))
@@ -167,13 +263,21 @@ fn watch_workspace(workspace: &Path, watched: &mut BTreeSet<PathBuf>) {
 /// `<target>/<profile>/build/<pkg>-<hash>/out` → `<target>/wasm-guests`; any other layout →
 /// `$OUT_DIR/wasm-guests` (correct, only not shared).
 fn guests_target_dir(out_dir: &Path) -> PathBuf {
-    let build = out_dir.parent().and_then(Path::parent);
-    match build {
-        Some(build) if build.file_name() == Some("build".as_ref()) => build
-            .parent()
-            .and_then(Path::parent)
-            .map_or_else(|| out_dir.join("wasm-guests"), |t| t.join("wasm-guests")),
-        _ => out_dir.join("wasm-guests"),
+    cargo_target_dir(out_dir).map_or_else(|| out_dir.join("wasm-guests"), |t| t.join("wasm-guests"))
+}
+
+/// The outer cargo target dir (`<target>` in `<target>/<profile>/build/<pkg>-<hash>/out`, or in
+/// `<target>/<triple>/<profile>/…` with an explicit `--target`), when `OUT_DIR` has cargo's
+/// usual layout. `scripts/setup-polyglot.sh` derives the same folder from `CARGO_TARGET_DIR`.
+fn cargo_target_dir(out_dir: &Path) -> Option<PathBuf> {
+    let build = out_dir.parent().and_then(Path::parent)?;
+    if build.file_name() != Some("build".as_ref()) {
+        return None;
+    }
+    let target = build.parent().and_then(Path::parent)?;
+    match (target.file_name(), env::var_os("TARGET")) {
+        (Some(name), Some(triple)) if name == triple => target.parent().map(Path::to_owned),
+        _ => Some(target.to_owned()),
     }
 }
 

@@ -19,6 +19,15 @@
 //! assert_eq!((noop.path, noop.kind, noop.source), (NOOP, Kind::Hook, "guest-examples/noop"));
 //! ```
 //!
+//! The JavaScript and Python guest examples (`guest-examples/js/`, `guest-examples/python/`:
+//! [`CONTEXT_INJECTION_JS`], [`SHELL_GUARD_PY`]) are built too when their tooling is installed
+//! (`scripts/setup-polyglot.sh`: node + `npm ci`, componentize-py in a venv under the target
+//! dir), and cached: they rebuild only when their sources, `wit/` or the tool versions change.
+//! Without the tooling their constants still exist but [`POLYGLOT_BUILT`] is false, they are
+//! not in [`ALL`], and tests wrapped in [`polyglot_test!`] are reported as ignored, with the
+//! command that installs the tooling. `HOOKBOX_REQUIRE_POLYGLOT=1` makes missing tooling a build
+//! error instead (CI). In this crate's own targets the `hookbox_polyglot` cfg says the same.
+//!
 //! This crate depends on nothing of ours and is a dev-dependency only.
 
 /// What a guest component exports, which decides how the host runs it.
@@ -33,14 +42,14 @@ pub enum Kind {
 /// One built guest component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Guest {
-    /// The cargo target name with `-` as `_` (`shell_guard`, `cli_guard`): the name
-    /// [`foreach_guest!`] passes.
+    /// The cargo target name with `-` as `_` (`shell_guard`, `cli_guard`), or the polyglot
+    /// guest's name (`context_injection_js`, `shell_guard_py`): the name [`foreach_guest!`] passes.
     pub name: &'static str,
     /// Absolute path of the `.wasm` component.
     pub path: &'static str,
     /// What it exports.
     pub kind: Kind,
-    /// The crate's folder, relative to the repository root (`guest-examples/noop`).
+    /// The guest's folder, relative to the repository root (`guest-examples/noop`).
     pub source: &'static str,
 }
 

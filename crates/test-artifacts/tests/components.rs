@@ -1,7 +1,9 @@
 //! Every guest component exists, is a component, and has the world its role needs: typed hooks
 //! export `hookbox:hook/handler@0.1.0`, command hooks export `wasi:cli/run@0.2.x`, and only
 //! `net` asks for the network. What each guest *does* is tested through the host
-//! (`crates/wasm`); this file checks what the host will see when it loads them.
+//! (`crates/wasm`); this file checks what the host will see when it loads them. The JavaScript and
+//! Python guests are checked when their tooling was installed (the `hookbox_polyglot` cfg this
+//! crate's build script sets), and reported as ignored otherwise.
 
 use hookbox_test_artifacts::{ALL, Kind, foreach_guest};
 
@@ -213,6 +215,42 @@ fn cli_guard() {
 #[test]
 fn noop_cli() {
     assert_command("noop_cli");
+}
+
+/// componentize-js links StarlingMonkey's WASI use (stdio, clocks, random; `http` and the
+/// fetch-event are disabled in `build.mjs`): all grantable.
+#[test]
+#[cfg_attr(
+    not(hookbox_polyglot),
+    ignore = "JavaScript/Python guest tooling not installed: run scripts/setup-polyglot.sh"
+)]
+fn context_injection_js() {
+    assert_sandboxable_hook("context_injection_js");
+    assert!(
+        world_of("context_injection_js")
+            .imports
+            .contains(&HOST.to_owned())
+    );
+}
+
+/// componentize-py's CPython would import `wasi:sockets/*`; the build uses `--stub-wasi`, so
+/// the component imports hookbox's interfaces and no WASI at all.
+#[test]
+#[cfg_attr(
+    not(hookbox_polyglot),
+    ignore = "JavaScript/Python guest tooling not installed: run scripts/setup-polyglot.sh"
+)]
+fn shell_guard_py() {
+    let world = world_of("shell_guard_py");
+    // Besides the handler, componentize-py exports an unversioned `exports` interface (its
+    // table of exported functions, used at pre-initialisation); the host ignores it.
+    assert_eq!(world.exports, ["exports", HANDLER], "exports");
+    assert_eq!(kind_of("shell_guard_py"), Kind::Hook);
+    assert_eq!(ungrantable(&world), Vec::<&str>::new(), "imports");
+    assert!(
+        world.imports.iter().all(|i| i.starts_with("hookbox:")),
+        "{world:?}"
+    );
 }
 
 #[test]

@@ -1,14 +1,14 @@
 //! Shared runtimes (so each guest compiles once per test binary), a sample event, and helpers to
 //! run a guest and to check that a runtime still serves a normal event.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use hookbox_core::Event;
 use hookbox_core::output::{FailureClass, HookResponse};
 use hookbox_wasm::{
-    FailedRun, Invocation, LoadedComponent, RuntimeConfig, WasmLimits, WasmOutput, WasmRun,
-    WasmRuntime,
+    FailedRun, Invocation, LoadedComponent, ResolvedMount, RuntimeConfig, WasmLimits, WasmOutput,
+    WasmRun, WasmRuntime,
 };
 use serde_json::json;
 
@@ -50,6 +50,38 @@ pub(crate) fn event() -> Event {
         "/",
     )
     .unwrap()
+}
+
+/// An event from a Claude Code payload (`hook_event_name` decides the event; session `s`, cwd
+/// `/work` unless the payload says otherwise).
+pub(crate) fn event_from(payload: serde_json::Value) -> Event {
+    Event::from_payload(None, payload, "s", "/work").unwrap()
+}
+
+/// Runs the component file at `path` on `event` in the shared [`runtime`], as a rule with
+/// `config_json` and `mounts` would: the event's flat payload, default limits, no env.
+pub(crate) async fn run_file(
+    path: &str,
+    event: &Event,
+    config_json: &str,
+    mounts: &[ResolvedMount],
+) -> Result<WasmRun, FailedRun> {
+    let rt = runtime();
+    let component = rt.load_file(Path::new(path)).unwrap();
+    let payload = serde_json::Value::Object(hookbox_core::event::wire::flat(event)).to_string();
+    rt.run(
+        &component,
+        Invocation {
+            event,
+            payload_json: &payload,
+            limits: &WasmLimits::default(),
+            mounts,
+            env: &[],
+            config_json: config_json.into(),
+            label: "test-rule".into(),
+        },
+    )
+    .await
 }
 
 /// Loads `bytes` in `rt` (cached after the first time).

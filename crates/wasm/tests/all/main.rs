@@ -1,6 +1,9 @@
 //! hookbox-wasm's integration suite, one binary (wasmtime links once): hand-written WAT guests
 //! for every limit (each obeyed and violated, asserting the failure class, then a normal event on
-//! the same runtime), loading and version checks, commands, the disk cache and inspection.
+//! the same runtime), loading and version checks, commands, the disk cache and inspection; the
+//! hostile Rust guest against every sandbox boundary; one test per guest component, named after
+//! it (`per_guest.rs`, checked by `foreach_guest!`); the JavaScript and Python guests
+//! (`polyglot.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -14,5 +17,7 @@ mod guests;
 mod inspect;
 mod limits;
 mod loading;
+mod per_guest;
+mod polyglot;
 mod rust_guests;
 mod typed;

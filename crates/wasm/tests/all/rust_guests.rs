@@ -1,6 +1,8 @@
-//! The Rust guests of `hookbox-test-artifacts`: the `chaos` hook (behaviour chosen by the
-//! event's prompt) against every sandbox boundary, the `net` guest refused at load, and every
-//! guest example loaded and inspected.
+//! The hostile `chaos` hook of `hookbox-test-artifacts` (behaviour chosen by the event's prompt)
+//! against every sandbox boundary — limits, output caps, environment, and the filesystem: escapes,
+//! read-only mounts, hard links and renames across mounts, `O_TRUNC`, symlinks with a trailing
+//! slash — each violation followed by a normal event on the same runtime; and every guest
+//! inspected as built. What each guest decides is in `per_guest.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,12 +11,12 @@ use std::time::Duration;
 use hookbox_core::EventName;
 use hookbox_core::output::FailureClass;
 use hookbox_core::rule::Access;
-use hookbox_test_artifacts::{ALL, CHAOS, CLI_GUARD, Kind, NET, NOOP, NOOP_CLI};
+use hookbox_test_artifacts::{ALL, CHAOS, Kind};
 use hookbox_wasm::{
     FailedRun, InspectKind, Invocation, ResolvedMount, WasmLimits, WasmOutput, WasmRun, WasmRuntime,
 };
 
-use crate::common::{event, fuel_runtime, runtime, tmp_dir, typed};
+use crate::common::{fuel_runtime, runtime, tmp_dir, typed};
 
 /// Runs the chaos guest on a `UserPromptSubmit` whose prompt is `behaviour`.
 async fn chaos_in(
@@ -64,12 +66,6 @@ async fn assert_chaos_serves(rt: &WasmRuntime) {
         answer(chaos_in(rt, "ok", &WasmLimits::default(), &[], &[]).await),
         "ok"
     );
-}
-
-#[tokio::test]
-async fn chaos_ok() {
-    assert_eq!(answer(chaos("ok").await), "ok");
-    assert_eq!(answer(chaos("config").await), r#"{"behaviour":"ok","x":1}"#);
 }
 
 #[tokio::test]
@@ -300,23 +296,204 @@ async fn without_a_mount_there_is_no_filesystem() {
     assert!(got.starts_with("err:"), "{got}");
 }
 
-#[test]
-fn socket_guest_is_refused_at_load() {
-    let err = runtime().load_file(Path::new(NET)).unwrap_err();
-    assert_eq!(
-        err.failure_class(),
-        Some(FailureClass::IncompatibleComponent)
-    );
-    let msg = err.to_string();
+/// `root/{ro/{ro.txt}, rw/{rw.txt}}`, mounted at `/ro` (read-only) and `/rw` (read-write).
+fn ro_and_rw(name: &str) -> (PathBuf, Vec<ResolvedMount>) {
+    let root = tmp_dir(name);
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(root.join("ro")).unwrap();
+    fs::create_dir_all(root.join("rw")).unwrap();
+    fs::write(root.join("ro/ro.txt"), "read-only data").unwrap();
+    fs::write(root.join("rw/rw.txt"), "writable data").unwrap();
+    let mounts = vec![
+        ResolvedMount {
+            host: root.join("ro"),
+            guest: "/ro".into(),
+            access: Access::Ro,
+        },
+        ResolvedMount {
+            host: root.join("rw"),
+            guest: "/rw".into(),
+            access: Access::Rw,
+        },
+    ];
+    (root, mounts)
+}
+
+async fn in_mounts(mounts: &[ResolvedMount], behaviour: &str) -> String {
+    answer(chaos_in(runtime(), behaviour, &WasmLimits::default(), mounts, &[]).await)
+}
+
+/// The guest saw an error of `kind` (`std::io::ErrorKind`'s name), e.g. `PermissionDenied` for
+/// WASI's `not-permitted` ("Operation not permitted").
+#[track_caller]
+fn assert_refused(got: &str, kind: &str) {
     assert!(
-        msg.contains("wasi:sockets/") && msg.contains("hooks have no network"),
-        "{msg}"
+        got.starts_with(&format!("err:{kind}:")),
+        "expected {kind}, got {got}"
     );
+}
+
+/// A hard link from a read-only mount into a writable one would give the guest a writable name
+/// for a read-only file; wasmtime refuses `link-at` unless both folders are writable with the
+/// same permissions.
+#[tokio::test]
+async fn hard_link_from_a_read_only_mount_into_a_writable_one_is_refused() {
+    let (root, mounts) = ro_and_rw("fs-link");
+    let got = in_mounts(&mounts, "fs-link:/ro/ro.txt:/rw/alias.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert!(!root.join("rw/alias.txt").exists());
+    // The other direction writes into the read-only mount.
+    let got = in_mounts(&mounts, "fs-link:/rw/rw.txt:/ro/alias.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert!(!root.join("ro/alias.txt").exists());
+    // Escaping the writable mount with `..` is refused as well.
+    let got = in_mounts(&mounts, "fs-link:/rw/../ro/ro.txt:/rw/alias.txt").await;
+    assert!(got.starts_with("err:"), "{got}");
+    assert!(!root.join("rw/alias.txt").exists());
+    // Inside the writable mount, linking works: the refusals are about permissions.
+    assert_eq!(
+        in_mounts(&mounts, "fs-link:/rw/rw.txt:/rw/link.txt").await,
+        "ok"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("rw/link.txt")).unwrap(),
+        "writable data"
+    );
+    assert_chaos_serves(runtime()).await;
+}
+
+#[tokio::test]
+async fn rename_across_permissions_is_refused() {
+    let (root, mounts) = ro_and_rw("fs-rename");
+    // Out of the read-only mount: it would delete a read-only name.
+    let got = in_mounts(&mounts, "fs-rename:/ro/ro.txt:/rw/moved.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert_eq!(
+        fs::read_to_string(root.join("ro/ro.txt")).unwrap(),
+        "read-only data"
+    );
+    assert!(!root.join("rw/moved.txt").exists());
+    // Into the read-only mount: it would create a name there.
+    let got = in_mounts(&mounts, "fs-rename:/rw/rw.txt:/ro/moved.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert!(root.join("rw/rw.txt").exists() && !root.join("ro/moved.txt").exists());
+    // Within the read-only mount.
+    let got = in_mounts(&mounts, "fs-rename:/ro/ro.txt:/ro/renamed.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert!(root.join("ro/ro.txt").exists());
+    // Within the writable mount it works.
+    assert_eq!(
+        in_mounts(&mounts, "fs-rename:/rw/rw.txt:/rw/renamed.txt").await,
+        "ok"
+    );
+    assert!(!root.join("rw/rw.txt").exists() && root.join("rw/renamed.txt").exists());
+    assert_chaos_serves(runtime()).await;
+}
+
+/// Two writable mounts on different filesystems (the target dir and `/dev/shm`, a tmpfs on
+/// Linux): a rename or hard link between them is refused by the kernel (`EXDEV`) and nothing
+/// moves. (Between two writable mounts of one filesystem both work: the rule granted both.)
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn rename_and_link_across_devices_are_refused() {
+    use std::os::unix::fs::MetadataExt as _;
+
+    let (root, mut mounts) = ro_and_rw("fs-xdev");
+    let shm =
+        PathBuf::from("/dev/shm").join(format!("hookbox-wasm-tests-xdev-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&shm);
+    fs::create_dir_all(&shm).unwrap();
+    assert_ne!(
+        fs::metadata(&shm).unwrap().dev(),
+        fs::metadata(root.join("rw")).unwrap().dev(),
+        "/dev/shm must be another filesystem than the target dir for this test"
+    );
+    mounts.push(ResolvedMount {
+        host: shm.clone(),
+        guest: "/shm".into(),
+        access: Access::Rw,
+    });
+    let renamed = in_mounts(&mounts, "fs-rename:/rw/rw.txt:/shm/moved.txt").await;
+    let linked = in_mounts(&mounts, "fs-link:/rw/rw.txt:/shm/linked.txt").await;
+    let left_behind = root.join("rw/rw.txt").exists();
+    let arrived = shm.join("moved.txt").exists() || shm.join("linked.txt").exists();
+    let _ = fs::remove_dir_all(&shm);
+    // wasmtime-wasi 48 has no mapping for `EXDEV` (its `cross-device` error code is never
+    // produced on Linux), so the guest sees the generic `io` error ("I/O error", EIO).
+    assert_refused(&renamed, "Uncategorized");
+    assert_refused(&linked, "Uncategorized");
+    assert!(renamed.ends_with("I/O error (os error 29)"), "{renamed}");
+    assert!(left_behind && !arrived);
+    assert_chaos_serves(runtime()).await;
+}
+
+/// `O_TRUNC` needs write access: on a read-only mount the open is refused before anything is
+/// truncated (`fs-write` covers create+truncate; this is truncate alone, on an existing file).
+#[tokio::test]
+async fn truncating_on_a_read_only_mount_is_refused() {
+    let root = tree("fs-trunc");
+    let got = in_mount(&root, Access::Ro, "fs-trunc:/data/inside.txt").await;
+    assert_refused(&got, "PermissionDenied");
+    assert_eq!(
+        fs::read_to_string(root.join("mounted/inside.txt")).unwrap(),
+        "inside"
+    );
+    assert_chaos_serves(runtime()).await;
+    assert_eq!(
+        in_mount(&root, Access::Rw, "fs-trunc:/data/inside.txt").await,
+        "ok"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("mounted/inside.txt")).unwrap(),
+        ""
+    );
+}
+
+/// `link_out -> ../secret.txt` points outside the mount. With a trailing slash the path must be
+/// resolved as a directory through the link; none of write, truncate, link or rename may reach
+/// the secret, even on a writable mount (reads are in `no_escape_from_a_mount`).
+#[cfg(unix)]
+#[tokio::test]
+async fn symlink_with_a_trailing_slash_does_not_escape() {
+    let root = tree("fs-trailing-slash");
+    // What the guest sees differs by operation (wasi-libc refuses a create with a trailing
+    // slash itself; cap-std refuses to follow a link out of the mount); every one is refused.
+    for (behaviour, kind) in [
+        ("fs-write:/data/link_out/", "IsADirectory"),
+        ("fs-write:/data/abs_link/", "IsADirectory"),
+        ("fs-trunc:/data/link_out/", "PermissionDenied"),
+        ("fs-list:/data/link_out/", "PermissionDenied"),
+        (
+            "fs-link:/data/link_out/:/data/alias.txt",
+            "PermissionDenied",
+        ),
+        ("fs-rename:/data/link_out/:/data/moved.txt", "NotADirectory"),
+    ] {
+        let got = in_mount(&root, Access::Rw, behaviour).await;
+        assert!(
+            got.starts_with(&format!("err:{kind}:")),
+            "{behaviour}: {got}"
+        );
+        assert!(!got.contains("host secret"), "{behaviour}: {got}");
+    }
+    assert_eq!(
+        fs::read_to_string(root.join("secret.txt")).unwrap(),
+        "host secret"
+    );
+    assert!(!root.join("mounted/alias.txt").exists() && !root.join("mounted/moved.txt").exists());
+    assert!(fs::symlink_metadata(root.join("mounted/link_out")).is_ok());
+    assert_chaos_serves(runtime()).await;
 }
 
 #[test]
 fn every_guest_is_inspected_as_built() {
     for guest in ALL {
+        if guest.name == "shell_guard_py" {
+            // componentize-py's 38 core instances exceed the default pool's 16 per slot, so the
+            // default runtime refuses it — after a full ~10 s compile that is never cached.
+            // polyglot.rs inspects it in a runtime sized for it.
+            continue;
+        }
         let r = runtime().inspect_file(Path::new(guest.path)).unwrap();
         let want = match guest.kind {
             Kind::Hook => InspectKind::TypedHook,
@@ -331,57 +508,4 @@ fn every_guest_is_inspected_as_built() {
             r.reasons
         );
     }
-}
-
-#[tokio::test]
-async fn noop_guests_answer() {
-    let noop = runtime().load_file(Path::new(NOOP)).unwrap();
-    let limits = WasmLimits::default();
-    let event = event();
-    let inv = || Invocation {
-        event: &event,
-        payload_json: "{}",
-        limits: &limits,
-        mounts: &[],
-        env: &[],
-        config_json: "null".into(),
-        label: "noop".into(),
-    };
-    assert_eq!(typed(runtime().run(&noop, inv()).await), Default::default());
-    let noop_cli = runtime().load_file(Path::new(NOOP_CLI)).unwrap();
-    let run = runtime().run(&noop_cli, inv()).await.unwrap();
-    let WasmOutput::Command(out) = run.output else {
-        panic!()
-    };
-    assert_eq!((out.exit_code, out.stdout.as_str()), (Some(0), ""));
-}
-
-/// Rust's `wasm32-wasip2` std cannot report an exit code other than 0 or 1: `main`'s
-/// `ExitCode::from(2)` reaches the host as `wasi:cli/run` returning `err`, i.e. 1 (the guest
-/// imports `wasi:cli/exit@0.2.0`, which has no `exit-with-code`). The host passes through any
-/// code a guest does report (the WAT `cmd_exit2` test exits with 2 via `exit-with-code`).
-#[tokio::test]
-async fn cli_guard_denial_arrives_as_exit_1_from_rust_std() {
-    let guard = runtime().load_file(Path::new(CLI_GUARD)).unwrap();
-    let limits = WasmLimits::default();
-    let event = event();
-    let payload = serde_json::Value::Object(hookbox_core::event::wire::flat(&event)).to_string();
-    let inv = Invocation {
-        event: &event,
-        payload_json: &payload,
-        limits: &limits,
-        mounts: &[],
-        env: &[],
-        config_json: "null".into(),
-        label: "cli-guard".into(),
-    };
-    let run = runtime().run(&guard, inv).await.unwrap();
-    let WasmOutput::Command(out) = run.output else {
-        panic!()
-    };
-    assert_eq!(out.exit_code, Some(1), "{out:?}");
-    assert_eq!(
-        out.stderr,
-        "cli-guard: the command recursively deletes `/`\n"
-    );
 }

@@ -18,6 +18,9 @@
 //! | `fs-read:<path>` | reads a file | context `ok:<first 4 KiB>` or `err:<kind>:<message>` |
 //! | `fs-write:<path>` | writes `written by chaos\n` | context `ok` or `err:<kind>:<message>` |
 //! | `fs-list:<path>` | lists a folder | context `ok:<names, one a line>` or `err:…` |
+//! | `fs-trunc:<path>` | opens an existing file write-only with `O_TRUNC` (no create) | context `ok` or `err:<kind>:<message>` |
+//! | `fs-link:<from>:<to>` | hard-links `<from>` as `<to>` (`link-at`) | context `ok` or `err:<kind>:<message>` |
+//! | `fs-rename:<from>:<to>` | renames `<from>` to `<to>` (`rename-at`) | context `ok` or `err:<kind>:<message>` |
 //! | `env` / `args` | lists what it sees | context with `KEY=value` lines / arguments, one a line |
 //! | `sleep:<ms>` | sleeps (a host call: epochs do not interrupt it) | `timeout` over the deadline |
 //! | `log:<n>` | calls `host::log` `n` times | capped log lines; context `logged <n>` |
@@ -88,6 +91,21 @@ fn run(behaviour: &str) -> Result<Response, String> {
             Ok(()) => "ok".to_owned(),
             Err(e) => io_error(&e),
         }),
+        "fs-trunc" => report(outcome(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(arg)
+                .map(drop),
+        )),
+        "fs-link" => {
+            let (from, to) = two_paths(behaviour, arg)?;
+            report(outcome(std::fs::hard_link(from, to)))
+        }
+        "fs-rename" => {
+            let (from, to) = two_paths(behaviour, arg)?;
+            report(outcome(std::fs::rename(from, to)))
+        }
         "fs-list" => report(match list(arg) {
             Ok(names) => format!("ok:{}", names.join("\n")),
             Err(e) => io_error(&e),
@@ -161,6 +179,20 @@ fn list(path: &str) -> std::io::Result<Vec<String>> {
         .collect::<std::io::Result<Vec<_>>>()?;
     names.sort();
     Ok(names)
+}
+
+/// `<from>:<to>` (neither may contain `:`, which keeps the syntax trivial).
+fn two_paths<'a>(behaviour: &str, arg: &'a str) -> Result<(&'a str, &'a str), String> {
+    arg.split_once(':')
+        .ok_or_else(|| format!("chaos: `{behaviour}` needs `<from>:<to>`"))
+}
+
+/// `ok`, or the error as `err:<kind>:<message>`.
+fn outcome(result: std::io::Result<()>) -> String {
+    match result {
+        Ok(()) => "ok".to_owned(),
+        Err(e) => io_error(&e),
+    }
 }
 
 fn io_error(error: &std::io::Error) -> String {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the tooling of the JavaScript and Python guest examples, so crates/test-artifacts
+# builds them and the polyglot tests (crates/wasm/tests/all/polyglot.rs) run instead of being
+# reported as ignored:
+#   - guest-examples/js: `npm ci` (componentize-js, pinned in package.json/package-lock.json);
+#   - guest-examples/python: a venv at ${CARGO_TARGET_DIR:-target}/polyglot/venv with
+#     requirements.txt (componentize-py, pinned) — the place the build script looks first.
+# Idempotent and fast when nothing changed: each install is skipped while a stamp holding the
+# sha256 of its lockfile matches. Needs node >= 20 with npm, and python3 >= 3.10 with venv;
+# reaches the npm registry and PyPI only on a real install.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+# Resolved against the caller's directory, as cargo resolves a relative CARGO_TARGET_DIR.
+target="$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")"
+venv="$target/polyglot/venv"
+started=$SECONDS
+
+die() { echo "setup-polyglot: $*" >&2; exit 1; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+command -v node >/dev/null || die "node is not installed (need >= 20 with npm)"
+command -v npm >/dev/null || die "npm is not installed (it comes with node)"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+((node_major >= 20)) || die "node $(node --version) is too old: componentize-js needs >= 20"
+command -v python3 >/dev/null || die "python3 is not installed (need >= 3.10 with venv)"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+  || die "$(python3 --version) is too old: componentize-py needs >= 3.10"
+
+# JavaScript: node_modules stays beside package.json, where `node build.mjs` resolves it.
+js="$root/guest-examples/js"
+js_stamp="$js/node_modules/.hookbox-setup.sha256"
+if [[ -f $js_stamp && "$(cat "$js_stamp")" == "$(sha "$js/package-lock.json")" ]]; then
+  echo "setup-polyglot: guest-examples/js/node_modules is up to date"
+else
+  echo "setup-polyglot: npm ci in guest-examples/js"
+  (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
+  sha "$js/package-lock.json" >"$js_stamp"
+fi
+
+# Python: a venv of our own, so nothing is installed into the system or user site-packages.
+py_reqs="$root/guest-examples/python/requirements.txt"
+py_stamp="$venv/.hookbox-setup.sha256"
+if [[ -x $venv/bin/componentize-py && -f $py_stamp && "$(cat "$py_stamp")" == "$(sha "$py_reqs")" ]]; then
+  echo "setup-polyglot: $venv is up to date"
+else
+  echo "setup-polyglot: installing guest-examples/python/requirements.txt into $venv"
+  [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$py_reqs"
+  sha "$py_reqs" >"$py_stamp"
+fi
+
+echo "setup-polyglot: node $(node --version), $("$venv/bin/componentize-py" --version) ($((SECONDS - started)) s)"
