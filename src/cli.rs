@@ -89,6 +89,46 @@ pub(crate) enum Command {
     /// the re-entry cap, an observe-only PreCompact, and a hostile wasm hook contained at its
     /// timeout. Colours on a terminal, none when piped; --json for machines.
     Demo(DemoArgs),
+
+    /// Measure hook dispatch: native sh -c vs typed wasm vs wasi:cli wasm, side by side.
+    ///
+    /// The same trivial hook logic through HookHost::dispatch, in one process: p50/p99 latency,
+    /// throughput with 1 and N dispatches in flight, native ÷ wasm ratios, the idle cost of
+    /// 10,000 non-matching rules, cached vs uncached component loads, and resident memory per
+    /// concurrently running wasm hook. Build with --release: debug numbers mean nothing.
+    Bench(BenchArgs),
+}
+
+/// `hookbox bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Measured dispatches per wasm hook kind.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub(crate) wasm_runs: usize,
+
+    /// Measured dispatches of the native hook (each forks a shell).
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub(crate) native_runs: usize,
+
+    /// Dispatches in flight for the N-concurrency throughput.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub(crate) concurrency: usize,
+
+    /// How long each throughput measurement runs, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub(crate) throughput_ms: u64,
+
+    /// Wasm hooks running at once for the memory measurement (0 skips it).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub(crate) memory_hooks: usize,
+
+    /// A tenth of the runs: a smoke test, not a measurement.
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox demo`.

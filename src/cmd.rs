@@ -1,6 +1,7 @@
 //! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
+pub(crate) mod bench;
 pub(crate) mod compile;
 pub(crate) mod demo;
 pub(crate) mod dispatch;
@@ -28,5 +29,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compile(args) => compile::run(&args),
         Command::Exec(args) => exec::run(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }

@@ -14,12 +14,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use hookbox_core::Event;
 use hookbox_core::event::wire;
 use hookbox_core::output::to_claude_json;
 use hookbox_core::rule::{Access, MountSpec, WasmSpec};
+use hookbox_core::{Dialect, Event};
 use hookbox_wasm::{
-    Invocation, PoolingMode, ResolvedMount, RunReport, WasmOutput, WasmPolicy, WasmRuntime, resolve,
+    ComponentKind, Invocation, PoolingMode, ResolvedMount, RunReport, WasmOutput, WasmPolicy,
+    WasmRuntime, resolve,
 };
 
 use crate::cli::{ExecArgs, FailureArg};
@@ -104,7 +105,12 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let env: Vec<(String, String)> = spec.env.clone().into_iter().collect();
-    let payload = serde_json::to_string(&wire::payload(&event, args.dialect.into()))
+    // A typed hook's WIT event carries the flat payload; a wasi:cli one reads --dialect's.
+    let shape = match component.kind() {
+        ComponentKind::TypedHook => Dialect::Claude,
+        ComponentKind::WasiCommand => args.dialect.into(),
+    };
+    let payload = serde_json::to_string(&wire::payload(&event, shape))
         .context("cannot encode the payload")?;
     let inv = Invocation {
         event: &event,

@@ -128,8 +128,11 @@ impl Inner {
         let hook_fired = HookFired::for_dispatch(&event, &verdict, matched.len());
         let duration = started.elapsed();
         self.metrics.dispatch(true, duration);
-        if let Some(f) = &hook_fired {
-            // No subscriber is fine: `send` only fails when nobody listens.
+        if let Some(f) = hook_fired
+            .as_ref()
+            .filter(|_| self.fired.receiver_count() > 0)
+        {
+            // A subscriber may have left since the check: `send` then fails, which is fine.
             let _ = self.fired.send(f.clone());
         }
         let dispatch = Dispatch {

@@ -5,10 +5,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use hookbox_core::Dialect;
 use hookbox_core::event::Event;
 use hookbox_core::output::{FailureClass, HookFailure, RunOutput};
 use hookbox_core::rule::Rule;
-use hookbox_wasm::{Invocation, ResolvedMount, RunReport, WasmOutput};
+use hookbox_wasm::{ComponentKind, Invocation, ResolvedMount, RunReport, WasmOutput};
 
 use crate::host::{Inner, Loaded};
 use crate::payloads::Payloads;
@@ -68,7 +69,11 @@ impl Inner {
                 &per_session
             }
         };
-        let payload = payloads.get(rule.dialect);
+        // A typed hook's WIT event carries the flat payload; a wasi:cli one reads its dialect's.
+        let payload = match prepared.component.kind() {
+            ComponentKind::TypedHook => payloads.get(Dialect::Claude),
+            ComponentKind::WasiCommand => payloads.get(rule.dialect),
+        };
         let inv = Invocation {
             event,
             payload_json: std::str::from_utf8(&payload).unwrap_or("{}"),

@@ -80,8 +80,9 @@ pub(crate) async fn call_handle(
     pre: &HookPre<StoreState>,
     store: &mut Store<StoreState>,
     event: &Event,
+    flat_payload: &str,
 ) -> Result<Result<HookResponse, HookFailure>, (Phase, wasmtime::Error)> {
-    let event = wit_event(event);
+    let event = wit_event(event, flat_payload);
     let hook = pre
         .instantiate_async(&mut *store)
         .await
@@ -94,8 +95,9 @@ pub(crate) async fn call_handle(
     Ok(hook_response(answer))
 }
 
-/// The WIT event for `event`: typed fields plus the flat payload as JSON text.
-pub(crate) fn wit_event(event: &Event) -> types::Event {
+/// The WIT event for `event`: typed fields plus the flat payload as JSON text — `flat_payload`
+/// when the caller already serialised it (the host does, once per dispatch), else made here.
+pub(crate) fn wit_event(event: &Event, flat_payload: &str) -> types::Event {
     let stop = event.stop_data();
     let field = |k: &str| event.field_str(k).map(str::to_owned);
     let tool_response = match &event.data {
@@ -117,7 +119,11 @@ pub(crate) fn wit_event(event: &Event) -> types::Event {
         trigger: field("trigger"),
         source: field("source"),
         reason: field("reason"),
-        payload: Value::Object(wire::flat(event)).to_string(),
+        payload: if flat_payload.is_empty() {
+            Value::Object(wire::flat(event)).to_string()
+        } else {
+            flat_payload.to_owned()
+        },
     }
 }
 
@@ -260,7 +266,7 @@ mod tests {
             "/",
         )
         .unwrap();
-        let w = wit_event(&ev);
+        let w = wit_event(&ev, "");
         assert_eq!(
             (w.name.as_str(), w.tool_name.as_deref()),
             ("PreToolUse", Some("Bash"))
@@ -268,7 +274,7 @@ mod tests {
         assert_eq!(w.tool_input.as_deref(), Some(r#"{"command":"ls"}"#));
         let payload: Value = serde_json::from_str(&w.payload).unwrap();
         assert_eq!(payload["hook_event_name"], "PreToolUse");
-        let stop = wit_event(&Event::new(EventName::Stop, "s", "/"));
+        let stop = wit_event(&Event::new(EventName::Stop, "s", "/"), "");
         assert_eq!(stop.turn_end_reason.as_deref(), Some("final_response"));
         assert!(stop.tool_name.is_none());
     }

@@ -46,7 +46,9 @@ pub struct ResolvedMount {
 pub struct Invocation<'a> {
     /// The event (typed hooks get it as the WIT `event` record, with the flat payload).
     pub event: &'a Event,
-    /// The payload in the rule's dialect: stdin of `wasi:cli/run` components.
+    /// The payload as JSON text. For `wasi:cli/run` components: the rule's dialect's payload,
+    /// written to stdin. For typed hooks: the flat payload (Claude Code's shape) that becomes
+    /// the WIT event's `payload` field; empty means "serialise it here".
     pub payload_json: &'a str,
     /// Limits from [`resolve`](crate::resolve).
     pub limits: &'a WasmLimits,
@@ -211,24 +213,28 @@ impl WasmRuntime {
             }
         };
         let backstop = limits.timeout.saturating_add(BACKSTOP_GRACE);
-        let outcome =
-            match tokio::time::timeout(backstop, execute(component, &mut store, inv.event)).await {
-                Ok(Ok(answer)) => Ok(answer),
-                Ok(Err((phase, err))) => {
-                    let budget = Budget {
-                        timeout: limits.timeout,
-                        fuel: limits.fuel,
-                    };
-                    Err(classify::classify(
-                        &err,
-                        phase,
-                        store.data(),
-                        &stderr,
-                        &budget,
-                    ))
-                }
-                Err(_elapsed) => Err(classify::timeout(limits.timeout)),
-            };
+        let outcome = match tokio::time::timeout(
+            backstop,
+            execute(component, &mut store, inv.event, inv.payload_json),
+        )
+        .await
+        {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err((phase, err))) => {
+                let budget = Budget {
+                    timeout: limits.timeout,
+                    fuel: limits.fuel,
+                };
+                Err(classify::classify(
+                    &err,
+                    phase,
+                    store.data(),
+                    &stderr,
+                    &budget,
+                ))
+            }
+            Err(_elapsed) => Err(classify::timeout(limits.timeout)),
+        };
         let fuel_consumed = limits
             .fuel
             .map(|f| f.saturating_sub(store.get_fuel().unwrap_or(0)));
@@ -354,9 +360,10 @@ async fn execute(
     component: &LoadedComponent,
     store: &mut Store<StoreState>,
     event: &Event,
+    payload_json: &str,
 ) -> Result<Answer, (Phase, wasmtime::Error)> {
     match &component.pre {
-        Prepared::Typed(pre) => bindings::call_handle(pre, store, event)
+        Prepared::Typed(pre) => bindings::call_handle(pre, store, event, payload_json)
             .await
             .map(Answer::Typed),
         Prepared::Command(pre) => {

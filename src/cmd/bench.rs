@@ -1,0 +1,467 @@
+//! `hookbox bench`: the side-by-side benchmark of SPEC §9, in one process and one run. The same
+//! trivial hook logic (read the payload, answer nothing) as a native `sh -c` command hook, a
+//! typed wasm component and a `wasi:cli` wasm component, each through `HookHost::dispatch`:
+//! latency percentiles, throughput at 1 and N concurrent dispatches, the native ÷ wasm ratios,
+//! the idle cost of 10,000 loaded rules that do not match, cached vs uncached component loads,
+//! and resident memory per concurrently running wasm hook. Run it from a release build.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hookbox_core::config::LoadOptions;
+use hookbox_core::matcher::Matcher;
+use hookbox_core::rule::{CommandSpec, Handler, PluginInfo, Rule, RuleSource};
+use hookbox_core::{Dialect, Event, EventName};
+use hookbox_host::{HookHost, HostPolicy};
+use hookbox_test_artifacts as guests;
+use hookbox_wasm::{CacheStatus, WasmRuntime};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cli::BenchArgs;
+use crate::host_setup::{runtime, wasm_runtime_config};
+
+/// Latency percentiles of one kind of hook, in microseconds.
+#[derive(Debug, Serialize)]
+struct Latency {
+    kind: &'static str,
+    runs: usize,
+    p50_us: f64,
+    p99_us: f64,
+    mean_us: f64,
+    /// Dispatches per second with one dispatch in flight.
+    throughput_1: f64,
+    /// Dispatches per second with `concurrency` in flight.
+    throughput_n: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Loads {
+    component: &'static str,
+    uncached_ms: f64,
+    cached_disk_ms: f64,
+    cached_memory_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Memory {
+    concurrent_hooks: usize,
+    baseline_rss_mib: f64,
+    peak_rss_mib: f64,
+    growth_per_hook_mib: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    build: &'static str,
+    cpus: usize,
+    concurrency: usize,
+    latency: Vec<Latency>,
+    ratio_native_over_typed_wasm_p50: f64,
+    ratio_native_over_cli_wasm_p50: f64,
+    ratio_throughput_typed_wasm_over_native: f64,
+    idle_ns_per_dispatch_empty_host: f64,
+    idle_ns_per_dispatch_10k_rules: f64,
+    loads: Vec<Loads>,
+    memory: Option<Memory>,
+}
+
+/// Runs `hookbox bench`.
+pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let scratch = std::env::temp_dir().join(format!("hookbox-bench-{}", std::process::id()));
+    let result = run_in(args, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let report = result?;
+    let text = if args.json {
+        serde_json::to_string_pretty(&report).context("cannot encode the report")? + "\n"
+    } else {
+        table(&report)
+    };
+    anstream::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .context("cannot write to stdout")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
+    let rt = runtime()?;
+    let scale = if args.quick { 10 } else { 1 };
+    let cache = scratch.join("cache");
+    let native = one_rule_host(
+        scratch,
+        "native",
+        json!({"type": "command", "command": "cat >/dev/null", "matcher": "Bash"}),
+        &cache,
+        None,
+    )?;
+    let typed = one_rule_host(
+        scratch,
+        "typed",
+        json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}),
+        &cache,
+        Some(("noop.wasm", guests::NOOP)),
+    )?;
+    let cli = one_rule_host(
+        scratch,
+        "cli",
+        json!({"type": "wasm", "component": "hooks/noop_cli.wasm", "matcher": "Bash"}),
+        &cache,
+        Some(("noop_cli.wasm", guests::NOOP_CLI)),
+    )?;
+    let event = bash_event(scratch);
+    let dur = Duration::from_millis(args.throughput_ms / scale as u64);
+    let n = args.concurrency;
+    let mut latency = Vec::new();
+    for (kind, host, runs) in [
+        ("native sh -c", &native, args.native_runs / scale),
+        ("wasm typed (hook world)", &typed, args.wasm_runs / scale),
+        ("wasm wasi:cli command", &cli, args.wasm_runs / scale),
+    ] {
+        eprintln!("bench: {kind}…");
+        let samples = rt.block_on(latencies(host, &event, runs.max(10)));
+        let throughput_1 = rt.block_on(throughput(host, &event, 1, dur));
+        let throughput_n = rt.block_on(throughput(host, &event, n, dur));
+        latency.push(Latency {
+            kind,
+            runs: samples.len(),
+            p50_us: percentile(&samples, 0.50),
+            p99_us: percentile(&samples, 0.99),
+            mean_us: samples.iter().sum::<f64>() / samples.len() as f64,
+            throughput_1,
+            throughput_n,
+        });
+    }
+    eprintln!("bench: idle overhead…");
+    let empty = HookHost::new(quiet_policy(&scratch.join("empty"))).context("empty host")?;
+    let idle_empty = rt.block_on(idle(&empty, &event, 200_000 / scale));
+    let many = HookHost::new(quiet_policy(&scratch.join("many"))).context("10k host")?;
+    let (plugins, rules) = ten_thousand_rules();
+    many.install(plugins, rules);
+    let idle_many = rt.block_on(idle(&many, &event, 200_000 / scale));
+    eprintln!("bench: component loads…");
+    let loads = vec![
+        load_times("noop (17 KB)", guests::NOOP, &scratch.join("lc1"))?,
+        load_times(
+            "shell_guard (147 KB)",
+            guests::SHELL_GUARD,
+            &scratch.join("lc2"),
+        )?,
+    ];
+    eprintln!(
+        "bench: memory with {} concurrent wasm hooks…",
+        args.memory_hooks
+    );
+    let memory = if args.memory_hooks > 0 {
+        Some(rt.block_on(memory(scratch, &cache, args.memory_hooks))?)
+    } else {
+        None
+    };
+    let (nat, typ, cl) = (&latency[0], &latency[1], &latency[2]);
+    Ok(Report {
+        build: if cfg!(debug_assertions) {
+            "debug (numbers are not meaningful: use --release)"
+        } else {
+            "release"
+        },
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        concurrency: n,
+        ratio_native_over_typed_wasm_p50: nat.p50_us / typ.p50_us,
+        ratio_native_over_cli_wasm_p50: nat.p50_us / cl.p50_us,
+        ratio_throughput_typed_wasm_over_native: typ.throughput_n / nat.throughput_n,
+        latency,
+        idle_ns_per_dispatch_empty_host: idle_empty,
+        idle_ns_per_dispatch_10k_rules: idle_many,
+        loads,
+        memory,
+    })
+}
+
+/// The policy of every bench host: no replay files (disk I/O is not what is measured).
+fn quiet_policy(project: &Path) -> HostPolicy {
+    let mut p = HostPolicy::for_project(project);
+    p.replay_dir = None;
+    p.max_concurrent_hooks = 256;
+    p
+}
+
+fn one_rule_host(
+    scratch: &Path,
+    name: &str,
+    rule: serde_json::Value,
+    cache: &Path,
+    component: Option<(&str, &str)>,
+) -> anyhow::Result<HookHost> {
+    let plugin = scratch.join(name);
+    std::fs::create_dir_all(plugin.join("hooks"))
+        .with_context(|| format!("cannot create {}", plugin.display()))?;
+    if let Some((file, src)) = component {
+        std::fs::copy(src, plugin.join("hooks").join(file))
+            .with_context(|| format!("cannot copy {src}"))?;
+    }
+    let hooks = json!({"hooks": {"PreToolUse": [rule]}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
+        .context("cannot write hooks.json")?;
+    let mut policy = quiet_policy(scratch);
+    policy.wasm_runtime = wasm_runtime_config().with_cache_dir(cache);
+    let host = HookHost::new(policy).context("cannot build a host")?;
+    let report = host.load(&[&plugin], &LoadOptions::default());
+    if report.rules.len() != 1 {
+        bail!("bench plugin {name} did not load: {:?}", report.diagnostics);
+    }
+    Ok(host)
+}
+
+fn bash_event(cwd: &Path) -> Event {
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "git status"}, "tool_use_id": "toolu_bench"});
+    // A valid literal payload: cannot fail.
+    Event::from_payload(
+        Some(EventName::PreToolUse),
+        payload,
+        "bench",
+        &cwd.display().to_string(),
+    )
+    .unwrap_or_else(|_| Event::new(EventName::PreToolUse, "bench", "/"))
+}
+
+async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
+    for _ in 0..runs.min(50) {
+        host.dispatch(event.clone()).await;
+    }
+    let mut out = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let d = host.dispatch(event.clone()).await;
+        out.push(t.elapsed().as_secs_f64() * 1e6);
+        debug_assert_eq!(d.matched_rule_count, 1);
+    }
+    out.sort_by(f64::total_cmp);
+    out
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted.get(i).copied().unwrap_or(f64::NAN)
+}
+
+/// Dispatches per second with `n` dispatches in flight for `dur`.
+async fn throughput(host: &HookHost, event: &Event, n: usize, dur: Duration) -> f64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let deadline = start + dur;
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let (host, event, done) = (host.clone(), event.clone(), done.clone());
+        tasks.spawn(async move {
+            while Instant::now() < deadline {
+                host.dispatch(event.clone()).await;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Mean nanoseconds of a dispatch that matches nothing.
+async fn idle(host: &HookHost, event: &Event, runs: usize) -> f64 {
+    for _ in 0..1000 {
+        host.dispatch(event.clone()).await;
+    }
+    let t = Instant::now();
+    for _ in 0..runs {
+        let d = host.dispatch(event.clone()).await;
+        debug_assert_eq!(d.matched_rule_count, 0);
+    }
+    t.elapsed().as_nanos() as f64 / runs as f64
+}
+
+/// 10,000 rules across 1,000 plugins, none matching `Bash`: mostly exact tool names (as in real
+/// hook files), some regexes and object matchers, spread over several events.
+fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
+    let events = [
+        EventName::PreToolUse,
+        EventName::PostToolUse,
+        EventName::UserPromptSubmit,
+        EventName::SessionStart,
+    ];
+    let plugins: Vec<PluginInfo> = (0..1000)
+        .map(|p| PluginInfo {
+            name: format!("tenant-{p}"),
+            root: PathBuf::from(format!("/plugins/tenant-{p}")),
+            dialect: Dialect::Claude,
+            files: vec![],
+        })
+        .collect();
+    let rules = (0..10_000)
+        .filter_map(|i| {
+            let event = events[i % events.len()];
+            let matcher = match i % 10 {
+                0 | 1 => Matcher::from_str_for(&format!("^mcp__tenant{}__.*$", i % 1000), event),
+                2 => Matcher::from_json(
+                    Some(&json!({"tool_name": format!("tenant{}_*", i % 1000)})),
+                    event,
+                ),
+                3 => Matcher::from_str_for("Edit|Write|MultiEdit", event),
+                _ => {
+                    Matcher::from_str_for(&format!("mcp__tenant{}__tool{}", i % 1000, i % 7), event)
+                }
+            }
+            .ok()?;
+            Some(Rule {
+                index: i,
+                event,
+                matcher,
+                if_condition: None,
+                handler: Handler::Command(CommandSpec {
+                    command: Some("true".into()),
+                    args: None,
+                    timeout_secs: 5.0,
+                    run_async: false,
+                }),
+                dialect: Dialect::Claude,
+                on_failure: None,
+                status_message: None,
+                source: RuleSource {
+                    plugin: format!("tenant-{}", i % 1000),
+                    file: "hooks.json".into(),
+                    json_path: String::new(),
+                    line: None,
+                    column: None,
+                },
+                plugin: i % 1000,
+            })
+        })
+        .collect();
+    (plugins, rules)
+}
+
+fn load_times(name: &'static str, path: &str, cache: &Path) -> anyhow::Result<Loads> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    let time = |rt: &WasmRuntime, want: CacheStatus| -> anyhow::Result<f64> {
+        let t = Instant::now();
+        let status = rt.precompile_bytes(&bytes).context("load")?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if status != want {
+            bail!("{name}: expected a {want:?} load, got {status:?}");
+        }
+        Ok(ms)
+    };
+    let first = WasmRuntime::new(wasm_runtime_config().with_cache_dir(cache)).context("runtime")?;
+    let uncached_ms = time(&first, CacheStatus::Compiled)?;
+    let cached_memory_ms = time(&first, CacheStatus::Memory)?;
+    let second =
+        WasmRuntime::new(wasm_runtime_config().with_cache_dir(cache)).context("runtime")?;
+    let cached_disk_ms = time(&second, CacheStatus::Disk)?;
+    Ok(Loads {
+        component: name,
+        uncached_ms,
+        cached_disk_ms,
+        cached_memory_ms,
+    })
+}
+
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Resident memory while `n` wasm hooks run at once (each sleeps 400 ms inside the guest).
+async fn memory(scratch: &Path, cache: &Path, n: usize) -> anyhow::Result<Memory> {
+    let host = one_rule_host(
+        scratch,
+        "memory",
+        json!({"type": "wasm", "component": "hooks/chaos.wasm", "matcher": "Bash"}),
+        cache,
+        Some(("chaos.wasm", guests::CHAOS)),
+    )?;
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "sleep:400"}});
+    let event =
+        Event::from_payload(Some(EventName::PreToolUse), payload, "bench", "/").context("event")?;
+    host.dispatch(event.clone()).await;
+    let baseline = rss_mib();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let (host, event) = (host.clone(), event.clone());
+        tasks.spawn(async move { host.dispatch(event).await });
+    }
+    let mut peak = baseline;
+    while !tasks.is_empty() {
+        peak = peak.max(rss_mib());
+        tokio::select! {
+            _ = tasks.join_next() => {}
+            () = tokio::time::sleep(Duration::from_millis(5)) => {}
+        }
+    }
+    Ok(Memory {
+        concurrent_hooks: n,
+        baseline_rss_mib: baseline,
+        peak_rss_mib: peak,
+        growth_per_hook_mib: (peak - baseline) / n as f64,
+    })
+}
+
+fn table(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "hookbox bench — {} build, {} CPUs, N = {} concurrent",
+        r.build, r.cpus, r.concurrency
+    );
+    let _ = writeln!(
+        s,
+        "\nfull dispatch through HookHost (match + payload + run + aggregate), trivial hook:"
+    );
+    let _ = writeln!(
+        s,
+        "  {:<26} {:>8} {:>10} {:>10} {:>10} {:>12} {:>12}",
+        "hook", "runs", "p50 µs", "p99 µs", "mean µs", "1 in flight/s", "N in flight/s"
+    );
+    for l in &r.latency {
+        let _ = writeln!(
+            s,
+            "  {:<26} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>12.0} {:>12.0}",
+            l.kind, l.runs, l.p50_us, l.p99_us, l.mean_us, l.throughput_1, l.throughput_n
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nratios: native/typed-wasm p50 = {:.0}x, native/wasi:cli-wasm p50 = {:.0}x, typed-wasm/native throughput (N) = {:.0}x",
+        r.ratio_native_over_typed_wasm_p50,
+        r.ratio_native_over_cli_wasm_p50,
+        r.ratio_throughput_typed_wasm_over_native
+    );
+    let _ = writeln!(
+        s,
+        "idle dispatch (nothing matches): empty host {:.0} ns, 10,000 rules across 1,000 plugins {:.0} ns",
+        r.idle_ns_per_dispatch_empty_host, r.idle_ns_per_dispatch_10k_rules
+    );
+    let _ = writeln!(s, "\ncomponent load:");
+    for l in &r.loads {
+        let _ = writeln!(
+            s,
+            "  {:<22} uncached (compile) {:>8.2} ms   cached on disk {:>6.3} ms   cached in memory {:>6.3} ms",
+            l.component, l.uncached_ms, l.cached_disk_ms, l.cached_memory_ms
+        );
+    }
+    if let Some(m) = &r.memory {
+        let _ = writeln!(
+            s,
+            "\nresident memory with {} concurrent wasm hooks: {:.1} → {:.1} MiB, {:.2} MiB per hook (guest linear memory included)",
+            m.concurrent_hooks, m.baseline_rss_mib, m.peak_rss_mib, m.growth_per_hook_mib
+        );
+    }
+    s
+}
