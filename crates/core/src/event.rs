@@ -1,5 +1,6 @@
 //! Events: names and per-event rules, the typed event model, and its wire shapes per dialect.
 
+mod fields;
 mod model;
 mod name;
 pub mod wire;

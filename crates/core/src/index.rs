@@ -210,20 +210,11 @@ impl RuleSet {
     }
 }
 
-/// Events where Claude Code evaluates a handler's `if`; elsewhere a hook with `if` never runs.
-const IF_EVENTS: &[EventName] = &[
-    EventName::PreToolUse,
-    EventName::PostToolUse,
-    EventName::PostToolUseFailure,
-    EventName::PermissionRequest,
-    EventName::PermissionDenied,
-];
-
 /// Claude Code's `if` (`Bash(git commit:*)`, `Edit(*.ts)`): the tool must match, and the glob
 /// must match the call's main argument — for shell commands, the whole command or any of its
 /// `&&`/`||`/`;`/`|` segments.
 fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
-    if !IF_EVENTS.contains(&event.name) {
+    if !event.name.evaluates_if() {
         return false;
     }
     let Some(tool) = event.tool_name() else {

@@ -13,15 +13,6 @@ use crate::event::{EventName, HandlerType, KNOWN_UNSUPPORTED_HOOK_TYPES};
 use crate::matcher::Matcher;
 use crate::rule::{FailMode, Handler, IfCondition, Rule, RuleSource};
 
-/// Events on which Claude Code evaluates a handler's `if` (elsewhere the hook never runs).
-const IF_EVENTS: &[EventName] = &[
-    EventName::PreToolUse,
-    EventName::PostToolUse,
-    EventName::PostToolUseFailure,
-    EventName::PermissionRequest,
-    EventName::PermissionDenied,
-];
-
 /// `['command', 'wasm']`, as the source document prints the allowlist.
 fn allowed_list(event: EventName) -> String {
     let names: Vec<String> = event
@@ -341,7 +332,7 @@ fn if_condition(
         );
         return Err(());
     };
-    if !IF_EVENTS.contains(&event) {
+    if !event.evaluates_if() {
         ctx.warn(
             &ipath,
             format!("'if' only applies to tool events; on '{event}' a hook with 'if' never runs (as in Claude Code)"),

@@ -199,6 +199,16 @@ impl EventName {
         )
     }
 
+    /// Whether Claude Code evaluates a handler's `if` condition on this event (tool events);
+    /// elsewhere a hook with `if` never runs.
+    pub fn evaluates_if(self) -> bool {
+        use EventName::*;
+        matches!(
+            self,
+            PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied
+        )
+    }
+
     /// Whether plain-text stdout on exit 0 becomes context (Claude Code: only these three).
     pub fn plain_stdout_is_context(self) -> bool {
         matches!(

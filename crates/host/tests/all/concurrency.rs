@@ -4,7 +4,7 @@
 use hookbox_core::Dialect;
 use serde_json::json;
 
-use crate::util::{dispatch, project, project_with, verdict};
+use crate::util::{dispatch, plugin_data, project, project_with, read_number, verdict};
 
 fn decide(decision: &str, reason: &str) -> String {
     format!(
@@ -46,25 +46,8 @@ async fn hooks_overlap_in_time() {
     let p = project(Dialect::Claude, hooks);
     let d = dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
     assert_eq!(d.reports.len(), 4);
-    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let data = std::fs::read_dir(data)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let read = |n: String| {
-        std::fs::read_to_string(data.join(n))
-            .unwrap()
-            .trim()
-            .parse::<u128>()
-            .unwrap()
-    };
+    let data = plugin_data(&p);
+    let read = |n: String| read_number(&data.join(n));
     let latest_start = (0..4).map(|i| read(format!("start{i}"))).max().unwrap();
     let earliest_end = (0..4).map(|i| read(format!("end{i}"))).min().unwrap();
     assert!(
@@ -82,25 +65,8 @@ async fn concurrency_is_bounded_by_policy() {
     })).collect::<Vec<_>>()}]}});
     let p = project_with(Dialect::Claude, hooks, |pol| pol.max_concurrent_hooks = 1);
     dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
-    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let data = std::fs::read_dir(data)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let read = |n: String| {
-        std::fs::read_to_string(data.join(n))
-            .unwrap()
-            .trim()
-            .parse::<u128>()
-            .unwrap()
-    };
+    let data = plugin_data(&p);
+    let read = |n: String| read_number(&data.join(n));
     let mut spans: Vec<(u128, u128)> = (0..3)
         .map(|i| (read(format!("start{i}")), read(format!("end{i}"))))
         .collect();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use hookbox_core::Dialect;
 use serde_json::json;
 
-use crate::util::{dispatch, project, project_with, script, verdict};
+use crate::util::{dispatch, plugin_data, project, project_with, read_number, script, verdict};
 
 #[tokio::test]
 async fn environment_and_placeholders() {
@@ -59,23 +59,8 @@ async fn grandchildren_are_killed_at_the_timeout() {
     let d = dispatch(&p, json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
     assert!(d.warnings[0].contains("timed out"), "{:?}", d.warnings);
     assert!(verdict(&d)["decision"].is_null(), "fail-open by default");
-    let data = std::fs::read_dir(p.path().join(".hookbox/data"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let data = std::fs::read_dir(data)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let pid: u32 = std::fs::read_to_string(data.join("grandchild"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let data = plugin_data(&p);
+    let pid = read_number(&data.join("grandchild")) as u32;
     // The kill is sent before dispatch returns; give the kernel a moment to finish the process.
     let mut alive = true;
     for _ in 0..100 {

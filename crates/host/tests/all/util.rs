@@ -79,3 +79,25 @@ pub(crate) fn script(p: &Project, name: &str, body: &str) -> PathBuf {
 pub(crate) fn verdict(d: &Dispatch) -> Value {
     serde_json::to_value(&d.verdict).unwrap()
 }
+
+/// The one plugin data folder (`PLUGIN_DATA`) the project's hooks wrote in.
+pub(crate) fn plugin_data(p: &Project) -> PathBuf {
+    let first = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+    };
+    first(&first(&p.path().join(".hookbox/data")))
+}
+
+/// A number a hook wrote to a file (a timestamp, a pid).
+pub(crate) fn read_number(path: &Path) -> u128 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
