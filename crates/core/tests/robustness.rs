@@ -1,0 +1,211 @@
+//! Robustness: hostile bytes never panic and never hang. A deterministic mutation fuzzer (no
+//! extra crates, same seed every run) turns each real hook file of the corpus into thousands of
+//! broken ones — flipped bytes, cuts, splices, deep nesting, huge numbers, invalid UTF-8 — and
+//! feeds them to the config parser; hook outputs, payloads and matcher patterns get the same
+//! treatment. Each call must return (a report, an error), and every diagnostic must name its
+//! file. `fuzz/` has coverage-guided targets over the same entry points for longer runs.
+
+use std::path::Path;
+
+use hookbox_core::config::parse_hooks_bytes;
+use hookbox_core::dialect::Dialect;
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::matcher::{JsRegex, Matcher};
+use hookbox_core::output::{HookResponse, Interpretation, RawOutput};
+use hookbox_core::rule::FailMode;
+
+/// xorshift64*: a tiny deterministic generator, so a failure reproduces exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const SPLICES: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"\"",
+    b",",
+    b":",
+    b"null",
+    b"true",
+    b"1e999",
+    b"-0",
+    b"\\u0000",
+    b"\"hooks\"",
+    b"\"matcher\"",
+    b"\"type\"",
+    b"\"wasm\"",
+    b"\"timeout\"",
+    b"(a+)+$",
+    b"\xff\xfe",
+    b"\"${CLAUDE_PLUGIN_ROOT}/../../etc/passwd\"",
+    b"\"component\"",
+    b"\"mounts\"",
+];
+
+fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    for _ in 0..=rng.below(4) {
+        match rng.below(6) {
+            0 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out[i] ^= 1 << rng.below(8);
+            }
+            1 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out.truncate(i);
+            }
+            2 => {
+                let s = SPLICES[rng.below(SPLICES.len())];
+                let i = rng.below(out.len() + 1);
+                out.splice(i..i, s.iter().copied());
+            }
+            3 if out.len() > 2 => {
+                let a = rng.below(out.len());
+                let b = (a + rng.below(64)).min(out.len());
+                out.drain(a..b);
+            }
+            4 => {
+                let depth = 1 + rng.below(3000);
+                let i = rng.below(out.len() + 1);
+                let nest: Vec<u8> = std::iter::repeat_n(b'[', depth)
+                    .chain(std::iter::repeat_n(b']', depth))
+                    .collect();
+                out.splice(i..i, nest);
+            }
+            _ => {
+                if !out.is_empty() {
+                    let a = rng.below(out.len());
+                    let b = rng.below(out.len());
+                    out.swap(a, b);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/hooks-real");
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .expect("corpus folder")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "json").then(|| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() > 40);
+    files
+}
+
+#[test]
+fn mutated_hook_files_never_panic() {
+    let mut rng = Rng(0x5eed_cafe_f00d_0001);
+    let mut parsed = 0;
+    for (name, bytes) in corpus() {
+        for i in 0..150 {
+            let input = mutate(&mut rng, &bytes);
+            let dialect = Dialect::ALL[i % 4];
+            let report = parse_hooks_bytes(&input, Path::new(&name), dialect);
+            for d in &report.diagnostics {
+                assert!(
+                    !d.file.as_os_str().is_empty(),
+                    "{name}: a diagnostic without its file: {d:?}"
+                );
+            }
+            parsed += 1;
+        }
+    }
+    assert!(parsed > 6000);
+}
+
+#[test]
+fn hostile_outputs_never_panic() {
+    let mut rng = Rng(0x5eed_cafe_f00d_0002);
+    let seeds: &[&[u8]] = &[
+        br#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"x","updatedInput":{"command":"ls"},"additionalContext":["a","b"]}}"#,
+        br#"{"continue":false,"stopReason":"s","decision":"block","reason":"r","blockingError":{"x":1},"preventContinuation":true,"systemMessage":"m","suppressOutput":true}"#,
+        b"plain text\nwith lines",
+        b"",
+    ];
+    let events = [
+        EventName::PreToolUse,
+        EventName::UserPromptSubmit,
+        EventName::Stop,
+        EventName::PreCompact,
+        EventName::PermissionRequest,
+        EventName::PostToolUse,
+        EventName::ConfigChange,
+    ];
+    for i in 0..4000 {
+        let seed = seeds[i % seeds.len()];
+        let stdout = String::from_utf8_lossy(&mutate(&mut rng, seed)).into_owned();
+        let stderr = String::from_utf8_lossy(&mutate(&mut rng, b"reason on stderr")).into_owned();
+        let code = [0, 1, 2, 3, 126, 127, -1][rng.below(7)];
+        let event = Event::new(events[rng.below(events.len())], "s", "/");
+        for dialect in Dialect::ALL {
+            let interp = Interpretation {
+                dialect,
+                event: &event,
+                fail_mode: FailMode::Block,
+                timeout_secs: 1.0,
+            };
+            let _ = interp.interpret(&RawOutput::exited(code, stdout.clone(), stderr.clone()));
+        }
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&stdout) {
+            let _ = HookResponse::from_json(&v);
+        }
+    }
+}
+
+#[test]
+fn hostile_payloads_never_panic() {
+    let mut rng = Rng(0x5eed_cafe_f00d_0003);
+    let seed = br#"{"hook_event_name":"Stop","session_id":"s","cwd":"/","stop_hook_active":true,"last_assistant_message":"x","turn_end_reason":"max_iterations","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    for _ in 0..4000 {
+        let bytes = mutate(&mut rng, seed);
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+            let name = EventName::ALL[rng.below(EventName::ALL.len())];
+            let _ = Event::from_payload(Some(name), v.clone(), "d", "/");
+            let _ = Event::from_payload(None, v, "d", "/");
+        }
+    }
+}
+
+#[test]
+fn hostile_matchers_compile_or_fail_and_always_answer() {
+    let mut rng = Rng(0x5eed_cafe_f00d_0004);
+    let seeds: &[&[u8]] = &[
+        b"^(Edit|Write)$",
+        b"mcp__.*__(a+)+$",
+        b"(?<n>x)\\k<n>(?=y)",
+        b"[\\w-]+|Bash",
+        b"\\u{1F600}[^]",
+    ];
+    let subject = "a".repeat(64) + "!";
+    for i in 0..4000 {
+        let pattern =
+            String::from_utf8_lossy(&mutate(&mut rng, seeds[i % seeds.len()])).into_owned();
+        if let Ok(re) = JsRegex::new(&pattern) {
+            let _ = re.is_match(&subject);
+        }
+        let _ = Matcher::from_str_for(&pattern, EventName::PreToolUse);
+    }
+}
