@@ -104,8 +104,11 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
             let p = e.ok()?.path();
             (p.extension()? == "json").then(|| {
                 (
-                    p.file_name().unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap(),
+                    p.file_name()
+                        .expect("a read_dir entry has a file name")
+                        .to_string_lossy()
+                        .into_owned(),
+                    std::fs::read(&p).expect("corpus file is readable"),
                 )
             })
         })
