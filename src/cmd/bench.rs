@@ -147,11 +147,11 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     let idle_many = rt.block_on(idle(&many, &event, 200_000 / scale));
     eprintln!("bench: component loads…");
     let loads = vec![
-        load_times("noop (17 KB)", guests::NOOP, &scratch.join("lc1"))?,
+        load_times("noop (17 KB)", guests::NOOP, &scratch.join("loads-noop"))?,
         load_times(
             "shell_guard (147 KB)",
             guests::SHELL_GUARD,
-            &scratch.join("lc2"),
+            &scratch.join("loads-shell-guard"),
         )?,
     ];
     eprintln!(
@@ -344,7 +344,12 @@ fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
     (plugins, rules)
 }
 
-fn load_times(name: &'static str, path: &str, cache: &Path) -> anyhow::Result<Loads> {
+/// Load samples per component: uncached loads each compile into a fresh cache folder (slow), the
+/// cached ones repeat cheaply; each figure is the median, so one cold page cache does not decide.
+const UNCACHED_LOADS: usize = 3;
+const CACHED_LOADS: usize = 15;
+
+fn load_times(name: &'static str, path: &str, scratch: &Path) -> anyhow::Result<Loads> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
     let time = |rt: &WasmRuntime, want: CacheStatus| -> anyhow::Result<f64> {
         let t = Instant::now();
@@ -355,17 +360,33 @@ fn load_times(name: &'static str, path: &str, cache: &Path) -> anyhow::Result<Lo
         }
         Ok(ms)
     };
-    let first = WasmRuntime::new(wasm_runtime_config().with_cache_dir(cache)).context("runtime")?;
-    let uncached_ms = time(&first, CacheStatus::Compiled)?;
-    let cached_memory_ms = time(&first, CacheStatus::Memory)?;
-    let second =
-        WasmRuntime::new(wasm_runtime_config().with_cache_dir(cache)).context("runtime")?;
-    let cached_disk_ms = time(&second, CacheStatus::Disk)?;
+    let fresh = |cache: &Path| {
+        WasmRuntime::new(wasm_runtime_config().with_cache_dir(cache)).context("runtime")
+    };
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        percentile(&v, 0.5)
+    };
+    let mut uncached = Vec::new();
+    let mut memory = Vec::new();
+    let cache = |i: usize| scratch.join(format!("cache-{i}"));
+    for i in 0..UNCACHED_LOADS {
+        let rt = fresh(&cache(i))?;
+        uncached.push(time(&rt, CacheStatus::Compiled)?);
+        memory.push(time(&rt, CacheStatus::Memory)?);
+    }
+    let mut disk = Vec::new();
+    for _ in 0..CACHED_LOADS {
+        // A new runtime has an empty memory cache: the load comes from the disk cache.
+        let rt = fresh(&cache(0))?;
+        disk.push(time(&rt, CacheStatus::Disk)?);
+        memory.push(time(&rt, CacheStatus::Memory)?);
+    }
     Ok(Loads {
         component: name,
-        uncached_ms,
-        cached_disk_ms,
-        cached_memory_ms,
+        uncached_ms: median(uncached),
+        cached_disk_ms: median(disk),
+        cached_memory_ms: median(memory),
     })
 }
 
@@ -448,7 +469,10 @@ fn table(r: &Report) -> String {
         "idle dispatch (nothing matches): empty host {:.0} ns, 10,000 rules across 1,000 plugins {:.0} ns",
         r.idle_ns_per_dispatch_empty_host, r.idle_ns_per_dispatch_10k_rules
     );
-    let _ = writeln!(s, "\ncomponent load:");
+    let _ = writeln!(
+        s,
+        "\ncomponent load (median of {UNCACHED_LOADS} uncached, {CACHED_LOADS} cached loads):"
+    );
     for l in &r.loads {
         let _ = writeln!(
             s,

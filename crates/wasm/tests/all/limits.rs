@@ -224,6 +224,22 @@ async fn slots_obeyed_runs_wait_for_a_free_slot() {
     typed(b);
 }
 
+/// A slot's permit is released only after its store is dropped: with a single pool slot,
+/// back-to-back and overlapping runs never find the pool still occupied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slots_obeyed_a_slot_is_reused_only_after_its_store_is_freed() {
+    let rt = one_slot();
+    let echo = guests::echo();
+    crate::common::load(&rt, &echo);
+    for _ in 0..4 {
+        let r = || run(&rt, &echo);
+        let (a, b, c, d, e, f) = tokio::join!(r(), r(), r(), r(), r(), r());
+        for done in [a, b, c, d, e, f] {
+            typed(done);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slots_violated_when_busy_for_the_whole_timeout() {
     let rt = one_slot();
