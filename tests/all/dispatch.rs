@@ -287,64 +287,43 @@ fn nothing_matched_means_no_hook_fired() {
 #[test]
 fn bad_input_is_a_usage_error_with_a_message() {
     let d = Dir::new();
-    let run = dispatch(
-        &d,
-        &[
-            "--event",
-            "preToolUse",
-            "--plugin",
-            "examples/plugins/shell-guard",
-        ],
-    );
-    assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("unknown event `preToolUse`"),
-        "{}",
-        run.stderr
-    );
-    let run = dispatch(
-        &d,
-        &[
-            "--event",
-            "PreToolUse",
-            "--plugin",
-            "nope/",
-            "--tool",
-            "Bash",
-        ],
-    );
-    assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("cannot load nope/"), "{}", run.stderr);
     let bad = d.write("bad.json", "[1,2]").display().to_string();
-    let run = dispatch(
-        &d,
-        &[
-            "--event",
-            "PreToolUse",
-            "--plugin",
-            "examples/plugins/shell-guard",
-            "--payload",
-            &bad,
-        ],
-    );
-    assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("must be a JSON object"),
-        "{}",
-        run.stderr
-    );
-    let run = dispatch(
-        &d,
-        &[
-            "--event",
-            "PreToolUse",
-            "--plugin",
-            "examples/plugins/shell-guard",
-        ],
-    );
-    assert_eq!(run.code, Some(2), "PreToolUse needs tool_name: {run:?}");
-    assert!(run.stderr.contains("tool_name"), "{}", run.stderr);
-    let run = dispatch(&d, &["--event", "PreToolUse"]);
-    assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("--plugin"), "{}", run.stderr);
+    let guard = "examples/plugins/shell-guard";
+    // (arguments, what the message must say)
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--event", "preToolUse", "--plugin", guard],
+            "unknown event `preToolUse`",
+        ),
+        (
+            &[
+                "--event",
+                "PreToolUse",
+                "--plugin",
+                "nope/",
+                "--tool",
+                "Bash",
+            ],
+            "cannot load nope/",
+        ),
+        (
+            &[
+                "--event",
+                "PreToolUse",
+                "--plugin",
+                guard,
+                "--payload",
+                &bad,
+            ],
+            "must be a JSON object",
+        ),
+        // PreToolUse needs a tool_name.
+        (&["--event", "PreToolUse", "--plugin", guard], "tool_name"),
+        (&["--event", "PreToolUse"], "--plugin"),
+    ];
+    for (args, says) in cases {
+        let run = dispatch(&d, args);
+        assert_eq!(run.code, Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
 }
