@@ -35,11 +35,23 @@ fn main() -> ExitCode {
     init_tracing();
     match cmd::run(cli) {
         Ok(code) => code,
+        // The reader went away (`hookbox inspect x.wasm | head`): stop quietly, like other
+        // command-line tools, instead of reporting an error nobody asked about.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hookbox: error: {e:#}");
             ExitCode::from(cmd::EXIT_USAGE)
         }
     }
+}
+
+/// Whether `e` comes from writing to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Logs go to stderr, filtered by `HOOKBOX_LOG` (e.g. `HOOKBOX_LOG=debug`); off by default so

@@ -383,3 +383,21 @@ fn a_typo_in_a_wasm_rule_fails_validation() {
         run.stdout
     );
 }
+
+/// A reader that goes away (`hookbox validate … | head -1`) ends hookbox quietly: exit 0 and no
+/// "Broken pipe" error. The pipe's read end is closed before hookbox starts, so every write fails.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(["validate", "examples/"])
+        .current_dir(crate::util::repo_root())
+        .env("NO_COLOR", "1")
+        .env_remove("HOOKBOX_LOG")
+        .stdout(writer)
+        .output()
+        .expect("run hookbox");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
