@@ -316,29 +316,15 @@ fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
                 }
             }
             .ok()?;
-            Some(Rule {
-                index: i,
+            Some(Rule::new(
+                i,
                 event,
                 matcher,
-                if_condition: None,
-                handler: Handler::Command(CommandSpec {
-                    command: Some("true".into()),
-                    args: None,
-                    timeout_secs: 5.0,
-                    run_async: false,
-                }),
-                dialect: Dialect::Claude,
-                on_failure: None,
-                status_message: None,
-                source: RuleSource {
-                    plugin: format!("tenant-{}", i % 1000),
-                    file: "hooks.json".into(),
-                    json_path: String::new(),
-                    line: None,
-                    column: None,
-                },
-                plugin: i % 1000,
-            })
+                Handler::Command(CommandSpec::shell("true", 5.0)),
+                Dialect::Claude,
+                i % 1000,
+                RuleSource::new(format!("tenant-{}", i % 1000), "hooks.json"),
+            ))
         })
         .collect();
     (plugins, rules)

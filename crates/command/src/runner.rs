@@ -324,12 +324,7 @@ mod tests {
         assert_send_sync::<CommandRunner>();
         let runner = CommandRunner::new("/tmp");
         let req = CommandRequest::new(
-            hookbox_core::rule::CommandSpec {
-                command: Some("true".into()),
-                args: None,
-                timeout_secs: 1.0,
-                run_async: false,
-            },
+            hookbox_core::rule::CommandSpec::shell("true", 1.0),
             crate::HookContext::new(hookbox_core::Dialect::Claude),
         );
         assert_send(&runner.run(&req));

@@ -59,29 +59,15 @@ fn rule_set(n: usize, plugins: usize, with_bash: bool) -> RuleSet {
 }
 
 fn rule(index: usize, event: EventName, matcher: Matcher, plugin: usize) -> Rule {
-    Rule {
+    Rule::new(
         index,
         event,
         matcher,
-        if_condition: None,
-        handler: Handler::Command(CommandSpec {
-            command: Some("true".into()),
-            args: None,
-            timeout_secs: 60.0,
-            run_async: false,
-        }),
-        dialect: Dialect::Claude,
-        on_failure: None,
-        status_message: None,
-        source: RuleSource {
-            plugin: format!("p{plugin}"),
-            file: "hooks.json".into(),
-            json_path: String::new(),
-            line: None,
-            column: None,
-        },
+        Handler::Command(CommandSpec::shell("true", 60.0)),
+        Dialect::Claude,
         plugin,
-    }
+        RuleSource::new(format!("p{plugin}"), "hooks.json"),
+    )
 }
 
 fn bash_event() -> Event {

@@ -269,27 +269,16 @@ mod tests {
         if_condition: Option<IfCondition>,
     ) -> Rule {
         Rule {
-            index,
-            event,
-            matcher: Matcher::from_str_for(matcher, event).unwrap(),
             if_condition,
-            handler: Handler::Command(CommandSpec {
-                command: Some(format!("r{index}")),
-                args: None,
-                timeout_secs: 60.0,
-                run_async: false,
-            }),
-            dialect: Dialect::Claude,
-            on_failure: None,
-            status_message: None,
-            source: RuleSource {
-                plugin: "p".into(),
-                file: "hooks.json".into(),
-                json_path: String::new(),
-                line: None,
-                column: None,
-            },
-            plugin: 0,
+            ..Rule::new(
+                index,
+                event,
+                Matcher::from_str_for(matcher, event).unwrap(),
+                Handler::Command(CommandSpec::shell(format!("r{index}"), 60.0)),
+                Dialect::Claude,
+                0,
+                RuleSource::new("p", "hooks.json"),
+            )
         }
     }
 

@@ -52,7 +52,31 @@ pub struct CommandSpec {
     pub run_async: bool,
 }
 
+impl RuleSource {
+    /// The source of a rule built in code (`HookHost::install`) rather than read from a file:
+    /// no JSON path, no position.
+    pub fn new(plugin: impl Into<String>, file: impl Into<PathBuf>) -> RuleSource {
+        RuleSource {
+            plugin: plugin.into(),
+            file: file.into(),
+            json_path: String::new(),
+            line: None,
+            column: None,
+        }
+    }
+}
+
 impl CommandSpec {
+    /// A shell-form command (`sh -c`), in the foreground, with `timeout_secs`.
+    pub fn shell(command: impl Into<String>, timeout_secs: f64) -> CommandSpec {
+        CommandSpec {
+            command: Some(command.into()),
+            args: None,
+            timeout_secs,
+            run_async: false,
+        }
+    }
+
     /// A short label for messages and dedup: the command text or the joined args.
     pub fn label(&self) -> String {
         match (&self.command, &self.args) {
@@ -190,6 +214,33 @@ pub struct Rule {
     pub source: RuleSource,
     /// Index of its plugin in the rule set's plugin list.
     pub plugin: usize,
+}
+
+impl Rule {
+    /// A rule built in code: no `if`, no `statusMessage`, the policy's failure mode. `plugin` is
+    /// the index of its plugin in the rule set's list; `source.plugin` names it.
+    pub fn new(
+        index: usize,
+        event: EventName,
+        matcher: Matcher,
+        handler: Handler,
+        dialect: Dialect,
+        plugin: usize,
+        source: RuleSource,
+    ) -> Rule {
+        Rule {
+            index,
+            event,
+            matcher,
+            if_condition: None,
+            handler,
+            dialect,
+            on_failure: None,
+            status_message: None,
+            source,
+            plugin,
+        }
+    }
 }
 
 /// A loaded plugin (or bare hook file).

@@ -45,12 +45,7 @@ impl Fixture {
 }
 
 pub(crate) fn shell(command: &str) -> CommandSpec {
-    CommandSpec {
-        command: Some(command.to_owned()),
-        args: None,
-        timeout_secs: 60.0,
-        run_async: false,
-    }
+    CommandSpec::shell(command, 60.0)
 }
 
 pub(crate) fn exec(args: &[&str]) -> CommandSpec {

@@ -2,15 +2,16 @@
 
 use std::path::{Path, PathBuf};
 
-use hookbox_core::config::LoadOptions;
+use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_core::{Dialect, Event};
 use hookbox_host::{Dispatch, HookHost, HostPolicy};
 use serde_json::Value;
 
-/// A temp project folder holding one hook file and a host that loaded it.
+/// A temp project folder holding one plugin, a host that loaded it, and what the load reported.
 pub(crate) struct Project {
     pub(crate) dir: tempfile::TempDir,
     pub(crate) host: HookHost,
+    pub(crate) report: LoadReport,
 }
 
 impl Project {
@@ -30,9 +31,31 @@ pub(crate) fn project_with(
     hooks: Value,
     tweak: impl FnOnce(&mut HostPolicy),
 ) -> Project {
+    let p = load_project(dialect, hooks, &[], tweak);
+    assert!(!p.report.has_errors(), "{:#?}", p.report.diagnostics);
+    assert!(
+        !p.report.rules.is_empty(),
+        "no rule loaded: {:#?}",
+        p.report.diagnostics
+    );
+    p
+}
+
+/// A fresh project whose plugin holds `hooks` as `hooks/hooks.json` and copies of `files`
+/// (name in `hooks/` → source path), loaded by a host whose policy `tweak` adjusted. The load
+/// report is returned as is, errors included.
+pub(crate) fn load_project(
+    dialect: Dialect,
+    hooks: Value,
+    files: &[(&str, &str)],
+    tweak: impl FnOnce(&mut HostPolicy),
+) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("plugin");
     std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    for (name, src) in files {
+        std::fs::copy(src, plugin.join("hooks").join(name)).unwrap();
+    }
     std::fs::write(
         plugin.join("hooks/hooks.json"),
         serde_json::to_vec_pretty(&hooks).unwrap(),
@@ -45,13 +68,7 @@ pub(crate) fn project_with(
         &[plugin],
         &LoadOptions::default().with_dialect(Some(dialect)),
     );
-    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
-    assert!(
-        !report.rules.is_empty(),
-        "no rule loaded: {:#?}",
-        report.diagnostics
-    );
-    Project { dir, host }
+    Project { dir, host, report }
 }
 
 /// An event from a flat payload; cwd defaults to `cwd`.

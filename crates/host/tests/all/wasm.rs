@@ -8,43 +8,19 @@ use hookbox_core::config::LoadOptions;
 use hookbox_core::diagnostic::Severity;
 use hookbox_core::stop_loop::StopStep;
 use hookbox_core::{Dialect, Outcome};
-use hookbox_host::{HookHost, HostPolicy};
+use hookbox_host::HostPolicy;
 use hookbox_test_artifacts as guests;
 use serde_json::{Value, json};
 
-use crate::util::{event, verdict};
+use crate::util::{Project, event, load_project, verdict};
 
-/// A project with one plugin holding `components` (name → built guest path) and `hooks`.
-struct WasmProject {
-    dir: tempfile::TempDir,
-    host: HookHost,
-    report: hookbox_core::config::LoadReport,
-}
-
+/// A Claude-dialect project with one plugin holding `components` (name → built guest path).
 fn wasm_project(
     components: &[(&str, &str)],
     hooks: Value,
     tweak: impl FnOnce(&mut HostPolicy),
-) -> WasmProject {
-    let dir = tempfile::tempdir().unwrap();
-    let plugin = dir.path().join("plugin");
-    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
-    for (name, src) in components {
-        std::fs::copy(src, plugin.join("hooks").join(name)).unwrap();
-    }
-    std::fs::write(
-        plugin.join("hooks/hooks.json"),
-        serde_json::to_vec_pretty(&hooks).unwrap(),
-    )
-    .unwrap();
-    let mut policy = HostPolicy::for_project(dir.path());
-    tweak(&mut policy);
-    let host = HookHost::new(policy).unwrap();
-    let report = host.load(
-        &[plugin],
-        &LoadOptions::default().with_dialect(Some(Dialect::Claude)),
-    );
-    WasmProject { dir, host, report }
+) -> Project {
+    load_project(Dialect::Claude, hooks, components, tweak)
 }
 
 fn rule(component: &str, matcher: Option<&str>, extra: Value) -> Value {
@@ -62,7 +38,7 @@ fn bash(cmd: &str) -> Value {
     json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": cmd}})
 }
 
-fn no_errors(p: &WasmProject) {
+fn no_errors(p: &Project) {
     assert!(!p.report.has_errors(), "{:#?}", p.report.diagnostics);
 }
 

@@ -153,42 +153,38 @@ async fn stack_violated_by_unbounded_recursion() {
     assert_serves(runtime()).await;
 }
 
-#[tokio::test]
-async fn output_obeyed() {
+/// The command guest that prints 1 MiB of `x`, with stdout capped at `cap` bytes.
+async fn flood(cap: u64) -> (hookbox_core::output::RawOutput, u64) {
     let run = run_with(
         runtime(),
         &guests::cmd_flood(),
-        &limits().with_output_bytes(2 << 20),
+        &limits().with_output_bytes(cap),
     )
     .await
     .unwrap();
     let WasmOutput::Command(out) = run.output else {
         panic!("{:?}", run.output)
     };
+    (out, run.report.stdout.total_bytes)
+}
+
+#[tokio::test]
+async fn output_obeyed() {
+    let (out, total) = flood(2 << 20).await;
     assert_eq!(
-        (out.exit_code, out.stdout.len(), out.stdout_truncated),
-        (Some(0), 1 << 20, false)
+        (out.exit_code, out.stdout.len(), out.stdout_truncated, total),
+        (Some(0), 1 << 20, false, 1 << 20)
     );
 }
 
 #[tokio::test]
 async fn output_violated_is_truncated_not_a_crash() {
-    let run = run_with(
-        runtime(),
-        &guests::cmd_flood(),
-        &limits().with_output_bytes(64 << 10),
-    )
-    .await
-    .unwrap();
-    let WasmOutput::Command(out) = run.output else {
-        panic!("{:?}", run.output)
-    };
+    let (out, total) = flood(64 << 10).await;
     assert_eq!(
-        (out.exit_code, out.stdout.len(), out.stdout_truncated),
-        (Some(0), 64 << 10, true)
+        (out.exit_code, out.stdout.len(), out.stdout_truncated, total),
+        (Some(0), 64 << 10, true, 1 << 20)
     );
     assert!(out.stdout.bytes().all(|b| b == b'x'));
-    assert_eq!(run.report.stdout.total_bytes, 1 << 20);
     assert_serves(runtime()).await;
 }
 
