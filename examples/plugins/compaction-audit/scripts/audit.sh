@@ -5,5 +5,5 @@ payload=$(cat)
 type=$(printf '%s' "$payload" | sed -n 's/.*"compaction_type":"\([a-z_]*\)".*/\1/p')
 trigger=$(printf '%s' "$payload" | sed -n 's/.*"trigger":"\([a-z]*\)".*/\1/p')
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) compaction type=${type:-unknown} trigger=${trigger:-unknown}" >> "$PLUGIN_DATA/compactions.log"
-echo "compaction-audit: recorded a ${type:-unknown} compaction; please avoid compacting during a deploy" >&2
+echo "compaction-audit: recorded a compaction (type ${type:-unknown}); please avoid compacting during a deploy" >&2
 exit 2
