@@ -19,8 +19,8 @@ use hookbox_core::output::to_claude_json;
 use hookbox_core::rule::{Access, MountSpec, WasmSpec};
 use hookbox_core::{Dialect, Event};
 use hookbox_wasm::{
-    ComponentKind, Invocation, PoolingMode, ResolvedMount, RunReport, WasmOutput, WasmPolicy,
-    WasmRuntime, resolve,
+    ComponentKind, Invocation, MountDir, PoolingMode, ResolvedMount, RunReport, WasmOutput,
+    WasmPolicy, WasmRuntime, resolve,
 };
 
 use crate::cli::{ExecArgs, FailureArg};
@@ -98,12 +98,15 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
     };
     let resolved: Vec<ResolvedMount> = mounts
         .into_iter()
-        .map(|(m, host)| ResolvedMount {
-            host,
-            guest: m.guest,
-            access: m.access,
+        .map(|(m, host)| {
+            Ok(ResolvedMount {
+                host: MountDir::open(&host)
+                    .with_context(|| format!("--mount {}", host.display()))?,
+                guest: m.guest,
+                access: m.access,
+            })
         })
-        .collect();
+        .collect::<anyhow::Result<_>>()?;
     let env: Vec<(String, String)> = spec.env.clone().into_iter().collect();
     // A typed hook's WIT event carries the flat payload; a wasi:cli one reads --dialect's.
     let shape = match component.kind() {

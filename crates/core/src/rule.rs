@@ -50,6 +50,49 @@ pub struct CommandSpec {
     pub timeout_secs: f64,
     /// Claude Code's `async`: run in the background; decision fields are ignored.
     pub run_async: bool,
+    /// Claude Code's `asyncRewake`: run in the background, and an exit 2 wakes the agent with
+    /// stderr. Implies `run_async`.
+    pub async_rewake: bool,
+    /// The shell of the shell form (`shell`). Default [`Shell::Sh`].
+    pub shell: Shell,
+}
+
+/// The shell a shell-form command runs under (Claude Code's `shell`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Shell {
+    /// `/bin/sh -c` (the default, as Claude Code on macOS and Linux).
+    #[default]
+    Sh,
+    /// `bash -c`.
+    Bash,
+    /// `pwsh -NoProfile -Command` (or `powershell` where only that is installed).
+    Powershell,
+}
+
+impl Shell {
+    /// The name as written in `hooks.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shell::Sh => "sh",
+            Shell::Bash => "bash",
+            Shell::Powershell => "powershell",
+        }
+    }
+}
+
+/// Claude Code's `http` hook (SPEC §4.2a): the payload JSON POSTed to `url`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HttpSpec {
+    /// Where the payload is POSTed.
+    pub url: String,
+    /// Extra request headers. `$VAR` / `${VAR}` in values expand only for names listed in
+    /// `allowed_env_vars`; any other reference expands to the empty string.
+    pub headers: BTreeMap<String, String>,
+    /// Environment variables header values may reference (`allowedEnvVars`).
+    pub allowed_env_vars: Vec<String>,
+    /// Timeout in seconds, after the dialect's default and maximum are applied.
+    pub timeout_secs: f64,
 }
 
 impl RuleSource {
@@ -74,6 +117,8 @@ impl CommandSpec {
             args: None,
             timeout_secs,
             run_async: false,
+            async_rewake: false,
+            shell: Shell::Sh,
         }
     }
 
@@ -150,6 +195,8 @@ pub enum Handler {
     },
     /// A sandboxed WebAssembly component.
     Wasm(WasmSpec),
+    /// An HTTP endpoint (Claude Code's `http` hook).
+    Http(HttpSpec),
 }
 
 impl Handler {
@@ -159,6 +206,7 @@ impl Handler {
             Handler::Command(_) => HandlerType::Command,
             Handler::Prompt { .. } => HandlerType::Prompt,
             Handler::Wasm(_) => HandlerType::Wasm,
+            Handler::Http(_) => HandlerType::Http,
         }
     }
 
@@ -175,6 +223,7 @@ impl Handler {
                 }
             }
             Handler::Wasm(w) => w.component.clone(),
+            Handler::Http(h) => h.url.clone(),
         }
     }
 }

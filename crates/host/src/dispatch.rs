@@ -181,6 +181,17 @@ impl Inner {
         let (effect, exit_code, output) = async {
             match &rule.handler {
                 Handler::Prompt { prompt } => (prompt_effect(prompt, event), None, None),
+                Handler::Http(_) => {
+                    let out = RunOutput::Failed(hookbox_core::output::HookFailure::new(
+                        hookbox_core::output::FailureClass::HttpError,
+                        "http hooks are not run by this host",
+                    ));
+                    (
+                        effect_of(rule, event, &out, self.policy.fail_mode),
+                        None,
+                        None,
+                    )
+                }
                 Handler::Command(_) | Handler::Wasm(_) => {
                     let (out, text) = match &rule.handler {
                         Handler::Command(spec) => {

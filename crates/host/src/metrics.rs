@@ -14,24 +14,15 @@ pub const LATENCY_BUCKETS_US: [u64; 12] = [
     10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000,
 ];
 
-const FAILURE_CLASSES: [FailureClass; 8] = [
-    FailureClass::Timeout,
-    FailureClass::OutOfFuel,
-    FailureClass::MemoryLimit,
-    FailureClass::Trap,
-    FailureClass::InvalidOutput,
-    FailureClass::InstantiateError,
-    FailureClass::IncompatibleComponent,
-    FailureClass::SpawnError,
-];
+const FAILURE_CLASSES: [FailureClass; 11] = FailureClass::ALL;
 
 /// Live counters.
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
     dispatches: AtomicU64,
     dispatches_matched: AtomicU64,
-    hooks: [AtomicU64; 3],
-    failures: [AtomicU64; 8],
+    hooks: [AtomicU64; 4],
+    failures: [AtomicU64; 11],
     warnings: AtomicU64,
     latency: [AtomicU64; LATENCY_BUCKETS_US.len() + 1],
     latency_sum_us: AtomicU64,
@@ -61,6 +52,7 @@ fn type_slot(t: HandlerType) -> usize {
         HandlerType::Command => 0,
         HandlerType::Prompt => 1,
         HandlerType::Wasm => 2,
+        HandlerType::Http => 3,
     }
 }
 
@@ -97,7 +89,7 @@ impl Metrics {
         MetricsSnapshot {
             dispatches: get(&self.dispatches),
             dispatches_with_hooks: get(&self.dispatches_matched),
-            hooks_run: [HandlerType::Command, HandlerType::Prompt, HandlerType::Wasm]
+            hooks_run: HandlerType::ALL
                 .into_iter()
                 .map(|t| (t.as_str(), get(&self.hooks[type_slot(t)])))
                 .collect(),

@@ -11,14 +11,14 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::rule::{Access, PluginInfo, Rule, WasmSpec};
-use hookbox_wasm::{LoadedComponent, ResolvedMount, WasmLimits, WasmRuntime, resolve};
+use hookbox_wasm::{LoadedComponent, MountDir, ResolvedMount, WasmLimits, WasmRuntime, resolve};
 
 use crate::policy::HostPolicy;
 
 /// A mount's host side: fixed at load, or the per-session plugin data folder (known at dispatch).
 #[derive(Debug, Clone)]
 pub(crate) enum MountHost {
-    Fixed(PathBuf),
+    Fixed(MountDir),
     /// `${PLUGIN_DATA}` / `${CLAUDE_PLUGIN_DATA}`, plus a relative suffix.
     PluginData(PathBuf),
 }
@@ -146,7 +146,10 @@ pub(crate) fn prepare(
             };
             check_mount_root(policy, &root, &path)
                 .map_err(|why| format!("mount `{}` -> `{}`: {why}", m.host, m.guest))?;
-            MountHost::Fixed(path)
+            MountHost::Fixed(
+                MountDir::open(&path)
+                    .map_err(|why| format!("mount `{}` -> `{}`: {why}", m.host, m.guest))?,
+            )
         };
         mounts.push(MountTemplate {
             host,

@@ -9,7 +9,7 @@ use hookbox_core::Dialect;
 use hookbox_core::event::Event;
 use hookbox_core::output::{FailureClass, HookFailure, RunOutput};
 use hookbox_core::rule::Rule;
-use hookbox_wasm::{ComponentKind, Invocation, ResolvedMount, RunReport, WasmOutput};
+use hookbox_wasm::{ComponentKind, Invocation, MountDir, ResolvedMount, RunReport, WasmOutput};
 
 use crate::host::{Inner, Loaded};
 use crate::payloads::Payloads;
@@ -54,18 +54,27 @@ impl Inner {
                         return (RunOutput::Failed(f), None);
                     }
                 };
-                per_session = prepared
+                let opened = prepared
                     .mounts
                     .iter()
-                    .map(|m| ResolvedMount {
-                        host: match &m.host {
-                            MountHost::Fixed(p) => p.clone(),
-                            MountHost::PluginData(rest) => data.join(rest),
-                        },
-                        guest: m.guest.clone(),
-                        access: m.access,
+                    .map(|m| {
+                        Ok(ResolvedMount {
+                            host: match &m.host {
+                                MountHost::Fixed(d) => d.clone(),
+                                MountHost::PluginData(rest) => MountDir::open(&data.join(rest))?,
+                            },
+                            guest: m.guest.clone(),
+                            access: m.access,
+                        })
                     })
-                    .collect::<Vec<_>>();
+                    .collect::<Result<Vec<_>, hookbox_wasm::MountError>>();
+                per_session = match opened {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let f = HookFailure::new(FailureClass::InstantiateError, e.to_string());
+                        return (RunOutput::Failed(f), None);
+                    }
+                };
                 &per_session
             }
         };

@@ -57,6 +57,7 @@ mod error;
 mod inspect;
 mod limits;
 mod linker;
+mod mount;
 mod policy;
 mod run;
 mod runtime;
@@ -68,6 +69,7 @@ pub use config::{PoolConfig, PoolingMode, RuntimeConfig, default_cache_dir};
 pub use error::WasmError;
 pub use inspect::{ImportReport, InspectKind, InspectReport};
 pub use limits::WasmLimits;
+pub use mount::{MountDir, MountError};
 pub use policy::{PolicyError, WasmPolicy, resolve};
 pub use run::{
     FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,

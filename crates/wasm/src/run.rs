@@ -2,7 +2,6 @@
 //! captured and capped stdio, stdin = payload for commands), limits applied before the first
 //! instruction, the call under an epoch deadline plus a timer backstop, and a classified result.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +19,7 @@ use crate::bindings;
 use crate::capture::{CappedPipe, Captured};
 use crate::classify::{self, Budget, Phase};
 use crate::limits::WasmLimits;
+use crate::mount::MountDir;
 use crate::runtime::{LoadedComponent, Prepared, WasmRuntime};
 use crate::state::{HostState, Limiter, StoreState};
 
@@ -30,11 +30,12 @@ const BACKSTOP_GRACE: Duration = Duration::from_millis(10);
 /// make the host allocate much on its behalf.
 const MAX_RANDOM_BYTES: u64 = 1 << 20;
 
-/// A host folder made visible to the guest, with its placeholders already resolved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A host folder made visible to the guest, opened once as a handle (see [`MountDir`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedMount {
-    /// The host folder. It must exist: a missing folder fails the run with `instantiate_error`.
-    pub host: PathBuf,
+    /// The host folder, held open: the guest gets this very folder, whatever happened to its
+    /// path since it was opened.
+    pub host: MountDir,
     /// The guest's absolute path for it.
     pub guest: String,
     /// `ro` (default) or `rw`, as resolved against the policy.
@@ -294,16 +295,17 @@ impl WasmRuntime {
                 Access::Ro => FsPerms::ReadOnly,
                 Access::Rw => FsPerms::ReadWrite,
             };
-            wasi.preopened_dir(&m.host, &m.guest, perms).map_err(|e| {
-                HookFailure::new(
-                    FailureClass::InstantiateError,
-                    format!(
-                        "cannot mount `{}` at `{}`: {e:#}",
-                        m.host.display(),
-                        m.guest
-                    ),
-                )
-            })?;
+            wasi.preopened_dir(m.host.preopen_path(), &m.guest, perms)
+                .map_err(|e| {
+                    HookFailure::new(
+                        FailureClass::InstantiateError,
+                        format!(
+                            "cannot mount `{}` at `{}`: {e:#}",
+                            m.host.path().display(),
+                            m.guest
+                        ),
+                    )
+                })?;
         }
         let mut table = ResourceTable::new();
         table.set_max_capacity(usize::try_from(limits.resource_handles).unwrap_or(usize::MAX));

@@ -53,7 +53,7 @@ pub(crate) fn exec(args: &[&str]) -> CommandSpec {
         command: None,
         args: Some(args.iter().map(|a| (*a).to_owned()).collect()),
         timeout_secs: 60.0,
-        run_async: false,
+        ..CommandSpec::shell("", 60.0)
     }
 }
 

@@ -139,5 +139,7 @@ pub(crate) fn parse_command(
         args,
         timeout_secs: timeout.unwrap_or_else(|| ctx.dialect.default_timeout_secs()),
         run_async,
+        async_rewake: false,
+        shell: crate::rule::Shell::Sh,
     })
 }

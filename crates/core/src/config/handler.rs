@@ -108,6 +108,14 @@ pub(crate) fn parse_handler(
             Some(w) => Handler::Wasm(w),
             None => return,
         },
+        HandlerType::Http => {
+            ctx.skip(
+                path,
+                "Hook type 'http' is not supported yet — skipped.".to_owned(),
+                Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
+            );
+            return;
+        }
     };
     let (line, column) = ctx.location(path);
     let source = RuleSource {

@@ -116,6 +116,8 @@ pub enum HandlerType {
     Prompt,
     /// A WebAssembly component run in hookbox's sandbox.
     Wasm,
+    /// Claude Code's `http` hook: the payload POSTed to a URL, the answer read like a command's.
+    Http,
 }
 
 impl HandlerType {
@@ -125,8 +127,17 @@ impl HandlerType {
             HandlerType::Command => "command",
             HandlerType::Prompt => "prompt",
             HandlerType::Wasm => "wasm",
+            HandlerType::Http => "http",
         }
     }
+
+    /// Every handler type hookbox runs.
+    pub const ALL: [HandlerType; 4] = [
+        HandlerType::Command,
+        HandlerType::Prompt,
+        HandlerType::Wasm,
+        HandlerType::Http,
+    ];
 }
 
 /// Handler types that Claude Code knows but hookbox does not run (yet): recognised, warned, skipped.
@@ -223,6 +234,8 @@ impl EventName {
         match handler {
             HandlerType::Command | HandlerType::Wasm => true,
             HandlerType::Prompt => self == EventName::UserPromptSubmit,
+            // Claude Code: SessionStart and Setup take `command` (and `mcp_tool`) only.
+            HandlerType::Http => !matches!(self, EventName::SessionStart | EventName::Setup),
         }
     }
 

@@ -25,9 +25,34 @@ pub enum FailureClass {
     IncompatibleComponent,
     /// A native command could not be started (missing, not executable).
     SpawnError,
+    /// The hook was refused before it ran because its tenant (or the host) is over a quota:
+    /// hooks in flight, pool slots, dispatch rate, memory budget or the dispatch deadline. Never
+    /// queued behind another tenant's work.
+    Overloaded,
+    /// An `http` hook's request failed: connection refused, a status other than 2xx, a refused
+    /// destination or redirect, or a body that cannot be read.
+    HttpError,
+    /// The host lost the hook: its task panicked or was cancelled. A host bug, reported so the
+    /// rule's fail mode still applies instead of the hook silently vanishing.
+    Internal,
 }
 
 impl FailureClass {
+    /// Every class, in declaration order (for metrics and docs).
+    pub const ALL: [FailureClass; 11] = [
+        FailureClass::Timeout,
+        FailureClass::OutOfFuel,
+        FailureClass::MemoryLimit,
+        FailureClass::Trap,
+        FailureClass::InvalidOutput,
+        FailureClass::InstantiateError,
+        FailureClass::IncompatibleComponent,
+        FailureClass::SpawnError,
+        FailureClass::Overloaded,
+        FailureClass::HttpError,
+        FailureClass::Internal,
+    ];
+
     /// The wire spelling (`timeout`, `out_of_fuel`, …).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -39,6 +64,9 @@ impl FailureClass {
             FailureClass::InstantiateError => "instantiate_error",
             FailureClass::IncompatibleComponent => "incompatible_component",
             FailureClass::SpawnError => "spawn_error",
+            FailureClass::Overloaded => "overloaded",
+            FailureClass::HttpError => "http_error",
+            FailureClass::Internal => "internal_error",
         }
     }
 }

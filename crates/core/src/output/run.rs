@@ -60,6 +60,7 @@ pub fn effect_of(rule: &Rule, event: &Event, out: &RunOutput, default_fail: Fail
             let timeout_secs = match &rule.handler {
                 Handler::Command(c) => c.timeout_secs,
                 Handler::Wasm(w) => w.timeout_secs.unwrap_or(0.0),
+                Handler::Http(h) => h.timeout_secs,
                 Handler::Prompt { .. } => 0.0,
             };
             Interpretation {

@@ -13,7 +13,7 @@ use hookbox_test_artifacts::{
     CHAOS, CLI_GUARD, COMPACTION_AUDIT, CONTEXT_INJECTION, EMPTY_ANSWER_RESCUE, NET, NOOP,
     NOOP_CLI, SHELL_GUARD, foreach_guest,
 };
-use hookbox_wasm::{ResolvedMount, WasmOutput, WasmRun};
+use hookbox_wasm::{MountDir, ResolvedMount, WasmOutput, WasmRun};
 use serde_json::{Value, json};
 
 use crate::common::{event_from, run_file, runtime, tmp_dir, typed};
@@ -140,7 +140,7 @@ async fn compaction_audit() {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     let mounts = [ResolvedMount {
-        host: dir.clone(),
+        host: MountDir::open(&dir).unwrap(),
         guest: "/audit".into(),
         access: Access::Rw,
     }];

@@ -13,7 +13,8 @@ use hookbox_core::output::FailureClass;
 use hookbox_core::rule::Access;
 use hookbox_test_artifacts::{ALL, CHAOS, Kind};
 use hookbox_wasm::{
-    FailedRun, InspectKind, Invocation, ResolvedMount, WasmLimits, WasmOutput, WasmRun, WasmRuntime,
+    FailedRun, InspectKind, Invocation, MountDir, ResolvedMount, WasmLimits, WasmOutput, WasmRun,
+    WasmRuntime,
 };
 
 use crate::common::{fuel_runtime, runtime, tmp_dir, typed};
@@ -204,7 +205,7 @@ fn tree(name: &str) -> PathBuf {
 
 fn mount(root: &Path, access: Access) -> Vec<ResolvedMount> {
     vec![ResolvedMount {
-        host: root.join("mounted"),
+        host: MountDir::open(&root.join("mounted")).unwrap(),
         guest: "/data".into(),
         access,
     }]
@@ -306,12 +307,12 @@ fn ro_and_rw(name: &str) -> (PathBuf, Vec<ResolvedMount>) {
     fs::write(root.join("rw/rw.txt"), "writable data").unwrap();
     let mounts = vec![
         ResolvedMount {
-            host: root.join("ro"),
+            host: MountDir::open(&root.join("ro")).unwrap(),
             guest: "/ro".into(),
             access: Access::Ro,
         },
         ResolvedMount {
-            host: root.join("rw"),
+            host: MountDir::open(&root.join("rw")).unwrap(),
             guest: "/rw".into(),
             access: Access::Rw,
         },
@@ -409,7 +410,7 @@ async fn rename_and_link_across_devices_are_refused() {
         "/dev/shm must be another filesystem than the target dir for this test"
     );
     mounts.push(ResolvedMount {
-        host: shm.clone(),
+        host: MountDir::open(&shm).unwrap(),
         guest: "/shm".into(),
         access: Access::Rw,
     });
