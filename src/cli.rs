@@ -269,6 +269,11 @@ pub(crate) struct DispatchArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) reentries: u32,
 
+    /// The Stop re-entry cap (default: `stop.reentry_cap` in .hookbox/settings.json, else 3, the
+    /// main source's; Claude Code's is 8).
+    #[arg(long, value_name = "N")]
+    pub(crate) stop_reentry_cap: Option<u32>,
+
     /// Read every file in this dialect, whatever its layout or manifest says.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub(crate) dialect: Option<DialectArg>,

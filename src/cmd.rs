@@ -7,6 +7,7 @@ pub(crate) mod demo;
 pub(crate) mod dispatch;
 pub(crate) mod exec;
 pub(crate) mod inspect;
+pub(crate) mod term;
 pub(crate) mod validate;
 
 use std::process::ExitCode;

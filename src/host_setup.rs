@@ -1,27 +1,79 @@
-//! Building a `HookHost` for one CLI invocation: the project folder (`CLAUDE_PROJECT_DIR`,
-//! `.hookbox/`), replay on or off, and loading the plugins named on the command line.
+//! Building the runtime and the `HookHost` of one CLI invocation: the project folder
+//! (`CLAUDE_PROJECT_DIR`, `.hookbox/settings.json`), hookbox's state folder for it (plugin data
+//! and replay, kept out of the project under `~/.local/state/hookbox/projects/…`), the wasm
+//! engine every command shares (disk cache, fuel metering), and the async runtime.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport};
-use hookbox_host::{HookHost, HostPolicy};
+use hookbox_host::{
+    HookHost, HookRuntime, HostPolicy, RuntimeSettings, default_state_root, project_state_dir,
+};
 use hookbox_wasm::RuntimeConfig;
 
-/// A host for one command.
+/// How long the CLI waits, when it exits, for blocking threads still stuck in the kernel (a
+/// guest's open of a FIFO, say): the answer is already out; they must not keep the process.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(200);
+
+/// A runtime and a host for one command.
 pub(crate) struct HostSetup {
     pub(crate) host: HookHost,
 }
 
+/// What a command may change in the project's host.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SetupOptions {
+    /// Write no replay record.
+    pub(crate) no_replay: bool,
+    /// The Stop re-entry cap, over the project settings and the default.
+    pub(crate) stop_reentry_cap: Option<u32>,
+}
+
 impl HostSetup {
-    /// A host rooted at `project`; `no_replay` turns replay files off.
-    pub(crate) fn new(project: &Path, no_replay: bool) -> anyhow::Result<HostSetup> {
+    /// A host rooted at `project`, its state under the user's state folder.
+    pub(crate) fn new(project: &Path, opts: &SetupOptions) -> anyhow::Result<HostSetup> {
+        let state = default_state_root().map(|root| project_state_dir(&root, project));
+        HostSetup::build(project, state, opts)
+    }
+
+    /// A host rooted at `project` keeping its state in `state` (the demo's scratch folder).
+    pub(crate) fn with_state(
+        project: &Path,
+        state: &Path,
+        opts: &SetupOptions,
+    ) -> anyhow::Result<HostSetup> {
+        HostSetup::build(project, Some(state.to_owned()), opts)
+    }
+
+    /// A host rooted at `project` whose state is a temporary folder removed with it, and no
+    /// replay: for commands that only load (`validate`).
+    pub(crate) fn ephemeral(project: &Path) -> anyhow::Result<HostSetup> {
+        let opts = SetupOptions {
+            no_replay: true,
+            ..SetupOptions::default()
+        };
+        HostSetup::build(project, None, &opts)
+    }
+
+    fn build(
+        project: &Path,
+        state: Option<PathBuf>,
+        opts: &SetupOptions,
+    ) -> anyhow::Result<HostSetup> {
+        let runtime = HookRuntime::new(runtime_settings()).context("cannot start hookbox")?;
         let mut policy = HostPolicy::for_project(project);
-        policy.wasm_runtime = wasm_runtime_config();
-        if no_replay {
-            policy.replay_dir = None;
+        // The CLI's engine meters fuel, so rules may set a `fuel` budget.
+        policy.wasm.allow_fuel = true;
+        policy.state_dir = state;
+        policy.replay = !opts.no_replay;
+        if let Some(cap) = opts.stop_reentry_cap {
+            policy.stop_reentry_cap = cap;
         }
-        let host = HookHost::new(policy).context("cannot set up the hook host")?;
+        let host =
+            HookHost::with_runtime(&runtime, policy).context("cannot set up the hook host")?;
         Ok(HostSetup { host })
     }
 
@@ -36,7 +88,26 @@ impl HostSetup {
     }
 }
 
-/// The async runtime CLI commands run on.
+/// The runtime settings of every CLI command.
+pub(crate) fn runtime_settings() -> RuntimeSettings {
+    RuntimeSettings {
+        wasm: wasm_runtime_config(),
+        ..RuntimeSettings::default()
+    }
+}
+
+/// The wasm engine configuration of every CLI command: the library defaults plus the on-disk
+/// compile cache (`$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox/wasm`, else
+/// `~/.cache/hookbox/wasm`) and fuel metering (so rules may set a deterministic `fuel` budget
+/// and reports say what each hook used). `compile` and `dispatch` must agree on it: cache entries
+/// are keyed by the engine's configuration.
+pub(crate) fn wasm_runtime_config() -> RuntimeConfig {
+    RuntimeConfig::default()
+        .with_default_cache_dir()
+        .with_fuel(true)
+}
+
+/// A multi-threaded async runtime (for `bench`, which runs many measurements on one).
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -44,10 +115,11 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The wasm engine configuration of every CLI command: the library defaults plus the on-disk
-/// compile cache (`$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox/wasm`, else
-/// `~/.cache/hookbox/wasm`). `compile` and `dispatch` must agree on it: cache entries are keyed
-/// by the engine's configuration.
-pub(crate) fn wasm_runtime_config() -> RuntimeConfig {
-    RuntimeConfig::default().with_default_cache_dir()
+/// Runs `fut` to completion on a fresh multi-threaded runtime, then shuts the runtime down
+/// without waiting more than [`SHUTDOWN_GRACE`] for blocking threads.
+pub(crate) fn block_on<F: Future>(fut: F) -> anyhow::Result<F::Output> {
+    let rt = runtime()?;
+    let out = rt.block_on(fut);
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
+    Ok(out)
 }

@@ -18,7 +18,7 @@ use hookbox_core::config::LoadOptions;
 use hookbox_core::matcher::Matcher;
 use hookbox_core::rule::{CommandSpec, Handler, PluginInfo, Rule, RuleSource};
 use hookbox_core::{Dialect, Event, EventName};
-use hookbox_host::{HookHost, HostPolicy};
+use hookbox_host::{HookHost, HookRuntime, HostPolicy, RuntimeSettings};
 use hookbox_test_artifacts as guests;
 use hookbox_wasm::{CacheStatus, WasmRuntime};
 use serde::Serialize;
@@ -94,25 +94,30 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     let rt = runtime()?;
     let scale = if args.quick { 10 } else { 1 };
     let cache = scratch.join("cache");
+    let hooks = HookRuntime::new(RuntimeSettings {
+        wasm: wasm_runtime_config().with_cache_dir(&cache),
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the runtime")?;
     let native = one_rule_host(
         scratch,
         "native",
         json!({"type": "command", "command": "cat >/dev/null", "matcher": "Bash"}),
-        &cache,
+        &hooks,
         None,
     )?;
     let typed = one_rule_host(
         scratch,
         "typed",
         json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}),
-        &cache,
+        &hooks,
         Some(("noop.wasm", guests::NOOP)),
     )?;
     let cli = one_rule_host(
         scratch,
         "cli",
         json!({"type": "wasm", "component": "hooks/noop_cli.wasm", "matcher": "Bash"}),
-        &cache,
+        &hooks,
         Some(("noop_cli.wasm", guests::NOOP_CLI)),
     )?;
     let event = bash_event(scratch);
@@ -139,9 +144,11 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         });
     }
     eprintln!("bench: idle overhead…");
-    let empty = HookHost::new(quiet_policy(&scratch.join("empty"))).context("empty host")?;
+    let empty = HookHost::with_runtime(&hooks, quiet_policy(&scratch.join("empty")))
+        .context("empty host")?;
     let idle_empty = rt.block_on(idle(&empty, &event, 200_000 / scale));
-    let many = HookHost::new(quiet_policy(&scratch.join("many"))).context("10k host")?;
+    let many =
+        HookHost::with_runtime(&hooks, quiet_policy(&scratch.join("many"))).context("10k host")?;
     let (plugins, rules) = ten_thousand_rules();
     many.install(plugins, rules);
     let idle_many = rt.block_on(idle(&many, &event, 200_000 / scale));
@@ -159,7 +166,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         args.memory_hooks
     );
     let memory = if args.memory_hooks > 0 {
-        Some(rt.block_on(memory(scratch, &cache, args.memory_hooks))?)
+        Some(rt.block_on(memory(scratch, &hooks, args.memory_hooks))?)
     } else {
         None
     };
@@ -188,8 +195,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
 /// The policy of every bench host: no replay files (disk I/O is not what is measured).
 fn quiet_policy(project: &Path) -> HostPolicy {
     let mut p = HostPolicy::for_project(project);
-    p.replay_dir = None;
-    p.max_concurrent_hooks = 256;
+    p.replay = false;
     p
 }
 
@@ -197,7 +203,7 @@ fn one_rule_host(
     scratch: &Path,
     name: &str,
     rule: serde_json::Value,
-    cache: &Path,
+    runtime: &HookRuntime,
     component: Option<(&str, &str)>,
 ) -> anyhow::Result<HookHost> {
     let plugin = scratch.join(name);
@@ -210,9 +216,8 @@ fn one_rule_host(
     let hooks = json!({"hooks": {"PreToolUse": [rule]}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
         .context("cannot write hooks.json")?;
-    let mut policy = quiet_policy(scratch);
-    policy.wasm_runtime = wasm_runtime_config().with_cache_dir(cache);
-    let host = HookHost::new(policy).context("cannot build a host")?;
+    let host =
+        HookHost::with_runtime(runtime, quiet_policy(&plugin)).context("cannot build a host")?;
     let report = host.load(&[&plugin], &LoadOptions::default());
     if report.rules.len() != 1 {
         bail!("bench plugin {name} did not load: {:?}", report.diagnostics);
@@ -386,12 +391,12 @@ fn rss_mib() -> f64 {
 }
 
 /// Resident memory while `n` wasm hooks run at once (each sleeps 400 ms inside the guest).
-async fn memory(scratch: &Path, cache: &Path, n: usize) -> anyhow::Result<Memory> {
+async fn memory(scratch: &Path, runtime: &HookRuntime, n: usize) -> anyhow::Result<Memory> {
     let host = one_rule_host(
         scratch,
         "memory",
         json!({"type": "wasm", "component": "hooks/chaos.wasm", "matcher": "Bash"}),
-        cache,
+        runtime,
         Some(("chaos.wasm", guests::CHAOS)),
     )?;
     let payload = json!({"tool_name": "Bash", "tool_input": {"command": "sleep:400"}});

@@ -11,8 +11,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, load_paths};
 use hookbox_core::rule::Handler;
-use hookbox_host::read_component;
-use hookbox_wasm::{CacheStatus, WasmRuntime};
+use hookbox_wasm::{
+    CacheStatus, DEFAULT_MAX_COMPONENT_BYTES, MountDir, WasmRuntime, read_component_beneath,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use owo_colors::OwoColorize;
 
@@ -50,13 +51,19 @@ pub(crate) fn run(args: &CompileArgs) -> anyhow::Result<ExitCode> {
             continue;
         };
         let root = std::path::absolute(&plugin.root).unwrap_or_else(|_| plugin.root.clone());
-        match read_component(&root, spec) {
+        let read = MountDir::open(&root)
+            .map_err(anyhow::Error::from)
+            .and_then(|dir| {
+                read_component_beneath(&dir, &spec.component, DEFAULT_MAX_COMPONENT_BYTES)
+                    .map_err(anyhow::Error::from)
+            });
+        match read {
             Ok((rel, bytes)) => {
                 if seen.insert(root.join(&rel)) {
                     jobs.push((root.join(rel), Ok(bytes)));
                 }
             }
-            Err(e) => jobs.push((root.join(&spec.component), Err(anyhow::anyhow!(e)))),
+            Err(e) => jobs.push((root.join(&spec.component), Err(e))),
         }
     }
     let config = wasm_runtime_config();

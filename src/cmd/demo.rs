@@ -25,9 +25,10 @@ use serde_json::{Value, json};
 
 use super::EXIT_FAILURE;
 use super::dispatch::{dispatch_json, verdict_line};
+use super::term::untrusted;
 use super::validate::write_diagnostic;
 use crate::cli::DemoArgs;
-use crate::host_setup::{HostSetup, runtime};
+use crate::host_setup::{HostSetup, SetupOptions, block_on};
 
 /// The built-in scenario.
 const SCENARIO: &str = include_str!("../../examples/demo/scenario.json");
@@ -112,7 +113,8 @@ fn run_in(
         supply_components(&dst)?;
         paths.push(dst);
     }
-    let setup = HostSetup::new(&project, false)?;
+    // The demo's state (plugin data, replay) lives in its scratch folder, beside the project.
+    let setup = HostSetup::with_state(&project, &scratch.join("state"), &SetupOptions::default())?;
     let report = setup.load(&paths, &LoadOptions::default())?;
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut out = String::new();
@@ -141,13 +143,19 @@ fn run_in(
     }
     let host = setup.host.clone();
     let mut steps_json = Vec::new();
-    let rt = runtime()?;
-    for (i, step) in scenario.steps.iter().enumerate() {
-        let dispatches = rt.block_on(run_step(&host, scenario, step, &project))?;
+    let all = block_on(async {
+        let mut all = Vec::new();
+        for step in &scenario.steps {
+            all.push(run_step(&host, scenario, step, &project).await?);
+        }
+        host.runtime().drain(host.policy().dispatch_deadline).await;
+        anyhow::Ok(all)
+    })??;
+    for (i, (step, dispatches)) in scenario.steps.iter().zip(&all).enumerate() {
         if args.json {
             steps_json.push(json!({"title": step.title, "dispatches": dispatches.iter().map(|(d, _)| dispatch_json(d)).collect::<Vec<_>>()}));
         } else {
-            render_step(&mut out, i + 1, step, &dispatches);
+            render_step(&mut out, i + 1, step, dispatches);
         }
     }
     let metrics = host.metrics();
@@ -294,14 +302,18 @@ fn render_step(out: &mut String, n: usize, step: &Step, dispatches: &[(Dispatch,
                 "✓".green().to_string()
             };
             let detail = match (&r.effect.failure, r.attachments().first()) {
-                (Some(f), _) => format!("{} ({})", f.class.as_str().red(), f.message),
-                (None, Some(a)) => a.content.clone().map(|c| short(&c, 90)).unwrap_or_default(),
+                (Some(f), _) => format!("{} ({})", f.class.as_str().red(), untrusted(&f.message)),
+                (None, Some(a)) => a
+                    .content
+                    .as_deref()
+                    .map(|c| short(&untrusted(c), 90))
+                    .unwrap_or_default(),
                 (None, None) => String::new(),
             };
             let _ = writeln!(
                 out,
                 "      {mark} {:<20} {:<8} {:>8} {}",
-                r.hook.plugin,
+                untrusted(&r.hook.plugin),
                 r.hook.handler_type.as_str(),
                 format!("{:.1} ms", r.duration_ms),
                 detail.dimmed()
@@ -317,11 +329,11 @@ fn render_step(out: &mut String, n: usize, step: &Step, dispatches: &[(Dispatch,
         let _ = writeln!(out, "      verdict: {}", verdict_line(&d.verdict));
         match d.user_turn() {
             Some(UserTurn::Blocked(t) | UserTurn::Stopped(t)) => {
-                let _ = writeln!(out, "      agent returns: {}", t.red());
+                let _ = writeln!(out, "      agent returns: {}", untrusted(&t).red());
             }
             Some(UserTurn::Proceed(t)) if !d.verdict.additional_contexts().is_empty() => {
                 let _ = writeln!(out, "      model receives:");
-                for line in t.lines() {
+                for line in untrusted(&t).lines() {
                     let _ = writeln!(out, "        {}", line.dimmed());
                 }
             }
@@ -340,11 +352,16 @@ fn render_step(out: &mut String, n: usize, step: &Step, dispatches: &[(Dispatch,
             let _ = writeln!(
                 out,
                 "      agent sends as the next user message: {}",
-                short(f, 100).yellow()
+                short(&untrusted(f), 100).yellow()
             );
         }
         for w in &d.warnings {
-            let _ = writeln!(out, "      {} {}", "warning:".yellow(), short(w, 120));
+            let _ = writeln!(
+                out,
+                "      {} {}",
+                "warning:".yellow(),
+                short(&untrusted(w), 120)
+            );
         }
     }
 }

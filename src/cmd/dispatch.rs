@@ -15,10 +15,11 @@ use hookbox_host::Dispatch;
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value, json};
 
+use super::term::untrusted;
 use super::validate::write_diagnostic;
 use super::{EXIT_FAILURE, EXIT_VERDICT_BLOCKS};
 use crate::cli::DispatchArgs;
-use crate::host_setup::{HostSetup, runtime};
+use crate::host_setup::{HostSetup, SetupOptions, block_on};
 
 /// Runs `hookbox dispatch`.
 pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
@@ -42,7 +43,13 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
         &cwd.display().to_string(),
     )
     .context("the payload does not fit the event")?;
-    let setup = HostSetup::new(&project, args.no_replay)?;
+    let setup = HostSetup::new(
+        &project,
+        &SetupOptions {
+            no_replay: args.no_replay,
+            stop_reentry_cap: args.stop_reentry_cap,
+        },
+    )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));
     let report = setup.load(&args.plugin, &opts)?;
     let load_errors = report.has_errors();
@@ -55,18 +62,50 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
     }
     let stop = StopState {
         reentries: args.reentries,
-        cap: setup.host.policy().stop_reentry_cap,
+        cap: setup.host.stop_reentry_cap(),
     };
-    let dispatch = runtime()?.block_on(setup.host.dispatch_with_stop_state(event, stop));
+    let host = setup.host.clone();
+    // One async runtime for the dispatch, the answer and the background hooks: `async` hooks
+    // run to completion after the answer is printed (each bounded by its own timeout), as in
+    // Claude Code, instead of dying with the process.
+    block_on(async move {
+        let dispatch = host.dispatch_with_stop_state(event, stop).await;
+        let code = answer(
+            args,
+            host.replay_dir(),
+            &dispatch,
+            &report.diagnostics,
+            load_errors,
+        )?;
+        if host.runtime().background_hooks() > 0 {
+            host.runtime().drain(host.policy().dispatch_deadline).await;
+        } else {
+            host.runtime().flush_replay();
+        }
+        Ok(code)
+    })?
+}
+
+/// Prints the dispatch and says which exit code it means.
+fn answer(
+    args: &DispatchArgs,
+    replay_dir: Option<&std::path::Path>,
+    dispatch: &Dispatch,
+    diagnostics: &[hookbox_core::diagnostic::Diagnostic],
+    load_errors: bool,
+) -> anyhow::Result<ExitCode> {
     let text = if args.json {
-        let mut v = dispatch_json(&dispatch);
+        let mut v = dispatch_json(dispatch);
+        if let Some(dir) = host_replay_file(dispatch, replay_dir) {
+            v["replay_file"] = json!(dir);
+        }
         v["diagnostics"] =
-            serde_json::to_value(&report.diagnostics).context("cannot encode diagnostics")?;
+            serde_json::to_value(diagnostics).context("cannot encode diagnostics")?;
         let mut s = serde_json::to_string_pretty(&v).context("cannot encode the dispatch")?;
         s.push('\n');
         s
     } else {
-        human(&dispatch)
+        human(dispatch)
     };
     let mut out = anstream::stdout().lock();
     out.write_all(text.as_bytes())
@@ -80,6 +119,13 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The replay file the dispatch's record went to, if one was written.
+fn host_replay_file(d: &Dispatch, dir: Option<&std::path::Path>) -> Option<String> {
+    let dir = dir.filter(|_| d.matched_rule_count > 0)?;
+    let file = dir.join(hookbox_host::replay::session_file_name(&d.event.session_id));
+    Some(file.display().to_string())
 }
 
 /// The payload: `--payload FILE|-` (JSON object), then `--prompt`, `--tool`, `--tool-input`
@@ -163,7 +209,7 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
             if let Some(d) = r.decision {
                 let _ = write!(s, " — {}", d.as_str());
                 if let Some(reason) = &r.reason {
-                    let _ = write!(s, ": {reason}");
+                    let _ = write!(s, ": {}", untrusted(reason));
                 }
             }
             if let Some(u) = &r.updated_input {
@@ -172,9 +218,9 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
         }
         Verdict::UserPromptSubmit(r) => {
             if let Some(b) = &r.blocking_error {
-                let _ = write!(s, " — {b}");
+                let _ = write!(s, " — {}", untrusted(b));
             } else if let Some(reason) = &r.stop_reason {
-                let _ = write!(s, " — stopped: {reason}");
+                let _ = write!(s, " — stopped: {}", untrusted(reason));
             }
         }
         Verdict::Stop(r) => {
@@ -182,26 +228,31 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
                 (Some(f), Outcome::ReentryCapped) => {
                     let _ = write!(
                         s,
-                        " — the turn ends anyway: the re-entry cap is reached (a hook asked: {f})"
+                        " — the turn ends anyway: the re-entry cap is reached (a hook asked: {})",
+                        untrusted(f)
                     );
                 }
                 (Some(f), _) => {
-                    let _ = write!(s, " — follow-up: {f}");
+                    let _ = write!(s, " — follow-up: {}", untrusted(f));
                 }
                 (None, _) => {}
             }
             if let Some(b) = &r.blocking_error {
-                let _ = write!(s, " — blocking error: {b}");
+                let _ = write!(s, " — blocking error: {}", untrusted(b));
             }
         }
         Verdict::PreCompact(r) => {
             if let Some(b) = &r.ignored_block {
-                let _ = write!(s, " — observe-only; ignored request to block: {b}");
+                let _ = write!(
+                    s,
+                    " — observe-only; ignored request to block: {}",
+                    untrusted(b)
+                );
             }
         }
         Verdict::Event(r) => {
             if let Some(b) = &r.blocking_error {
-                let _ = write!(s, " — {b}");
+                let _ = write!(s, " — {}", untrusted(b));
             }
         }
     }
@@ -234,9 +285,9 @@ fn human(d: &Dispatch) -> String {
             s,
             "  [{}] {} · {} · {}{exit} · {:.1} ms",
             r.hook.rule_index,
-            r.hook.plugin,
+            untrusted(&r.hook.plugin),
             r.hook.handler_type.as_str(),
-            r.hook.hook_name.dimmed(),
+            untrusted(&r.hook.hook_name).dimmed(),
             r.duration_ms
         );
         for a in r.attachments() {
@@ -246,7 +297,12 @@ fn human(d: &Dispatch) -> String {
                 .unwrap_or_default();
             match a.content.as_deref().filter(|c| !c.is_empty()) {
                 Some(c) => {
-                    let _ = writeln!(s, "      {}: {}", kind.cyan(), first_lines(c, 3));
+                    let _ = writeln!(
+                        s,
+                        "      {}: {}",
+                        kind.cyan(),
+                        first_lines(&untrusted(c), 3)
+                    );
                 }
                 None => {
                     let _ = writeln!(s, "      {}", kind.cyan());
@@ -257,15 +313,15 @@ fn human(d: &Dispatch) -> String {
     let _ = writeln!(s, "verdict: {}", verdict_line(&d.verdict));
     match d.user_turn() {
         Some(UserTurn::Blocked(t) | UserTurn::Stopped(t)) => {
-            let _ = writeln!(s, "agent returns: {}", t.red());
+            let _ = writeln!(s, "agent returns: {}", untrusted(&t).red());
         }
         Some(UserTurn::Proceed(t)) if !d.verdict.additional_contexts().is_empty() => {
-            let _ = writeln!(s, "model receives:\n{}", indent(&t));
+            let _ = writeln!(s, "model receives:\n{}", indent(&untrusted(&t)));
         }
         _ => {}
     }
     for w in &d.warnings {
-        let _ = writeln!(s, "{}: {w}", "warning".yellow());
+        let _ = writeln!(s, "{}: {}", "warning".yellow(), untrusted(w));
     }
     match &d.hook_fired {
         Some(f) => {

@@ -24,7 +24,7 @@ use hookbox_wasm::{
 };
 
 use crate::cli::{ExecArgs, FailureArg};
-use crate::host_setup::{runtime, wasm_runtime_config};
+use crate::host_setup::{block_on, wasm_runtime_config};
 
 /// Claude Code's payloads are small; a bigger stdin is refused rather than buffered.
 const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
@@ -124,7 +124,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         config_json: Arc::from(spec.config.to_string()),
         label: Arc::from(args.component.display().to_string()),
     };
-    let result = runtime()?.block_on(wasm.run(&component, inv));
+    let result = block_on(wasm.run(&component, inv))?;
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     match result {

@@ -1,4 +1,5 @@
-//! `hookbox validate PATH…`: load plugins and hook files the way the host would, then print
+//! `hookbox validate PATH…`: load plugins and hook files into a host as `dispatch` would
+//! (components read and checked, limits and mounts resolved against the policy), then print
 //! every diagnostic with its location (`path:line:col: warning: …` and a fix line), a summary
 //! per plugin and file, and totals; or, with `--json`, one machine-readable report.
 //! Exit code 1 when any diagnostic is an error, 0 otherwise; a PATH that does not exist is a
@@ -11,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use hookbox_core::config::{FileStatus, FileSummary, LoadOptions, LoadReport, load_paths};
+use hookbox_core::config::{FileStatus, FileSummary, LoadOptions, LoadReport};
 use hookbox_core::diagnostic::{Diagnostic, Severity};
 use hookbox_core::matcher::{Matcher, ValuePattern};
 use hookbox_core::rule::{PluginInfo, Rule};
@@ -20,6 +21,7 @@ use serde_json::{Value, json};
 
 use super::EXIT_FAILURE;
 use crate::cli::ValidateArgs;
+use crate::host_setup::HostSetup;
 
 /// Runs `hookbox validate`.
 pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
@@ -30,7 +32,12 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));
-    let report = load_paths(&args.paths, &opts);
+    // Loaded into a real host (with a throwaway state folder), so the report also has what
+    // loading would refuse: components that are missing, not files or incompatible, limits and
+    // mounts beyond the policy, handler types the policy forbids.
+    let project = std::env::current_dir().context("cannot read the current directory")?;
+    let setup = HostSetup::ephemeral(&project)?;
+    let report = setup.host.load(&args.paths, &opts);
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&json_report(&report))
             .context("cannot encode the report")?;

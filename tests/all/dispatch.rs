@@ -1,13 +1,13 @@
 //! `hookbox dispatch`: every example plugin as the README shows it, JSON output, exit codes and
 //! bad input.
 
-use crate::util::{Dir, hookbox};
+use crate::util::{Dir, hookbox_with_state};
 
 fn dispatch(dir: &Dir, args: &[&str]) -> crate::util::Run {
     let project = dir.path().display().to_string();
     let mut all = vec!["dispatch", "--project-dir", project.as_str()];
     all.extend_from_slice(args);
-    hookbox(all)
+    hookbox_with_state(all, dir.state())
 }
 
 #[test]
@@ -42,10 +42,18 @@ fn shell_guard_denies_a_dangerous_command() {
         v["hooks"][0]["attachments"][0]["attachment_type"],
         "hook_blocking_error"
     );
-    // Replay is on by default: one record in the project's .hookbox/replay.
-    let replay =
-        std::fs::read_to_string(d.path().join(".hookbox/replay/cli-session.jsonl")).unwrap();
+    // Replay is on by default: one record, in hookbox's state folder (never in the project),
+    // in a file only its owner can read.
+    let file = std::path::PathBuf::from(v["replay_file"].as_str().unwrap());
+    assert!(file.starts_with(d.state()), "{}", file.display());
+    assert!(!d.path().join(".hookbox").exists());
+    let replay = std::fs::read_to_string(&file).unwrap();
     assert_eq!(replay.lines().count(), 1);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let safe = dispatch(
         &d,
         &[
@@ -212,11 +220,10 @@ fn compaction_audit_is_observe_only_and_writes_its_log() {
             .contains("microcompact")
     );
     assert_eq!(v["hook_fired"]["compaction_type"], "microcompact");
-    let data = d
-        .path()
-        .join(".hookbox/data/compaction-audit/cli-session/compactions.log");
+    let logs = d.state_files("compactions.log");
+    assert_eq!(logs.len(), 1, "one plugin data folder, in the state folder");
     assert!(
-        std::fs::read_to_string(&data)
+        std::fs::read_to_string(&logs[0])
             .unwrap()
             .contains("type=microcompact trigger=auto")
     );
@@ -279,7 +286,7 @@ fn nothing_matched_means_no_hook_fired() {
     assert_eq!(v["matched_rule_count"], 0);
     assert!(v["hook_fired"].is_null());
     assert!(
-        !d.path().join(".hookbox/replay").exists(),
+        d.state_files("cli-session.jsonl").is_empty(),
         "no replay record without a match"
     );
 }

@@ -6,20 +6,45 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A temporary folder, removed when dropped.
+/// A temporary folder, removed when dropped, with a state folder of its own (outside it) for
+/// the runs of hookbox that use it as their project.
 pub(crate) struct Dir {
     tmp: tempfile::TempDir,
+    state: tempfile::TempDir,
 }
 
 impl Dir {
     pub(crate) fn new() -> Dir {
         Dir {
             tmp: tempfile::tempdir().expect("temp dir"),
+            state: tempfile::tempdir().expect("temp dir"),
         }
     }
 
     pub(crate) fn path(&self) -> &Path {
         self.tmp.path()
+    }
+
+    /// hookbox's state folder (`HOOKBOX_STATE_DIR`) for runs on this folder.
+    pub(crate) fn state(&self) -> &Path {
+        self.state.path()
+    }
+
+    /// Every file named `name` under the state folder.
+    pub(crate) fn state_files(&self, name: &str) -> Vec<PathBuf> {
+        fn walk(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
+            for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, name, out);
+                } else if e.file_name() == name {
+                    out.push(p);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.state(), name, &mut out);
+        out
     }
 
     /// Writes `text` to `rel` (creating folders) and returns the full path.
@@ -47,8 +72,19 @@ impl Run {
     }
 }
 
-/// Runs `hookbox ARGS…` from the repository root, without colours or logs.
+/// Runs `hookbox ARGS…` from the repository root, without colours or logs, with its state in a
+/// temporary folder of this test process (never the user's).
 pub(crate) fn hookbox<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let state = std::env::temp_dir().join(format!("hookbox-cli-tests-{}", std::process::id()));
+    hookbox_with_state(args, &state)
+}
+
+/// [`hookbox`] with its state in `state`.
+pub(crate) fn hookbox_with_state<I, S>(args: I, state: &Path) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -57,6 +93,7 @@ where
         .args(args)
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
+        .env("HOOKBOX_STATE_DIR", state)
         .env_remove("HOOKBOX_LOG")
         .output()
         .expect("run hookbox");
@@ -94,4 +131,39 @@ pub(crate) fn corpus_tree(dir: &Dir) -> Vec<PathBuf> {
             dest
         })
         .collect()
+}
+
+/// A copy of `examples/` in `dir` with every wasm component its plugins name supplied from this
+/// build's guests (what `scripts/build-example-guests.sh` does in the repository).
+pub(crate) fn examples_with_components(dir: &Dir) -> PathBuf {
+    let dst = dir.path().join("examples");
+    copy_tree(&repo_root().join("examples"), &dst);
+    for plugin in fs::read_dir(dst.join("plugins"))
+        .expect("plugins")
+        .flatten()
+    {
+        let hooks = plugin.path().join("hooks");
+        let Ok(text) = fs::read_to_string(hooks.join("hooks.json")) else {
+            continue;
+        };
+        for guest in hookbox_test_artifacts::ALL {
+            let file = format!("{}.wasm", guest.name);
+            if text.contains(&format!("hooks/{file}")) {
+                fs::copy(guest.path, hooks.join(&file)).expect("copy guest");
+            }
+        }
+    }
+    dst
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).expect("mkdir");
+    for e in fs::read_dir(src).expect("read_dir").flatten() {
+        let to = dst.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            fs::copy(e.path(), &to).expect("copy");
+        }
+    }
 }

@@ -350,8 +350,12 @@ fn the_corpus_loads_without_errors() {
 }
 
 #[test]
-fn the_readme_first_command_is_clean() {
-    let run = hookbox(["validate", "examples/"]);
+fn the_readme_validate_command_is_clean_once_the_example_guests_are_built() {
+    // As the README says: `scripts/build-example-guests.sh` puts the wasm guests the example
+    // plugins name in place; here they come from this build's guests.
+    let d = Dir::new();
+    let examples = crate::util::examples_with_components(&d);
+    let run = hookbox([std::ffi::OsStr::new("validate"), examples.as_os_str()]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
         run.stdout.starts_with("plugin "),
@@ -363,6 +367,61 @@ fn the_readme_first_command_is_clean() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn validate_reports_what_loading_would_refuse() {
+    // Before the guests are built, the wasm examples name components that are not there: an
+    // error each, located at the rule, as `dispatch` would refuse them.
+    let run = hookbox(["validate", "examples/"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .collect();
+    assert_eq!(errors.len(), 2, "{}", run.stdout);
+    assert!(
+        errors[0].starts_with("examples/plugins/runaway-hook/hooks/hooks.json:5:7: error: wasm hook not loaded: cannot read component `hooks/chaos.wasm`"),
+        "{}",
+        errors[0]
+    );
+    // Limits over the policy, mounts outside the allowed folders and special files are refused
+    // at load too, and `validate` says so.
+    let d = Dir::new();
+    std::fs::create_dir_all(d.path().join("p/hooks")).unwrap();
+    std::fs::copy(
+        hookbox_test_artifacts::NOOP,
+        d.path().join("p/hooks/ok.wasm"),
+    )
+    .unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(d.path().join("p/hooks/fifo.wasm"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    d.write(
+        "p/hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [
+            {"type": "wasm", "component": "hooks/ok.wasm", "memory_mb": 100000},
+            {"type": "wasm", "component": "hooks/ok.wasm", "mounts": [{"host": "/etc", "guest": "/etc"}]},
+            {"type": "wasm", "component": "hooks/fifo.wasm"}
+        ]}}"#,
+    );
+    let run = hookbox([
+        std::ffi::OsStr::new("validate"),
+        d.path().join("p").as_os_str(),
+    ]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for want in [
+        "memory_mb",
+        "/etc is outside the folders",
+        "not a regular file",
+    ] {
+        assert!(run.stdout.contains(want), "{want}:\n{}", run.stdout);
+    }
 }
 
 #[test]
@@ -391,7 +450,7 @@ fn a_closed_stdout_ends_quietly() {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookbox"))
-        .args(["validate", "examples/"])
+        .args(["validate", "examples/plugins/shell-guard"])
         .current_dir(crate::util::repo_root())
         .env("NO_COLOR", "1")
         .env_remove("HOOKBOX_LOG")

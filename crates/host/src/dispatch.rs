@@ -1,14 +1,22 @@
-//! One dispatch: match the event against the rule set, run the matching hooks concurrently
-//! (bounded by the host's semaphore), and aggregate their reports in rule order — so the verdict
-//! is the same whatever order the hooks finished in.
+//! One dispatch: match the event against the rule set, run the matching hooks concurrently, and
+//! aggregate their reports in rule order — so the verdict is the same whatever order the hooks
+//! finished in. Every hook is accounted for: one that panics or is lost is a failure of its rule
+//! (`internal_error`), one refused by a quota or the rate limit is `overloaded`, one still
+//! running at the dispatch's deadline is a `timeout` — and the rule's fail mode turns each into
+//! a verdict. A rewritten tool input is re-checked once through the event's rules.
 
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use hookbox_core::aggregate::{StopState, Verdict, aggregate, warnings};
 use hookbox_core::event::Event;
 use hookbox_core::fired::HookFired;
-use hookbox_core::output::{RunOutput, effect_of, prompt_effect};
+use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of, prompt_effect};
 use hookbox_core::render::{UserTurn, render_user_turn};
 use hookbox_core::report::{HookRef, HookReport};
 use hookbox_core::rule::{Handler, Rule};
@@ -18,6 +26,7 @@ use tracing::Instrument;
 
 use crate::host::{Inner, Loaded};
 use crate::payloads::Payloads;
+use crate::secrets::redact;
 
 /// The answer to one dispatch.
 #[derive(Debug, Clone, Serialize)]
@@ -31,6 +40,9 @@ pub struct Dispatch {
     pub hook_fired: Option<HookFired>,
     /// Every hook run, in rule order.
     pub reports: Vec<HookReport>,
+    /// The hooks run again on a rewritten tool input (`recheck_updated_input`), in rule order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rechecked: Vec<HookReport>,
     /// Every warning, in rule order.
     pub warnings: Vec<String>,
     /// Rules that matched (including duplicates run once).
@@ -56,91 +68,145 @@ impl Dispatch {
     }
 }
 
-/// A rule to run, with the rules whose identical handler it stands for.
-struct Job {
-    pos: usize,
+/// What running one hook gave, before it becomes a report.
+pub(crate) struct Ran {
+    pub(crate) out: RunOutput,
+    /// Its output (stdout, stderr, logs) and the runner's notes, for the report and replay.
+    pub(crate) text: Option<String>,
+    /// Wasm fuel it consumed, when the engine meters fuel.
+    pub(crate) fuel: Option<u64>,
+}
+
+impl Ran {
+    pub(crate) fn failed(class: FailureClass, message: impl Into<String>) -> Ran {
+        Ran {
+            out: RunOutput::Failed(HookFailure::new(class, message)),
+            text: None,
+            fuel: None,
+        }
+    }
+}
+
+/// Catches a panic while polling the wrapped future, so a bug in one hook's runner becomes that
+/// hook's failure instead of unwinding through the whole dispatch.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 impl Inner {
+    /// Takes a hook permit: this host's quota, then the runtime's shared bound (a bounded wait).
+    pub(crate) async fn admit_hook(&self) -> Result<crate::admission::Unit, Ran> {
+        let rt = &self.runtime.inner;
+        rt.hooks
+            .take(&self.hooks_quota, rt.settings.admission_wait)
+            .await
+            .map_err(|r| {
+                Ran::failed(
+                    FailureClass::Overloaded,
+                    r.describe(
+                        "hooks in flight",
+                        "max_hooks_in_flight",
+                        "RuntimeSettings::admission_wait",
+                    ),
+                )
+            })
+    }
+
+    /// Takes a wasm instance-pool slot, as for hook permits.
+    pub(crate) async fn admit_slot(&self) -> Result<crate::admission::Unit, Ran> {
+        let rt = &self.runtime.inner;
+        rt.slots
+            .take(&self.slots_quota, rt.settings.admission_wait)
+            .await
+            .map_err(|r| {
+                Ran::failed(
+                    FailureClass::Overloaded,
+                    r.describe(
+                        "wasm pool slots",
+                        "max_pool_slots",
+                        "RuntimeSettings::admission_wait",
+                    ),
+                )
+            })
+    }
+
     pub(crate) async fn dispatch(self: &Arc<Self>, event: Event, stop: StopState) -> Dispatch {
         let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + self.policy.dispatch_deadline;
         let loaded = self.loaded();
         let event = Arc::new(event);
         let span = tracing::info_span!("dispatch", event = %event.name, session = %event.session_id, matched = tracing::field::Empty);
-        let _enter = span.enter();
-        let matched: Vec<usize> = loaded
-            .set
-            .matching(&event)
-            .iter()
-            .map(|r| r.index)
-            .collect();
+        let matched: Vec<usize> = if self.enabled() {
+            let _enter = span.enter();
+            loaded
+                .set
+                .matching(&event)
+                .iter()
+                .map(|r| r.index)
+                .collect()
+        } else {
+            Vec::new()
+        };
         span.record("matched", matched.len());
         if matched.is_empty() {
             let verdict = aggregate(&event, &[], stop);
             let duration = started.elapsed();
             self.metrics.dispatch(false, duration);
+            self.runtime.inner.metrics.dispatch(false, duration);
             return Dispatch {
                 event,
                 verdict,
                 hook_fired: None,
                 reports: Vec::new(),
+                rechecked: Vec::new(),
                 warnings: Vec::new(),
                 matched_rule_count: 0,
                 duration,
             };
         }
-        let jobs = self.dedup(&loaded, &matched, &event);
-        drop(_enter);
-        let payloads = Arc::new(Payloads::new(event.clone()));
-        let mut reports = if jobs.len() == 1 {
-            vec![
-                self.run_rule(&loaded, jobs[0].pos, &event, &payloads)
-                    .instrument(span.clone())
-                    .await,
-            ]
-        } else {
-            let mut set = JoinSet::new();
-            for job in &jobs {
-                let (inner, loaded, event, payloads, pos) = (
-                    self.clone(),
-                    loaded.clone(),
-                    event.clone(),
-                    payloads.clone(),
-                    job.pos,
-                );
-                set.spawn(
-                    async move { inner.run_rule(&loaded, pos, &event, &payloads).await }
-                        .instrument(span.clone()),
-                );
-            }
-            let mut out = Vec::with_capacity(jobs.len());
-            while let Some(joined) = set.join_next().await {
-                match joined {
-                    Ok(report) => out.push(report),
-                    // A panicking runner is a bug; the dispatch still answers without that hook.
-                    Err(e) => tracing::error!(error = %e, "hook task failed"),
-                }
-            }
-            out
-        };
-        reports.sort_by_key(|r| r.hook.rule_index);
-        let verdict = aggregate(&event, &reports, stop);
+        let reports = self
+            .run_matched(&loaded, &matched, &event, deadline, true)
+            .instrument(span.clone())
+            .await;
+        let mut verdict = aggregate(&event, &reports, stop);
+        let rechecked = self
+            .recheck(&loaded, &event, &mut verdict, deadline, stop)
+            .instrument(span)
+            .await;
         let hook_fired = HookFired::for_dispatch(&event, &verdict, matched.len());
         let duration = started.elapsed();
         self.metrics.dispatch(true, duration);
-        if let Some(f) = hook_fired
-            .as_ref()
-            .filter(|_| self.fired.receiver_count() > 0)
-        {
-            // A subscriber may have left since the check: `send` then fails, which is fine.
-            let _ = self.fired.send(f.clone());
+        self.runtime.inner.metrics.dispatch(true, duration);
+        if let Some(f) = &hook_fired {
+            self.fire(f);
         }
+        let mut all_warnings = warnings(&reports);
+        all_warnings.extend(warnings(&rechecked));
         let dispatch = Dispatch {
-            warnings: warnings(&reports),
+            warnings: all_warnings,
             event,
             verdict,
             hook_fired,
             reports,
+            rechecked,
             matched_rule_count: matched.len(),
             duration,
         };
@@ -148,9 +214,109 @@ impl Inner {
         dispatch
     }
 
+    /// Runs the matched rules (deduplicated, capped, rate-limited) and returns their reports in
+    /// rule order. `count_rate`: whether this round takes a token of the dispatch rate.
+    async fn run_matched(
+        self: &Arc<Self>,
+        loaded: &Arc<Loaded>,
+        matched: &[usize],
+        event: &Arc<Event>,
+        deadline: tokio::time::Instant,
+        count_rate: bool,
+    ) -> Vec<HookReport> {
+        let jobs = self.dedup(loaded, matched, event);
+        if count_rate && self.rate.as_ref().is_some_and(|b| !b.try_take()) {
+            self.metrics.refused();
+            self.runtime.inner.metrics.refused();
+            let msg = "refused: this host is over its dispatch rate (dispatch_rate); no hook ran";
+            return jobs
+                .iter()
+                .map(|&pos| self.refused(loaded, pos, event, msg))
+                .collect();
+        }
+        let cap = self.policy.max_matched_rules.max(1);
+        let (run, over) = jobs.split_at(jobs.len().min(cap));
+        let mut reports: Vec<HookReport> = over
+            .iter()
+            .map(|&pos| {
+                let msg = format!(
+                    "refused: {} rules matched this event and a dispatch runs at most {cap} (max_matched_rules)",
+                    jobs.len()
+                );
+                self.refused(loaded, pos, event, &msg)
+            })
+            .collect();
+        let payloads = Arc::new(Payloads::new(event.clone()));
+        if let [pos] = run {
+            // One hook: run it here, without a task, but with the same accounting.
+            let fut = Box::pin(self.clone().run_bounded(
+                loaded.clone(),
+                *pos,
+                event.clone(),
+                payloads,
+                deadline,
+            ));
+            let report = match CatchUnwind(fut).await {
+                Ok(r) => r,
+                Err(panic) => self.lost(loaded, *pos, event, &panic),
+            };
+            reports.push(report);
+        } else {
+            let jobs = run
+                .iter()
+                .map(|&pos| {
+                    let fut = self
+                        .clone()
+                        .run_bounded(
+                            loaded.clone(),
+                            pos,
+                            event.clone(),
+                            payloads.clone(),
+                            deadline,
+                        )
+                        .in_current_span();
+                    (pos, fut)
+                })
+                .collect();
+            for joined in join_jobs(jobs).await {
+                reports.push(match joined {
+                    Ok(report) => report,
+                    Err((pos, why)) => self.lost(loaded, pos, event, &why),
+                });
+            }
+        }
+        reports.sort_by_key(|r| r.hook.rule_index);
+        reports
+    }
+
+    /// One rule, cut at the dispatch's deadline.
+    async fn run_bounded(
+        self: Arc<Self>,
+        loaded: Arc<Loaded>,
+        pos: usize,
+        event: Arc<Event>,
+        payloads: Arc<Payloads>,
+        deadline: tokio::time::Instant,
+    ) -> HookReport {
+        let started = Instant::now();
+        match tokio::time::timeout_at(deadline, self.run_rule(&loaded, pos, &event, &payloads))
+            .await
+        {
+            Ok(report) => report,
+            Err(_) => {
+                let msg = format!(
+                    "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
+                    self.policy.dispatch_deadline.as_secs_f64()
+                );
+                let ran = Ran::failed(FailureClass::Timeout, msg);
+                self.report(&loaded, pos, &event, ran, started)
+            }
+        }
+    }
+
     /// Identical command handlers of one plugin run once (Claude Code dedups identical
     /// handlers; a different plugin's copy stays separate).
-    fn dedup(&self, loaded: &Loaded, matched: &[usize], event: &Event) -> Vec<Job> {
+    fn dedup(&self, loaded: &Loaded, matched: &[usize], event: &Event) -> Vec<usize> {
         let mut seen: Vec<(usize, String, &'static str)> = Vec::new();
         let mut jobs = Vec::with_capacity(matched.len());
         for &pos in matched {
@@ -163,7 +329,7 @@ impl Inner {
                 }
                 seen.push(key);
             }
-            jobs.push(Job { pos });
+            jobs.push(pos);
         }
         jobs
     }
@@ -178,52 +344,87 @@ impl Inner {
         let rule: &Rule = &loaded.set.rules()[pos];
         let started = Instant::now();
         let span = tracing::info_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
-        let (effect, exit_code, output) = async {
+        let ran = async {
             match &rule.handler {
-                Handler::Prompt { prompt } => (prompt_effect(prompt, event), None, None),
-                Handler::Http(_) => {
-                    let out = RunOutput::Failed(hookbox_core::output::HookFailure::new(
-                        hookbox_core::output::FailureClass::HttpError,
-                        "http hooks are not run by this host",
-                    ));
-                    (
-                        effect_of(rule, event, &out, self.policy.fail_mode),
-                        None,
-                        None,
-                    )
+                Handler::Prompt { .. } => None,
+                Handler::Command(spec) => {
+                    Some(self.run_command(loaded, rule, spec, event, payloads).await)
                 }
-                Handler::Command(_) | Handler::Wasm(_) => {
-                    let (out, text) = match &rule.handler {
-                        Handler::Command(spec) => {
-                            self.run_command(loaded, rule, spec, event, payloads).await
-                        }
-                        _ => self.run_wasm(loaded, pos, rule, event, payloads).await,
-                    };
-                    let exit = match &out {
-                        RunOutput::Command(raw) => raw.exit_code,
-                        _ => None,
-                    };
-                    (
-                        effect_of(rule, event, &out, self.policy.fail_mode),
-                        exit,
-                        text,
-                    )
-                }
+                Handler::Wasm(_) => Some(self.run_wasm(loaded, pos, rule, event, payloads).await),
+                Handler::Http(spec) => Some(self.run_http(rule, spec, payloads).await),
             }
         }
         .instrument(span)
         .await;
+        match ran {
+            Some(ran) => self.report(loaded, pos, event, ran, started),
+            None => {
+                let Handler::Prompt { prompt } = &rule.handler else {
+                    unreachable!("only prompt rules run without a runner")
+                };
+                let effect = prompt_effect(prompt, event);
+                self.finish(loaded, rule, event, effect, None, None, started)
+            }
+        }
+    }
+
+    /// The report of a rule that ran (or failed to).
+    pub(crate) fn report(
+        &self,
+        loaded: &Loaded,
+        pos: usize,
+        event: &Event,
+        ran: Ran,
+        started: Instant,
+    ) -> HookReport {
+        let rule = &loaded.set.rules()[pos];
+        if let Some(fuel) = ran.fuel {
+            self.metrics.fuel(fuel);
+            self.runtime.inner.metrics.fuel(fuel);
+        }
+        let exit = match &ran.out {
+            RunOutput::Command(raw) => raw.exit_code,
+            _ => None,
+        };
+        let mut effect = effect_of(rule, event, &ran.out, self.policy.fail_mode);
+        // Failure messages and warnings can quote what a hook printed: redact credentials.
+        if let Some(f) = &mut effect.failure {
+            f.message = redact(&f.message).into_owned();
+        }
+        for w in &mut effect.warnings {
+            *w = redact(w).into_owned();
+        }
+        self.finish(loaded, rule, event, effect, exit, ran.text, started)
+    }
+
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the parts of one report, built in one place"
+    )]
+    fn finish(
+        &self,
+        loaded: &Loaded,
+        rule: &Rule,
+        event: &Event,
+        effect: hookbox_core::output::Effect,
+        exit_code: Option<i32>,
+        output: Option<String>,
+        started: Instant,
+    ) -> HookReport {
         let plugin = loaded
             .set
             .plugins()
             .get(rule.plugin)
             .map(|p| p.name.clone())
             .unwrap_or_else(|| rule.source.plugin.clone());
-        self.metrics.hook(
-            rule.handler.handler_type(),
-            effect.failure.as_ref().map(|f| f.class),
-            !effect.warnings.is_empty(),
-        );
+        let failure = effect.failure.as_ref().map(|f| f.class);
+        let warned = !effect.warnings.is_empty();
+        self.metrics
+            .hook(rule.handler.handler_type(), failure, warned);
+        self.runtime
+            .inner
+            .metrics
+            .hook(rule.handler.handler_type(), failure, warned);
         HookReport {
             hook: HookRef {
                 rule_index: rule.index,
@@ -238,6 +439,133 @@ impl Inner {
             output,
         }
     }
+
+    /// The report of a rule refused before it ran (`overloaded`).
+    fn refused(&self, loaded: &Loaded, pos: usize, event: &Event, msg: &str) -> HookReport {
+        self.report(
+            loaded,
+            pos,
+            event,
+            Ran::failed(FailureClass::Overloaded, msg),
+            Instant::now(),
+        )
+    }
+
+    /// The report of a rule whose task panicked or was lost (`internal_error`).
+    fn lost(&self, loaded: &Loaded, pos: usize, event: &Event, why: &str) -> HookReport {
+        tracing::error!(rule = pos, error = %why, "hook task failed");
+        self.report(
+            loaded,
+            pos,
+            event,
+            Ran::failed(
+                FailureClass::Internal,
+                format!("the host lost this hook (a bug in hookbox; please report it): {why}"),
+            ),
+            Instant::now(),
+        )
+    }
+
+    /// Re-checks a rewritten tool input once through the event's rules (`recheck_updated_input`):
+    /// a guard that denies (or asks about) the rewritten call wins by the usual precedence, so a
+    /// rewrite by one hook cannot slip past another hook's check. Rewrites made in this second
+    /// round are ignored.
+    async fn recheck(
+        self: &Arc<Self>,
+        loaded: &Arc<Loaded>,
+        event: &Arc<Event>,
+        verdict: &mut Verdict,
+        deadline: tokio::time::Instant,
+        stop: StopState,
+    ) -> Vec<HookReport> {
+        use hookbox_core::event::{EventData, EventName};
+        use hookbox_core::output::PermissionDecision;
+        if !self.policy.recheck_updated_input || event.name != EventName::PreToolUse {
+            return Vec::new();
+        }
+        let Verdict::PreToolUse(first) = verdict else {
+            return Vec::new();
+        };
+        let Some(updated) = first.updated_input.clone() else {
+            return Vec::new();
+        };
+        if first.decision == Some(PermissionDecision::Deny) || first.prevent_continuation {
+            return Vec::new();
+        }
+        let mut rewritten = (**event).clone();
+        if let EventData::PreToolUse(call) = &mut rewritten.data {
+            call.tool_input = updated;
+        }
+        let rewritten = Arc::new(rewritten);
+        let matched: Vec<usize> = loaded
+            .set
+            .matching(&rewritten)
+            .iter()
+            .map(|r| r.index)
+            .collect();
+        if matched.is_empty() {
+            return Vec::new();
+        }
+        let reports = self
+            .run_matched(loaded, &matched, &rewritten, deadline, false)
+            .await;
+        if let Verdict::PreToolUse(second) = aggregate(&rewritten, &reports, stop) {
+            let rank = |d: Option<PermissionDecision>| d.map_or(0, PermissionDecision::rank);
+            if rank(second.decision) > rank(first.decision) {
+                first.decision = second.decision;
+                first.reason = second.reason.clone();
+                if second.decision == Some(PermissionDecision::Deny) {
+                    first.updated_input = None;
+                    first.blocking_error = second
+                        .blocking_error
+                        .clone()
+                        .or_else(|| second.reason.clone())
+                        .map(|r| format!("{r} (after another hook rewrote the tool input)"));
+                }
+            }
+            if second.prevent_continuation && !first.prevent_continuation {
+                first.prevent_continuation = true;
+                first.stop_reason = second.stop_reason.clone();
+            }
+            first.messages.extend(second.messages);
+        }
+        reports
+    }
+}
+
+/// Runs each job (a rule position and its future) as a task of its own and collects every
+/// result: a task that panicked or was lost comes back as `Err((position, why))`, never as a
+/// missing report.
+async fn join_jobs<F>(jobs: Vec<(usize, F)>) -> Vec<Result<HookReport, (usize, String)>>
+where
+    F: Future<Output = HookReport> + Send + 'static,
+{
+    let mut set = JoinSet::new();
+    let mut positions = HashMap::with_capacity(jobs.len());
+    for (pos, fut) in jobs {
+        positions.insert(set.spawn(fut).id(), pos);
+    }
+    let mut out = Vec::with_capacity(positions.len());
+    while let Some(joined) = set.join_next_with_id().await {
+        match joined {
+            Ok((id, report)) => {
+                positions.remove(&id);
+                out.push(Ok(report));
+            }
+            Err(e) => {
+                let id = e.id();
+                let why = if e.is_panic() {
+                    panic_message(e.into_panic().as_ref())
+                } else {
+                    "the hook's task was cancelled".to_owned()
+                };
+                if let Some(pos) = positions.remove(&id) {
+                    out.push(Err((pos, why)));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// stdout, then stderr under a separator, for reports and replay.
@@ -247,5 +575,75 @@ pub(crate) fn combined_output(stdout: &str, stderr: &str) -> Option<String> {
         (false, true) => Some(stdout.to_owned()),
         (true, false) => Some(format!("[stderr]\n{stderr}")),
         (false, false) => Some(format!("{stdout}\n[stderr]\n{stderr}")),
+    }
+}
+
+/// `text` followed by the runner's notes, one `[hookbox] …` line each.
+pub(crate) fn with_notes(text: Option<String>, notes: &[String]) -> Option<String> {
+    if notes.is_empty() {
+        return text;
+    }
+    let mut s = text.unwrap_or_default();
+    for n in notes {
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str("[hookbox] ");
+        s.push_str(n);
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hookbox_core::event::{EventName, HandlerType};
+    use hookbox_core::output::Effect;
+
+    fn report(rule_index: usize) -> HookReport {
+        HookReport {
+            hook: HookRef {
+                rule_index,
+                plugin: "p".into(),
+                hook_name: "h".into(),
+                handler_type: HandlerType::Command,
+                hook_event: EventName::Notification,
+            },
+            effect: Effect::default(),
+            duration_ms: 0.0,
+            exit_code: None,
+            output: None,
+        }
+    }
+
+    type Job = Pin<Box<dyn Future<Output = HookReport> + Send>>;
+
+    #[tokio::test]
+    async fn a_panicking_hook_task_is_reported_not_lost() {
+        let jobs: Vec<(usize, Job)> = vec![
+            (0, Box::pin(async { report(0) })),
+            (1, Box::pin(async { panic!("runner bug") })),
+            (2, Box::pin(async { report(2) })),
+        ];
+        let mut got = join_jobs(jobs).await;
+        got.sort_by_key(|r| match r {
+            Ok(r) => r.hook.rule_index,
+            Err((pos, _)) => *pos,
+        });
+        assert_eq!(got.len(), 3);
+        assert!(
+            matches!(&got[1], Err((1, why)) if why == "runner bug"),
+            "{got:?}"
+        );
+        assert!(got[0].is_ok() && got[2].is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_inline_path_is_caught() {
+        let fut: Pin<Box<dyn Future<Output = u8> + Send>> =
+            Box::pin(async { panic!("inline bug") });
+        assert_eq!(CatchUnwind(fut).await, Err("inline bug".to_owned()));
+        let fut: Pin<Box<dyn Future<Output = u8> + Send>> = Box::pin(async { 7 });
+        assert_eq!(CatchUnwind(fut).await, Ok(7));
     }
 }

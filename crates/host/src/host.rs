@@ -1,11 +1,13 @@
-//! `HookHost`: the library entry point. Built from a [`HostPolicy`], it holds the current rule
-//! set (swapped atomically on reload), the command runner, the HookFired channel, metrics and the
-//! replay writer, and answers `dispatch(event)`.
+//! `HookHost`: one project's (or one tenant's) hooks. Built from a [`HookRuntime`] (shared by
+//! every host of the process) and a [`HostPolicy`] (this host's own), it holds the current rule
+//! set (swapped atomically on reload), its state folder (plugin data, replay), its quotas, its
+//! metrics and HookFired stream, and answers `dispatch(event)`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use hookbox_command::CommandRunner;
 use hookbox_core::aggregate::StopState;
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Diagnostic;
@@ -14,17 +16,21 @@ use hookbox_core::fired::HookFired;
 use hookbox_core::index::RuleSet;
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_core::stop_loop::{StopLoop, StopStep};
-use hookbox_wasm::WasmRuntime;
-use tokio::sync::{Semaphore, broadcast};
+use hookbox_wasm::{MountDir, PreparedHook};
+use tokio::sync::broadcast;
 
+use crate::admission::Quota;
 use crate::dispatch::Dispatch;
+use crate::install;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::policy::HostPolicy;
-use crate::prepare_wasm::{self, PreparedWasm};
-use crate::replay::{RecordHead, ReplayRecord, ReplayWriter};
+use crate::rate::TokenBucket;
+use crate::runtime::{HookRuntime, RuntimeError, RuntimeSettings};
 use crate::settings::{Settings, SettingsError};
+use crate::state::StateDir;
 
-/// Subscribers that fall this far behind lose the oldest HookFired records.
+/// Subscribers that fall this far behind lose the oldest HookFired records. The channel is
+/// only allocated on the first `subscribe`, so a host nobody watches costs nothing for it.
 const FIRED_CHANNEL_CAPACITY: usize = 1024;
 
 /// Why a host could not be built.
@@ -33,58 +39,106 @@ pub enum HostError {
     /// `.hookbox/settings.json` is unreadable or invalid.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The runtime (for `HookHost::new`) could not be built.
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The state folder cannot be used.
+    #[error("state folder {path}: {reason}")]
+    State {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The policy cannot be enforced by this runtime, or names a folder that cannot be used.
+    #[error("host policy: {0}")]
+    Policy(String),
 }
 
-/// What one loaded rule set carries besides the rules: prepared wasm components, by rule
-/// position.
-#[derive(Debug)]
+/// What one loaded rule set carries besides the rules.
+#[derive(Debug, Default)]
 pub(crate) struct Loaded {
     pub(crate) set: RuleSet,
-    pub(crate) wasm: HashMap<usize, PreparedWasm>,
+    /// Prepared wasm components, by rule position.
+    pub(crate) wasm: HashMap<usize, PreparedHook>,
+    /// Persistent plugin data folders, by plugin position (per-session ones are made at
+    /// dispatch).
+    pub(crate) data: HashMap<usize, MountDir>,
 }
 
 pub(crate) struct Inner {
+    pub(crate) runtime: HookRuntime,
     pub(crate) policy: HostPolicy,
+    pub(crate) stop_cap: u32,
+    pub(crate) capture_full: bool,
     rules: RwLock<Arc<Loaded>>,
-    pub(crate) commands: CommandRunner,
-    pub(crate) semaphore: Arc<Semaphore>,
-    pub(crate) fired: broadcast::Sender<HookFired>,
+    pub(crate) state: StateDir,
+    pub(crate) project: Option<MountDir>,
+    pub(crate) extra_roots: Vec<MountDir>,
+    fired: OnceLock<broadcast::Sender<HookFired>>,
     pub(crate) metrics: Metrics,
-    replay: Option<ReplayWriter>,
-    capture_full: bool,
-    /// Built on the first wasm rule: a host with native rules only never starts an engine.
-    wasm: OnceLock<Result<WasmRuntime, String>>,
+    pub(crate) hooks_quota: Arc<Quota>,
+    pub(crate) slots_quota: Arc<Quota>,
+    pub(crate) rate: Option<TokenBucket>,
+    enabled: AtomicBool,
 }
 
 /// A hook host. Cheap to clone; share one across tasks.
 #[derive(Clone)]
 pub struct HookHost {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HookHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookHost")
+            .field("project_dir", &self.inner.policy.project_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HookHost {
-    /// A host with `policy` and no rules. Reads `<project>/.hookbox/settings.json`.
+    /// A host with `policy` and no rules, on a runtime of its own with default settings (the
+    /// one-host case). Reads `<project>/.hookbox/settings.json`.
     pub fn new(policy: HostPolicy) -> Result<HookHost, HostError> {
+        let runtime = HookRuntime::new(RuntimeSettings::default())?;
+        HookHost::with_runtime(&runtime, policy)
+    }
+
+    /// A host with `policy` and no rules, on a shared `runtime`.
+    pub fn with_runtime(runtime: &HookRuntime, policy: HostPolicy) -> Result<HookHost, HostError> {
+        runtime
+            .wasm()
+            .check_policy(&policy.wasm)
+            .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
         let settings = Settings::load(&policy.project_dir)?;
-        let commands = CommandRunner::new(policy.data_root())
-            .with_limits(policy.command_limits)
-            .with_env_policy(policy.env_policy.clone());
-        let (fired, _) = broadcast::channel(FIRED_CHANNEL_CAPACITY);
+        let state = StateDir::open(&policy)?;
+        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
+        let extra_roots = policy
+            .extra_mount_roots
+            .iter()
+            .map(|r| {
+                MountDir::open(&absolute(r))
+                    .map_err(|e| HostError::Policy(format!("extra mount root: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let inner = Inner {
-            semaphore: Arc::new(Semaphore::new(policy.max_concurrent_hooks.max(1))),
-            replay: policy.replay_dir().map(ReplayWriter::new),
+            runtime: runtime.clone(),
+            stop_cap: settings.stop.reentry_cap.unwrap_or(policy.stop_reentry_cap),
             capture_full: settings
                 .replay
                 .capture_flags
                 .capture_plugin_hook_output_full,
-            rules: RwLock::new(Arc::new(Loaded {
-                set: RuleSet::empty(),
-                wasm: HashMap::new(),
-            })),
-            wasm: OnceLock::new(),
-            commands,
-            fired,
+            rules: RwLock::new(Arc::new(Loaded::default())),
+            state,
+            project,
+            extra_roots,
+            fired: OnceLock::new(),
             metrics: Metrics::default(),
+            hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
+            slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
+            rate: policy.dispatch_rate.map(TokenBucket::new),
+            enabled: AtomicBool::new(true),
             policy,
         };
         Ok(HookHost {
@@ -97,16 +151,71 @@ impl HookHost {
         &self.inner.policy
     }
 
+    /// The runtime it runs on.
+    pub fn runtime(&self) -> &HookRuntime {
+        &self.inner.runtime
+    }
+
+    /// The Stop re-entry cap in force: `.hookbox/settings.json`'s `stop.reentry_cap`, else the
+    /// policy's.
+    pub fn stop_reentry_cap(&self) -> u32 {
+        self.inner.stop_cap
+    }
+
     /// Loads plugin folders and hook files (see `hookbox_core::config::load_paths`) and installs
-    /// their rules in place of the current ones. The report keeps every diagnostic, including
-    /// wasm rules refused when they were prepared; its `rules` are the rules installed.
+    /// what loaded in place of the current rules, errors or not (the CLI's behaviour: run what
+    /// could be loaded, report the rest). The report keeps every diagnostic, including rules
+    /// refused when they were prepared; its `rules` are the rules installed.
     pub fn load<P: AsRef<std::path::Path>>(&self, paths: &[P], opts: &LoadOptions) -> LoadReport {
         let mut report = load_paths(paths, opts);
-        let (rules, diagnostics) =
-            self.install(report.plugins.clone(), std::mem::take(&mut report.rules));
-        report.rules = rules;
-        report.diagnostics.extend(diagnostics);
+        let built = install::build(
+            &self.inner,
+            report.plugins.clone(),
+            std::mem::take(&mut report.rules),
+        );
+        report.rules = built.rules;
+        report.diagnostics.extend(built.diagnostics);
+        self.inner.swap(built.loaded);
         report
+    }
+
+    /// Validate-then-swap: loads `paths` and installs the result only if nothing in it is an
+    /// error; otherwise the current rules keep serving and the report (with every diagnostic)
+    /// comes back as `Err`.
+    pub fn reload<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+    ) -> Result<LoadReport, LoadReport> {
+        self.reload_checked(paths, opts, |_| Vec::new())
+    }
+
+    /// [`HookHost::reload`] with an extra check of the loaded report (its errors also keep the
+    /// current rules).
+    pub(crate) fn reload_checked<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<LoadReport, LoadReport> {
+        let mut report = load_paths(paths, opts);
+        let refused = check(&report);
+        report.diagnostics.extend(refused);
+        if report.has_errors() {
+            return Err(report);
+        }
+        let built = install::build(
+            &self.inner,
+            report.plugins.clone(),
+            std::mem::take(&mut report.rules),
+        );
+        report.rules = built.rules;
+        report.diagnostics.extend(built.diagnostics);
+        if report.has_errors() {
+            return Err(report);
+        }
+        self.inner.swap(built.loaded);
+        Ok(report)
     }
 
     /// Replaces the rule set with `rules` from `plugins`, atomically: a dispatch in flight keeps
@@ -119,33 +228,9 @@ impl HookHost {
         plugins: Vec<PluginInfo>,
         rules: Vec<Rule>,
     ) -> (Vec<Rule>, Vec<Diagnostic>) {
-        let mut kept = Vec::with_capacity(rules.len());
-        let mut wasm = HashMap::new();
-        let mut diagnostics = Vec::new();
-        for mut rule in rules {
-            if let Handler::Wasm(spec) = &rule.handler {
-                let Some(plugin) = plugins.get(rule.plugin) else {
-                    continue;
-                };
-                let prepared = self.inner.wasm_runtime().and_then(|rt| {
-                    prepare_wasm::prepare(rt, &self.inner.policy, &rule, spec, plugin)
-                });
-                match prepared {
-                    Ok(p) => {
-                        wasm.insert(kept.len(), p);
-                    }
-                    Err(why) => {
-                        diagnostics.push(prepare_wasm::diagnostic(&rule, plugin, &why));
-                        continue;
-                    }
-                }
-            }
-            rule.index = kept.len();
-            kept.push(rule);
-        }
-        let set = RuleSet::new(plugins, kept.clone(), self.inner.policy.aliases.clone());
-        self.inner.swap(Loaded { set, wasm });
-        (kept, diagnostics)
+        let built = install::build(&self.inner, plugins, rules);
+        self.inner.swap(built.loaded);
+        (built.rules, built.diagnostics)
     }
 
     /// The current rule set.
@@ -153,11 +238,32 @@ impl HookHost {
         Arc::new(self.inner.loaded().set.clone())
     }
 
+    /// Counts of the current rules by handler type (`command`, `prompt`, `wasm`, `http`).
+    pub fn rule_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        let loaded = self.inner.loaded();
+        let mut counts = std::collections::BTreeMap::new();
+        for r in loaded.set.rules() {
+            *counts.entry(r.handler.handler_type().as_str()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Turns the host off (it then behaves as one with no rules: nothing runs, no HookFired,
+    /// no replay) or on again. In-flight dispatches finish as they started.
+    pub fn set_enabled(&self, enabled: bool) {
+        self.inner.enabled.store(enabled, Ordering::Release);
+    }
+
+    /// Whether the host runs hooks.
+    pub fn is_enabled(&self) -> bool {
+        self.inner.enabled.load(Ordering::Acquire)
+    }
+
     /// Runs the hooks that match `event` and returns the aggregated verdict.
     pub async fn dispatch(&self, event: Event) -> Dispatch {
         let stop = StopState {
             reentries: 0,
-            cap: self.inner.policy.stop_reentry_cap,
+            cap: self.inner.stop_cap,
         };
         self.inner.dispatch(event, stop).await
     }
@@ -184,42 +290,38 @@ impl HookHost {
         (d, step)
     }
 
-    /// A Stop loop for one turn, with the policy's re-entry cap.
+    /// A Stop loop for one turn, with the re-entry cap in force.
     pub fn stop_loop(&self) -> StopLoop {
-        StopLoop::new(self.inner.policy.stop_reentry_cap)
+        StopLoop::new(self.inner.stop_cap)
     }
 
     /// HookFired records of every dispatch from now on (none for dispatches nothing matched).
     pub fn subscribe(&self) -> broadcast::Receiver<HookFired> {
-        self.inner.fired.subscribe()
+        self.inner
+            .fired
+            .get_or_init(|| broadcast::channel(FIRED_CHANNEL_CAPACITY).0)
+            .subscribe()
     }
 
-    /// The operator metrics.
+    /// This host's metrics, with its own gauges (hooks in flight, pool slots held).
     pub fn metrics(&self) -> MetricsSnapshot {
-        self.inner.metrics.snapshot()
+        let mut m = self.inner.metrics.snapshot();
+        m.hooks_in_flight = self.inner.hooks_quota.held() as u64;
+        m.pool_slots_in_use = self.inner.slots_quota.held() as u64;
+        m
     }
 
     /// Where replay files are written, if replay is on.
     pub fn replay_dir(&self) -> Option<&std::path::Path> {
-        self.inner.replay.as_ref().map(ReplayWriter::dir)
+        self.inner.state.replay.as_ref().map(|r| r.path())
     }
 }
 
-impl Inner {
-    /// The wasm engine, built on first use with the policy's runtime config.
-    pub(crate) fn wasm_runtime(&self) -> Result<&WasmRuntime, String> {
-        self.wasm
-            .get_or_init(|| {
-                let rt = WasmRuntime::new(self.policy.wasm_runtime.clone())
-                    .map_err(|e| format!("cannot start the wasm runtime: {e}"))?;
-                rt.check_policy(&self.policy.wasm)
-                    .map_err(|e| format!("the host's wasm policy cannot be enforced: {e}"))?;
-                Ok(rt)
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
+fn absolute(p: &std::path::Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_owned())
+}
 
+impl Inner {
     pub(crate) fn loaded(&self) -> Arc<Loaded> {
         // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
         self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
@@ -229,8 +331,16 @@ impl Inner {
         *self.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(loaded);
     }
 
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+
+    /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
     pub(crate) fn record_replay(&self, d: &Dispatch) {
-        let Some(w) = &self.replay else { return };
+        use crate::replay::{RecordHead, ReplayRecord};
+        let Some(dir) = &self.state.replay else {
+            return;
+        };
         let head = RecordHead {
             session_id: &d.event.session_id,
             event: d.event.name.as_str(),
@@ -239,9 +349,33 @@ impl Inner {
             duration_ms: d.duration.as_secs_f64() * 1000.0,
             hook_fired: d.hook_fired.as_ref(),
         };
-        let record = ReplayRecord::new(&head, &d.reports, self.capture_full);
-        if let Err(e) = w.append(&record) {
-            tracing::warn!(error = %e, "replay record not written");
+        let record = if d.rechecked.is_empty() {
+            ReplayRecord::new(&head, &d.reports, self.capture_full)
+        } else {
+            let all: Vec<_> = d.reports.iter().chain(&d.rechecked).cloned().collect();
+            ReplayRecord::new(&head, &all, self.capture_full)
+        };
+        self.runtime.inner.replay.send(dir, &record);
+    }
+
+    /// Sends a HookFired record to subscribers, if any.
+    pub(crate) fn fire(&self, f: &HookFired) {
+        if let Some(tx) = self.fired.get().filter(|tx| tx.receiver_count() > 0) {
+            // A subscriber may have left since the check: `send` then fails, which is fine.
+            let _ = tx.send(f.clone());
         }
+    }
+}
+
+/// Whether a rule's handler is one this host's policy forbids, and why (a load error).
+pub(crate) fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
+    match &rule.handler {
+        Handler::Command(_) if !policy.allow_native_commands => Some(
+            "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
+        ),
+        Handler::Http(_) if !policy.allow_http => Some(
+            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to allow-list the destination",
+        ),
+        _ => None,
     }
 }

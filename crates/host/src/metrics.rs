@@ -26,6 +26,8 @@ pub(crate) struct Metrics {
     warnings: AtomicU64,
     latency: [AtomicU64; LATENCY_BUCKETS_US.len() + 1],
     latency_sum_us: AtomicU64,
+    fuel_consumed: AtomicU64,
+    refused_dispatches: AtomicU64,
 }
 
 /// A copy of the counters.
@@ -45,6 +47,21 @@ pub struct MetricsSnapshot {
     pub latency_us: Vec<(Option<u64>, u64)>,
     /// Sum of dispatch latencies in µs (with `dispatches`, gives the mean).
     pub latency_sum_us: u64,
+    /// Wasm fuel (instructions, roughly) consumed by hooks, when the engine meters fuel: what a
+    /// platform throttles and bills on.
+    pub fuel_consumed: u64,
+    /// Dispatches refused whole (rate limit).
+    pub refused_dispatches: u64,
+    /// Hooks running now (gauge).
+    pub hooks_in_flight: u64,
+    /// Wasm instance-pool slots held now (gauge).
+    pub pool_slots_in_use: u64,
+    /// Background (`async`) hooks running now (gauge; process-wide).
+    pub background_hooks: u64,
+    /// Replay records dropped because the writer's queue was full (process-wide).
+    pub replay_dropped: u64,
+    /// Replay records that could not be written: a refused file, an I/O error (process-wide).
+    pub replay_errors: u64,
 }
 
 fn type_slot(t: HandlerType) -> usize {
@@ -83,6 +100,16 @@ impl Metrics {
         }
     }
 
+    /// Adds fuel consumed by one hook.
+    pub(crate) fn fuel(&self, consumed: u64) {
+        self.fuel_consumed.fetch_add(consumed, Ordering::Relaxed);
+    }
+
+    /// Counts one dispatch refused whole.
+    pub(crate) fn refused(&self) {
+        self.refused_dispatches.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Reads the counters.
     pub(crate) fn snapshot(&self) -> MetricsSnapshot {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -107,6 +134,13 @@ impl Metrics {
                 .map(|(b, a)| (b, get(a)))
                 .collect(),
             latency_sum_us: get(&self.latency_sum_us),
+            fuel_consumed: get(&self.fuel_consumed),
+            refused_dispatches: get(&self.refused_dispatches),
+            hooks_in_flight: 0,
+            pool_slots_in_use: 0,
+            background_hooks: 0,
+            replay_dropped: 0,
+            replay_errors: 0,
         }
     }
 }

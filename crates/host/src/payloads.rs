@@ -5,12 +5,13 @@ use std::sync::{Arc, OnceLock};
 
 use hookbox_core::Dialect;
 use hookbox_core::event::{Event, wire};
+use hookbox_core::output::{FailureClass, HookFailure};
 
 /// Lazily serialised payloads of one event.
 #[derive(Debug)]
 pub(crate) struct Payloads {
     event: Arc<Event>,
-    by_dialect: [OnceLock<Arc<[u8]>>; 4],
+    by_dialect: [OnceLock<Result<Arc<[u8]>, HookFailure>>; 4],
 }
 
 impl Payloads {
@@ -21,8 +22,9 @@ impl Payloads {
         }
     }
 
-    /// The JSON payload a hook of `dialect` gets on stdin.
-    pub(crate) fn get(&self, dialect: Dialect) -> Arc<[u8]> {
+    /// The JSON payload a hook of `dialect` gets on stdin; a payload that cannot be encoded is
+    /// the hook's failure (`internal_error`), never an empty payload.
+    pub(crate) fn get(&self, dialect: Dialect) -> Result<Arc<[u8]>, HookFailure> {
         let slot = match dialect {
             Dialect::Claude => 0,
             Dialect::Agentao => 1,
@@ -32,7 +34,12 @@ impl Payloads {
         self.by_dialect[slot]
             .get_or_init(|| {
                 let v = wire::payload(&self.event, dialect);
-                serde_json::to_vec(&v).unwrap_or_default().into()
+                serde_json::to_vec(&v).map(Into::into).map_err(|e| {
+                    HookFailure::new(
+                        FailureClass::Internal,
+                        format!("cannot encode the {} payload: {e}", dialect.as_str()),
+                    )
+                })
             })
             .clone()
     }

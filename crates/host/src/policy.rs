@@ -1,77 +1,109 @@
-//! The host policy: every limit and switch of a `HookHost`, each a named field with its default.
-//! The defaults suit one developer running their own plugins; a SaaS embedder tightens them.
+//! The host policy: every limit and switch of one `HookHost` (one project, or one tenant), each a
+//! named field with its default. The defaults suit one developer running their own plugins; a
+//! SaaS embedder builds tenants from [`TenantPolicy`](crate::TenantPolicy), whose defaults are
+//! safe for untrusted code. Engine-wide settings (the wasm engine and pool, the shared hook
+//! bound) are the runtime's: [`RuntimeSettings`](crate::RuntimeSettings).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use hookbox_command::{CommandLimits, EnvPolicy};
 use hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP;
 use hookbox_core::matcher::ToolAliases;
 use hookbox_core::rule::FailMode;
-use hookbox_wasm::{RuntimeConfig, WasmPolicy};
+use hookbox_wasm::{DEFAULT_MAX_COMPONENT_BYTES, WasmPolicy};
+
+/// A token bucket: `per_second` dispatches on average, bursts of up to `burst`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RateLimit {
+    /// Sustained dispatches per second.
+    pub per_second: f64,
+    /// Dispatches allowed at once after a quiet period.
+    pub burst: u32,
+}
 
 /// How a host runs hooks.
 #[derive(Debug, Clone)]
 pub struct HostPolicy {
-    /// The project root: `CLAUDE_PROJECT_DIR` for hooks, where `.hookbox/` lives.
-    /// Default: the process's working directory.
+    /// The project root: `CLAUDE_PROJECT_DIR` for hooks, where `.hookbox/settings.json` is read,
+    /// and a folder rules may mount. Default: the process's working directory.
     pub project_dir: PathBuf,
-    /// Hooks running at once across all dispatches; more wait their turn.
-    /// Default: 64.
-    pub max_concurrent_hooks: usize,
-    /// Times a turn's Stop hooks may make it continue (the main source's cap).
-    /// Default: 3 ([`DEFAULT_STOP_REENTRY_CAP`]).
+    /// Where this host keeps its state: plugin data folders (`data/`) and replay files
+    /// (`replay/`). It must not be inside the project or any folder rules may mount: hooks must
+    /// never reach hookbox's state or each other's data. Default `None`: a private temporary
+    /// folder removed with the host, and no replay. The CLI uses `~/.local/state/hookbox/…`
+    /// ([`default_state_root`](crate::default_state_root)).
+    pub state_dir: Option<PathBuf>,
+    /// Whether dispatches append replay records (needs `state_dir`). Default: true.
+    pub replay: bool,
+    /// Times a turn's Stop hooks may make it continue (the main source's cap; Claude Code's is
+    /// 8). `.hookbox/settings.json` `stop.reentry_cap` overrides it. Default: 3.
     pub stop_reentry_cap: u32,
-    /// What a failed hook means when its rule does not say (`on_failure`).
+    /// What a failed hook means when its rule does not say (`on_failure` / `onFailure`).
     /// Default: [`FailMode::Allow`] (fail open, as Claude Code).
     pub fail_mode: FailMode,
-    /// Whether native command hooks run at all. A host serving untrusted tenants turns this
-    /// off: native hooks are not sandboxed. When off, a command rule fails with `spawn_error`
-    /// (and its rule's fail mode decides). Default: true.
+    /// Whether native command hooks may be loaded. When false a command rule is refused at
+    /// load with a located error (native hooks are not sandboxed). Default: true.
     pub allow_native_commands: bool,
-    /// Output caps and reaping for native commands. Default: 1 MiB stdout, 1 MiB stderr.
-    pub command_limits: CommandLimits,
-    /// Inherited environment variables native hooks do not see. Default: provider API keys.
-    pub env_policy: EnvPolicy,
-    /// Root of the per-plugin, per-session data folders (`PLUGIN_DATA`).
-    /// Default: `<project_dir>/.hookbox/data`.
-    pub data_root: Option<PathBuf>,
-    /// Where replay JSONL files go; `None` turns replay off.
-    /// Default: `<project_dir>/.hookbox/replay`.
-    pub replay_dir: Option<PathBuf>,
+    /// Whether `http` hooks may be loaded. Default: true (any destination, as Claude Code).
+    pub allow_http: bool,
     /// Run identical command handlers from different files of one plugin once per dispatch.
     /// Default: true (Claude Code dedups identical handlers).
     pub dedup_commands: bool,
     /// Tool-name aliases used by matchers. Default: Claude Code ↔ Agentao ↔ Gemini CLI.
     pub aliases: ToolAliases,
     /// What wasm rules may ask for (limits' defaults and maxima, fuel, `rw` mounts, env names).
-    /// Default: [`WasmPolicy::default`] — 5 s, 64 MiB, read-only mounts, no fuel.
+    /// Default: [`WasmPolicy::default`], with fuel allowed when the runtime meters it.
     pub wasm: WasmPolicy,
-    /// The wasm engine: pooling, epoch tick, fuel metering, compile cache folder.
-    /// Default: [`RuntimeConfig::default`] (compiled components kept in memory only); the CLI
-    /// adds the on-disk cache (`$HOOKBOX_CACHE_DIR`, else `~/.cache/hookbox/wasm`).
-    pub wasm_runtime: RuntimeConfig,
     /// Folders besides the project and the rule's own plugin folder that wasm rules may mount.
     /// Default: none — a rule cannot mount `/`, `$HOME` or another plugin's folder.
     pub extra_mount_roots: Vec<PathBuf>,
+    /// Largest component file a wasm rule may name, in bytes. Default: 64 MiB.
+    pub max_component_bytes: u64,
+    /// Rules this host may hold; a load with more refuses the extra ones. Default: 10,000.
+    pub max_rules: usize,
+    /// Rules one dispatch may run; the rest fail with `overloaded` (their fail mode applies).
+    /// Default: 128.
+    pub max_matched_rules: usize,
+    /// Wall-clock budget of one whole dispatch: every hook's own timeout is cut to what is left
+    /// of it, and a hook still running at the deadline fails with `timeout`. Default: 600 s
+    /// (Claude Code's longest hook timeout).
+    pub dispatch_deadline: Duration,
+    /// Hooks of this host running at once (its quota of the runtime's shared bound); one more is
+    /// refused at once with `overloaded`. Default: 256.
+    pub max_hooks_in_flight: usize,
+    /// Wasm instance-pool slots this host may hold at once; one more is refused at once with
+    /// `overloaded`. Default: 256.
+    pub max_pool_slots: usize,
+    /// Dispatches per second (token bucket); over it a dispatch runs no hook and every matched
+    /// rule fails with `overloaded`. Default: `None` (no limit).
+    pub dispatch_rate: Option<RateLimit>,
+    /// Re-check a rewritten tool input (`updatedInput`) once through the event's rules before
+    /// the verdict, so a guard that denies the rewritten command still wins. Default: true.
+    pub recheck_updated_input: bool,
 }
 
 impl Default for HostPolicy {
     fn default() -> Self {
         HostPolicy {
             project_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-            max_concurrent_hooks: 64,
+            state_dir: None,
+            replay: true,
             stop_reentry_cap: DEFAULT_STOP_REENTRY_CAP,
             fail_mode: FailMode::Allow,
             allow_native_commands: true,
-            command_limits: CommandLimits::default(),
-            env_policy: EnvPolicy::default(),
-            data_root: None,
-            replay_dir: Some(PathBuf::from(".hookbox/replay")),
+            allow_http: true,
             dedup_commands: true,
             aliases: ToolAliases::default(),
             wasm: WasmPolicy::default(),
-            wasm_runtime: RuntimeConfig::default(),
             extra_mount_roots: Vec::new(),
+            max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,
+            max_rules: 10_000,
+            max_matched_rules: 128,
+            dispatch_deadline: Duration::from_secs(600),
+            max_hooks_in_flight: 256,
+            max_pool_slots: 256,
+            dispatch_rate: None,
+            recheck_updated_input: true,
         }
     }
 }
@@ -85,21 +117,9 @@ impl HostPolicy {
         }
     }
 
-    /// The data root, resolved against the project.
-    pub fn data_root(&self) -> PathBuf {
-        self.data_root
-            .clone()
-            .unwrap_or_else(|| self.project_dir.join(".hookbox").join("data"))
-    }
-
-    /// The replay folder, resolved against the project (relative paths are project-relative).
-    pub fn replay_dir(&self) -> Option<PathBuf> {
-        self.replay_dir.as_ref().map(|d| {
-            if d.is_absolute() {
-                d.clone()
-            } else {
-                self.project_dir.join(d)
-            }
-        })
+    /// The same policy keeping its state in `dir`.
+    pub fn with_state_dir(mut self, dir: impl Into<PathBuf>) -> HostPolicy {
+        self.state_dir = Some(dir.into());
+        self
     }
 }

@@ -3,13 +3,21 @@
 //! a 500-character preview unless full capture is on, and each record is written with a single
 //! `write` of one line on an `O_APPEND` file — so a crash can at worst leave a torn last line,
 //! which the reader skips without losing any earlier record.
+//!
+//! Records are written by one thread per runtime ([`ReplaySink`]) through a bounded queue, off
+//! the async workers; files are opened beneath the host's replay folder without following
+//! symlinks, created 0600, and closed when idle or when too many are open.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hookbox_wasm::MountDir;
 
 use hookbox_core::HookFired;
 use hookbox_core::event::wire::cut_chars;
@@ -157,21 +165,14 @@ impl ReplayRecord {
     }
 }
 
-/// Writes replay records; one open file per session.
-#[derive(Debug)]
-pub struct ReplayWriter {
-    dir: PathBuf,
-    files: Mutex<HashMap<String, File>>,
-}
-
 /// Why a replay record could not be written (the dispatch itself is never failed by this).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write replay file {path}: {source}")]
+#[error("cannot write replay file {path}: {reason}")]
 pub struct ReplayError {
     /// The file.
     pub path: String,
-    /// The I/O error.
-    pub source: std::io::Error,
+    /// What went wrong.
+    pub reason: String,
 }
 
 /// A session id made safe as a file name: `../x` cannot leave the replay folder.
@@ -193,49 +194,237 @@ pub fn session_file_name(session: &str) -> String {
     format!("{name}.jsonl")
 }
 
-impl ReplayWriter {
-    /// A writer into `dir` (created on first write).
-    pub fn new(dir: impl Into<PathBuf>) -> ReplayWriter {
-        ReplayWriter {
-            dir: dir.into(),
-            files: Mutex::new(HashMap::new()),
-        }
+/// A host's replay folder, held open: records are appended to files beneath it, opened without
+/// following symlinks, private to the user (0600), regular files only.
+#[derive(Debug, Clone)]
+pub(crate) struct ReplayDir {
+    pub(crate) dir: MountDir,
+}
+
+impl ReplayDir {
+    /// Opens (creating, 0700) the folder `path`.
+    pub(crate) fn create(path: &Path) -> Result<ReplayDir, ReplayError> {
+        let err = |reason: String| ReplayError {
+            path: path.display().to_string(),
+            reason,
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(path)
+            .map_err(|e| err(e.to_string()))?;
+        let dir = MountDir::open(path).map_err(|e| err(e.to_string()))?;
+        Ok(ReplayDir { dir })
     }
 
     /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+enum Message {
+    Record {
+        dir: MountDir,
+        file: String,
+        line: Vec<u8>,
+    },
+    Flush(std::sync::mpsc::SyncSender<()>),
+}
+
+/// The runtime's replay writer: one thread, fed through a bounded queue, so a dispatch never
+/// waits for the disk (or for a mutex held across a write). A full queue drops the record and
+/// counts it. Open files are bounded (least recently used closed first) and idle ones closed.
+pub(crate) struct ReplaySink {
+    tx: Option<std::sync::mpsc::SyncSender<Message>>,
+    dropped: Arc<AtomicU64>,
+    errors: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ReplaySink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplaySink").finish_non_exhaustive()
+    }
+}
+
+impl ReplaySink {
+    /// Starts the writer thread.
+    pub(crate) fn start(
+        queue: usize,
+        max_open: usize,
+        idle_close: Duration,
+    ) -> std::io::Result<ReplaySink> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(queue.max(1));
+        let errors = Arc::new(AtomicU64::new(0));
+        let errs = errors.clone();
+        let thread = std::thread::Builder::new()
+            .name("hookbox-replay".into())
+            .spawn(move || writer_loop(&rx, max_open.max(1), idle_close, &errs))?;
+        Ok(ReplaySink {
+            tx: Some(tx),
+            dropped: Arc::new(AtomicU64::new(0)),
+            errors,
+            thread: Some(thread),
+        })
     }
 
-    /// The file of `session`.
-    pub fn path_for(&self, session: &str) -> PathBuf {
-        self.dir.join(session_file_name(session))
-    }
-
-    /// Appends one record as one line, in one write.
-    pub fn append(&self, record: &ReplayRecord) -> Result<(), ReplayError> {
-        let path = self.path_for(&record.session_id);
-        let err = |source| ReplayError {
-            path: path.display().to_string(),
-            source,
+    /// Queues one record for `dir`; never blocks.
+    pub(crate) fn send(&self, dir: &ReplayDir, record: &ReplayRecord) {
+        let Ok(mut line) = serde_json::to_vec(record) else {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+            return;
         };
-        let mut line = serde_json::to_vec(record).map_err(|e| err(std::io::Error::other(e)))?;
         line.push(b'\n');
-        let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
-        if !files.contains_key(&record.session_id) {
-            std::fs::create_dir_all(&self.dir).map_err(err)?;
-            let f = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(err)?;
-            files.insert(record.session_id.clone(), f);
+        let msg = Message::Record {
+            dir: dir.dir.clone(),
+            file: session_file_name(&record.session_id),
+            line,
+        };
+        let sent = self.tx.as_ref().map(|tx| tx.try_send(msg));
+        if !matches!(sent, Some(Ok(()))) {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
         }
-        if let Some(f) = files.get_mut(&record.session_id) {
-            f.write_all(&line).map_err(err)?;
-        }
-        Ok(())
     }
+
+    /// Blocks until every record queued before this call is written.
+    pub(crate) fn flush(&self) {
+        let (ack, done) = std::sync::mpsc::sync_channel(1);
+        if let Some(tx) = &self.tx
+            && tx.send(Message::Flush(ack)).is_ok()
+        {
+            let _ = done.recv();
+        }
+    }
+
+    /// Records dropped because the queue was full.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Records that could not be written (refused file, I/O error).
+    pub(crate) fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for ReplaySink {
+    fn drop(&mut self) {
+        // Closing the queue ends the thread once it has written what is queued.
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct OpenFile {
+    file: File,
+    last: Instant,
+}
+
+fn writer_loop(
+    rx: &std::sync::mpsc::Receiver<Message>,
+    max_open: usize,
+    idle_close: Duration,
+    errors: &AtomicU64,
+) {
+    let mut open: HashMap<PathBuf, OpenFile> = HashMap::new();
+    let tick = idle_close
+        .min(Duration::from_secs(1))
+        .max(Duration::from_millis(10));
+    loop {
+        match rx.recv_timeout(tick) {
+            Ok(Message::Record { dir, file, line }) => {
+                let key = dir.path().join(&file);
+                if let Err(e) = append(&mut open, &key, &dir, &file, &line, max_open) {
+                    errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %e, "replay record not written");
+                }
+            }
+            Ok(Message::Flush(ack)) => {
+                let _ = ack.send(());
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        let now = Instant::now();
+        open.retain(|_, f| now.duration_since(f.last) < idle_close);
+    }
+}
+
+fn append(
+    open: &mut HashMap<PathBuf, OpenFile>,
+    key: &Path,
+    dir: &MountDir,
+    file: &str,
+    line: &[u8],
+    max_open: usize,
+) -> Result<(), ReplayError> {
+    let err = |reason: String| ReplayError {
+        path: key.display().to_string(),
+        reason,
+    };
+    if !open.contains_key(key) {
+        if open.len() >= max_open
+            && let Some(oldest) = open
+                .iter()
+                .min_by_key(|(_, f)| f.last)
+                .map(|(k, _)| k.clone())
+        {
+            open.remove(&oldest);
+        }
+        let f = open_record_file(dir, file).map_err(err)?;
+        open.insert(
+            key.to_owned(),
+            OpenFile {
+                file: f,
+                last: Instant::now(),
+            },
+        );
+    }
+    let Some(entry) = open.get_mut(key) else {
+        return Err(err("file vanished from the open set".into()));
+    };
+    entry.last = Instant::now();
+    // One write of one line on an O_APPEND file: a crash leaves at most a torn last line.
+    entry.file.write_all(line).map_err(|e| err(e.to_string()))
+}
+
+/// Opens `<dir>/<name>` for appending: never through a symlink (`O_NOFOLLOW`), never blocking
+/// on a FIFO planted there (`O_NONBLOCK`, then a regular-file check), created 0600, and refused
+/// when it has other names (a hard link to a file elsewhere) or another owner.
+fn open_record_file(dir: &MountDir, name: &str) -> Result<File, String> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::WRONLY
+        | OFlags::APPEND
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::NONBLOCK
+        | OFlags::CLOEXEC;
+    let fd =
+        rustix::fs::openat(dir.as_fd(), name, flags, Mode::from_raw_mode(0o600)).map_err(|e| {
+            match e {
+                rustix::io::Errno::LOOP => {
+                    "it is a symbolic link; replay files are never written through one".to_owned()
+                }
+                rustix::io::Errno::NXIO => "it is a FIFO or socket, not a replay file".to_owned(),
+                e => e.to_string(),
+            }
+        })?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| e.to_string())?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err("it is not a regular file".into());
+    }
+    if st.st_nlink > 1 {
+        return Err("it has other hard links; a replay file must be the folder's own".into());
+    }
+    if st.st_uid != rustix::process::geteuid().as_raw() {
+        return Err("it belongs to another user".into());
+    }
+    // Clear O_NONBLOCK again: appends to a regular file are unaffected, but be explicit.
+    rustix::fs::fcntl_setfl(&fd, OFlags::APPEND).map_err(|e| e.to_string())?;
+    Ok(File::from(fd))
 }
 
 /// What reading a replay file found.
@@ -312,21 +501,94 @@ mod tests {
         assert!(!p.contains(secret) && p.len() > 2000 && !r.hooks[0].output_truncated);
     }
 
+    fn sink() -> ReplaySink {
+        ReplaySink::start(16, 2, Duration::from_secs(30)).unwrap()
+    }
+
+    fn record(session: &str) -> ReplayRecord {
+        ReplayRecord::new(&head(session), &[report("ok")], false)
+    }
+
     #[test]
     fn torn_last_line_is_skipped_and_earlier_records_survive() {
-        let dir = tempfile::tempdir().unwrap();
-        let w = ReplayWriter::new(dir.path());
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = sink();
         for _ in 0..3 {
-            w.append(&ReplayRecord::new(&head("s1"), &[report("ok")], false))
-                .unwrap();
+            sink.send(&dir, &record("s1"));
         }
-        let path = w.path_for("s1");
+        sink.flush();
+        let path = dir.path().join(session_file_name("s1"));
         // A crash mid-write: half a record, no newline.
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         f.write_all(br#"{"ts_ms":1,"session_id":"s1","ev"#).unwrap();
         let read = read_replay(&path).unwrap();
         assert_eq!(read.records.len(), 3);
         assert_eq!(read.skipped_lines, vec![4]);
+    }
+
+    #[test]
+    fn files_are_private_and_more_sessions_than_open_files_all_land() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = sink();
+        for i in 0..5 {
+            sink.send(&dir, &record(&format!("s{i}")));
+            sink.send(&dir, &record(&format!("s{i}")));
+        }
+        sink.flush();
+        for i in 0..5 {
+            let path = dir.path().join(format!("s{i}.jsonl"));
+            assert_eq!(read_replay(&path).unwrap().records.len(), 2, "{i}");
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{i}");
+        }
+        assert_eq!((sink.errors(), sink.dropped()), (0, 0));
+    }
+
+    #[test]
+    fn a_planted_symlink_fifo_or_hard_link_is_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let victim = tmp.path().join("bashrc");
+        std::fs::write(&victim, "original\n").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("link.jsonl")).unwrap();
+        std::fs::hard_link(&victim, dir.path().join("hard.jsonl")).unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let sink = sink();
+        for s in ["link", "hard", "fifo"] {
+            sink.send(&dir, &record(s));
+        }
+        sink.flush();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "original\n");
+        assert_eq!(sink.errors(), 3);
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_instead_of_blocking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = ReplaySink::start(1, 1, Duration::from_secs(30)).unwrap();
+        for _ in 0..10_000 {
+            sink.send(&dir, &record("s"));
+        }
+        sink.flush();
+        let written = read_replay(&dir.path().join("s.jsonl"))
+            .unwrap()
+            .records
+            .len() as u64;
+        assert_eq!(written + sink.dropped(), 10_000);
     }
 
     #[test]

@@ -1,17 +1,20 @@
-//! Running a native command rule: its context (project, plugin root, per-session data folder,
-//! event), the dialect's payload on stdin, the session's cwd, and the host's concurrency bound.
-//! `async: true` rules start in the background and do not hold up the dispatch.
+//! Running a native command rule: its context (project, plugin root, plugin data folder, event),
+//! the dialect's payload on stdin, the session's cwd, and admission (this host's quota and the
+//! runtime's shared bound). `async: true` rules run in the background, tracked by the runtime so
+//! they finish after the verdict instead of being killed with the process; the runner's notes
+//! (timeout, signal, exit 127…) go into the report.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use hookbox_command::{CommandRequest, HookContext};
 use hookbox_core::event::Event;
-use hookbox_core::output::{FailureClass, HookFailure, RunOutput};
+use hookbox_core::output::{FailureClass, HookFailure, RawOutput, RunOutput};
 use hookbox_core::rule::{CommandSpec, Rule};
 
-use crate::dispatch::combined_output;
+use crate::dispatch::{Ran, combined_output, with_notes};
 use crate::host::{Inner, Loaded};
+use crate::install::plugin_root;
 use crate::payloads::Payloads;
 
 impl Inner {
@@ -22,47 +25,70 @@ impl Inner {
         spec: &CommandSpec,
         event: &Arc<Event>,
         payloads: &Payloads,
-    ) -> (RunOutput, Option<String>) {
+    ) -> Ran {
+        // Refused at load when the policy forbids native hooks; this guards rules built in code.
         if !self.policy.allow_native_commands {
-            return (
-                RunOutput::Failed(HookFailure::new(
-                    FailureClass::SpawnError,
-                    "native command hooks are disabled by this host's policy (allow_native_commands = false); use a wasm hook",
-                )),
-                None,
+            return Ran::failed(
+                FailureClass::SpawnError,
+                "native command hooks are disabled by this host's policy (allow_native_commands = false); use a wasm hook",
             );
         }
         let req = match self.command_request(loaded, rule, spec, event, payloads) {
             Ok(r) => r,
-            Err(f) => return (RunOutput::Failed(f), None),
+            Err(f) => {
+                return Ran {
+                    out: RunOutput::Failed(f),
+                    text: None,
+                    fuel: None,
+                };
+            }
         };
-        if spec.run_async {
-            let (runner, sem) = (self.commands.clone(), self.semaphore.clone());
+        let permit = match self.admit_hook().await {
+            Ok(p) => p,
+            Err(refused) => return refused,
+        };
+        if spec.run_async || spec.async_rewake {
+            let runner = self.runtime.inner.commands.clone();
             let label = spec.label();
-            tokio::spawn(async move {
-                let _permit = sem.acquire_owned().await;
+            let rewake = spec.async_rewake;
+            self.runtime.inner.background.spawn(async move {
+                let _permit = permit;
                 match runner.run(&req).await {
+                    Ok(run) if rewake && run.output.exit_code == Some(2) => {
+                        tracing::warn!(hook = %label, stderr = %run.output.first_stderr_line(), "asyncRewake hook exited 2: it asks to wake the agent (hookbox records it; it cannot re-enter a finished turn)");
+                    }
                     Ok(run) => {
-                        tracing::info!(hook = %label, exit = ?run.output.exit_code, "async command hook finished")
+                        tracing::info!(hook = %label, exit = ?run.output.exit_code, notes = ?run.notes, "background command hook finished");
                     }
                     Err(e) => {
-                        tracing::warn!(hook = %label, error = %e, "async command hook failed")
+                        tracing::warn!(hook = %label, error = %e, "background command hook failed");
                     }
                 }
             });
-            return (
-                RunOutput::Command(hookbox_core::output::RawOutput::exited(0, "", "")),
-                Some("(async: running in the background; its answer is not awaited)".into()),
-            );
+            return Ran {
+                out: RunOutput::Command(RawOutput::exited(0, "", "")),
+                text: Some(
+                    "(async: running in the background until it finishes or times out; its answer does not change the verdict)".into(),
+                ),
+                fuel: None,
+            };
         }
-        // The semaphore is never closed, so acquiring only waits.
-        let _permit = self.semaphore.acquire().await;
-        match self.commands.run(&req).await {
+        let result = self.runtime.inner.commands.run(&req).await;
+        drop(permit);
+        match result {
             Ok(run) => {
                 let text = combined_output(&run.output.stdout, &run.output.stderr);
-                (RunOutput::Command(run.output), text)
+                Ran {
+                    text: with_notes(text, &run.notes),
+                    out: RunOutput::Command(run.output),
+                    fuel: None,
+                }
             }
-            Err(f) => (RunOutput::Failed(f), None),
+            Err(f) => Ran {
+                out: RunOutput::Failed(f),
+                text: None,
+                fuel: None,
+            },
         }
     }
 
@@ -79,20 +105,22 @@ impl Inner {
             .with_project_dir(&self.policy.project_dir)
             .with_event(event.clone());
         if let Some(p) = plugin {
-            let data = self
-                .commands
-                .plugin_data_dir(&p.name, &event.session_id)
-                .map_err(|e| {
+            let data = match loaded.data.get(&rule.plugin) {
+                Some(d) => d.clone(),
+                None => self.state.plugin_data(p, &event.session_id).map_err(|e| {
                     HookFailure::new(
                         FailureClass::SpawnError,
                         format!("cannot create the plugin data folder: {e}"),
                     )
-                })?;
+                })?,
+            };
             // Hooks run in the session's cwd, so a relative plugin root would point elsewhere.
-            let root = std::path::absolute(&p.root).unwrap_or_else(|_| p.root.clone());
-            ctx = ctx.with_plugin_root(root).with_plugin_data(data);
+            ctx = ctx
+                .with_plugin_root(plugin_root(p))
+                .with_plugin_data(data.path().to_owned());
         }
-        let mut req = CommandRequest::new(spec.clone(), ctx).with_stdin(payloads.get(rule.dialect));
+        let stdin = payloads.get(rule.dialect)?;
+        let mut req = CommandRequest::new(spec.clone(), ctx).with_stdin(stdin);
         if !event.cwd.is_empty() {
             req = req.with_cwd(PathBuf::from(&event.cwd));
         }

@@ -1,9 +1,20 @@
-//! `.hookbox/settings.json` in the project: operator switches that are not rules. Today only the
-//! replay capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`).
+//! `.hookbox/settings.json` in the project: operator switches that are not rules — the replay
+//! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`) and
+//! the Stop re-entry cap (`stop.reentry_cap`).
+//!
+//! The project is a checkout someone else may have written, so the file is read like a hook
+//! file: beneath the project without following any symlink (`.hookbox` and `settings.json`
+//! must be a real folder and a real file), without blocking on a FIFO, regular files only, and
+//! at most [`MAX_SETTINGS_BYTES`].
 
+use std::io::Read as _;
 use std::path::Path;
 
+use hookbox_wasm::{MountDir, MountError};
 use serde::Deserialize;
+
+/// Largest settings file read: far above any real one, far below what could hurt the host.
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// The project settings hookbox reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -11,6 +22,9 @@ pub struct Settings {
     /// Replay settings.
     #[serde(default)]
     pub replay: ReplaySettings,
+    /// Stop-loop settings.
+    #[serde(default)]
+    pub stop: StopSettings,
 }
 
 /// `replay` in settings.
@@ -30,16 +44,25 @@ pub struct CaptureFlags {
     pub capture_plugin_hook_output_full: bool,
 }
 
+/// `stop` in settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StopSettings {
+    /// Times a turn's Stop hooks may make it continue; overrides the host policy's
+    /// `stop_reentry_cap` (the main source's 3; Claude Code's is 8).
+    #[serde(default)]
+    pub reentry_cap: Option<u32>,
+}
+
 /// Why settings could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    /// The file exists but cannot be read.
-    #[error("cannot read {path}: {source}")]
+    /// The file exists but cannot be read safely.
+    #[error("cannot read {path}: {reason}")]
     Read {
         /// The file.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// Why.
+        reason: String,
     },
     /// The file is not valid settings JSON.
     #[error("{path}:{line}:{column}: invalid settings: {message}")]
@@ -56,21 +79,29 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// Reads `<project>/.hookbox/settings.json`; a missing file means defaults.
+    /// Reads `<project>/.hookbox/settings.json`; a missing file (or folder) means defaults.
     pub fn load(project_dir: &Path) -> Result<Settings, SettingsError> {
         let path = project_dir.join(".hookbox").join("settings.json");
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-            Err(source) => {
-                return Err(SettingsError::Read {
-                    path: path.display().to_string(),
-                    source,
-                });
-            }
+        let shown = path.display().to_string();
+        let read = |reason: String| SettingsError::Read {
+            path: shown.clone(),
+            reason,
+        };
+        let project = match MountDir::open(project_dir) {
+            Ok(d) => d,
+            Err(MountError::Missing { .. }) => return Ok(Settings::default()),
+            Err(e) => return Err(read(e.to_string())),
+        };
+        let dir = match project.open_beneath(Path::new(".hookbox")) {
+            Ok(d) => d,
+            Err(MountError::Missing { .. }) => return Ok(Settings::default()),
+            Err(e) => return Err(read(e.to_string())),
+        };
+        let Some(text) = read_file(&dir, "settings.json").map_err(read)? else {
+            return Ok(Settings::default());
         };
         serde_json::from_str(&text).map_err(|e| SettingsError::Parse {
-            path: path.display().to_string(),
+            path: shown,
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
@@ -78,31 +109,111 @@ impl Settings {
     }
 }
 
+/// Reads `name` in `dir`: not through a symlink, not blocking on a FIFO, a regular file of at
+/// most [`MAX_SETTINGS_BYTES`], UTF-8. `None` when it does not exist.
+fn read_file(dir: &MountDir, name: &str) -> Result<Option<String>, String> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(dir.as_fd(), name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(rustix::io::Errno::LOOP) => {
+            return Err("it is a symbolic link; settings are never read through one".into());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let st = rustix::fs::fstat(&fd).map_err(|e| e.to_string())?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err("it is not a regular file".into());
+    }
+    let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
+    if size > MAX_SETTINGS_BYTES {
+        return Err(format!(
+            "it is {size} bytes, over the limit of {MAX_SETTINGS_BYTES}"
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(MAX_SETTINGS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(format!(
+            "it is over the limit of {MAX_SETTINGS_BYTES} bytes"
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".hookbox")).unwrap();
+        dir
+    }
+
     #[test]
-    fn missing_file_is_defaults_and_flag_is_read() {
+    fn missing_file_is_defaults_and_flags_are_read() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), Settings::default());
         std::fs::create_dir_all(dir.path().join(".hookbox")).unwrap();
+        assert_eq!(Settings::load(dir.path()).unwrap(), Settings::default());
         std::fs::write(
             dir.path().join(".hookbox/settings.json"),
-            r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}},"other":1}"#,
+            r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}},"stop":{"reentry_cap":8},"other":1}"#,
         )
         .unwrap();
-        assert!(
-            Settings::load(dir.path())
-                .unwrap()
-                .replay
-                .capture_flags
-                .capture_plugin_hook_output_full
-        );
+        let s = Settings::load(dir.path()).unwrap();
+        assert!(s.replay.capture_flags.capture_plugin_hook_output_full);
+        assert_eq!(s.stop.reentry_cap, Some(8));
         std::fs::write(dir.path().join(".hookbox/settings.json"), "{\"replay\": [}").unwrap();
         assert!(matches!(
             Settings::load(dir.path()),
             Err(SettingsError::Parse { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn hostile_checkouts_are_refused_without_hanging_or_reading_forever() {
+        // A symlink to /dev/zero (read until out of memory), a FIFO (hang), an oversize file,
+        // and a `.hookbox` that is a symlink: each is an error naming the file, and quick.
+        let p = project();
+        let file = p.path().join(".hookbox/settings.json");
+        std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+        let e = Settings::load(p.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("symbolic link") && e.contains("settings.json"),
+            "{e}"
+        );
+
+        let p = project();
+        let file = p.path().join(".hookbox/settings.json");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&file)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let e = Settings::load(p.path()).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+
+        let p = project();
+        let file = p.path().join(".hookbox/settings.json");
+        std::fs::write(&file, vec![b' '; (MAX_SETTINGS_BYTES + 1) as usize]).unwrap();
+        let e = Settings::load(p.path()).unwrap_err().to_string();
+        assert!(e.contains("over the limit"), "{e}");
+
+        let p = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("settings.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), p.path().join(".hookbox")).unwrap();
+        let e = Settings::load(p.path()).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
     }
 }

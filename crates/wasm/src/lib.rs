@@ -59,6 +59,7 @@ mod limits;
 mod linker;
 mod mount;
 mod policy;
+mod prepare;
 mod run;
 mod runtime;
 mod state;
@@ -71,6 +72,10 @@ pub use inspect::{ImportReport, InspectKind, InspectReport};
 pub use limits::WasmLimits;
 pub use mount::{MountDir, MountError};
 pub use policy::{PolicyError, WasmPolicy, resolve};
+pub use prepare::{
+    DEFAULT_MAX_COMPONENT_BYTES, MountTemplate, PROTECTED_ENTRIES, PluginData, PrepareError,
+    PrepareInput, PreparedHook, prepare, read_component_beneath,
+};
 pub use run::{
     FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,
 };

@@ -190,6 +190,11 @@ impl MountDir {
         rustix::fs::statat(&*self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
     }
 
+    /// A new descriptor for the same folder, as a `std::fs::File` (for cap-std).
+    pub fn try_clone_std(&self) -> std::io::Result<std::fs::File> {
+        Ok(std::fs::File::from(self.fd.try_clone()?))
+    }
+
     /// The descriptor, for `openat`-style use by the host (replay files, data folders).
     pub fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

@@ -57,21 +57,38 @@ async fn hooks_overlap_in_time() {
 }
 
 #[tokio::test]
-async fn concurrency_is_bounded_by_policy() {
-    // With one slot, hooks run one at a time: no start happens before the previous end.
+async fn hooks_over_the_hosts_quota_are_refused_at_once_not_queued() {
+    // A quota of one hook in flight: one of three runs; the other two fail at once with
+    // `overloaded` (fail open by default), and never start later.
     let hooks = json!({"hooks": {"PostToolUse": [{"hooks": (0..3).map(|i| json!({
         "type": "command",
-        "command": format!("date +%s%N > \"$CLAUDE_PLUGIN_DATA/start{i}\"; sleep 0.1; date +%s%N > \"$CLAUDE_PLUGIN_DATA/end{i}\"")
+        "command": format!("touch \"$CLAUDE_PLUGIN_DATA/ran{i}\"; sleep 0.2")
     })).collect::<Vec<_>>()}]}});
-    let p = project_with(Dialect::Claude, hooks, |pol| pol.max_concurrent_hooks = 1);
-    dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
-    let data = plugin_data(&p);
-    let read = |n: String| read_number(&data.join(n));
-    let mut spans: Vec<(u128, u128)> = (0..3)
-        .map(|i| (read(format!("start{i}")), read(format!("end{i}"))))
+    let p = project_with(Dialect::Claude, hooks, |pol| pol.max_hooks_in_flight = 1);
+    let d = dispatch(&p, json!({"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}, "tool_response": {}})).await;
+    let classes: Vec<Option<&str>> = d
+        .reports
+        .iter()
+        .map(|r| r.effect.failure.as_ref().map(|f| f.class.as_str()))
         .collect();
-    spans.sort();
-    assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "{spans:?}");
+    assert_eq!(
+        classes.iter().filter(|c| c.is_none()).count(),
+        1,
+        "{classes:?}"
+    );
+    assert_eq!(
+        classes.iter().filter(|c| **c == Some("overloaded")).count(),
+        2,
+        "{classes:?}"
+    );
+    let ran = std::fs::read_dir(plugin_data(&p)).unwrap().count();
+    assert_eq!(ran, 1, "the refused hooks never ran");
+    let f = d
+        .reports
+        .iter()
+        .find_map(|r| r.effect.failure.as_ref())
+        .unwrap();
+    assert!(f.message.contains("max_hooks_in_flight"), "{}", f.message);
 }
 
 #[tokio::test]

@@ -8,9 +8,12 @@
 
 mod concurrency;
 mod exit_codes;
+mod hardening;
 mod observe;
 mod processes;
 mod replay;
+mod soak;
 mod stop;
+mod tenants;
 mod util;
 mod wasm;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use hookbox_core::Dialect;
 use serde_json::json;
 
-use crate::util::{dispatch, plugin_data, project, project_with, read_number, script, verdict};
+use crate::util::{dispatch, load_project, plugin_data, project, read_number, script, verdict};
 
 #[tokio::test]
 async fn environment_and_placeholders() {
@@ -41,13 +41,14 @@ async fn environment_and_placeholders() {
         .next()
         .unwrap();
     assert!(
-        data.starts_with(&p.path().join(".hookbox/data").display().to_string()),
+        data.starts_with(&p.state.path().join("data").display().to_string()),
         "{ctx}"
     );
     assert!(
-        std::path::Path::new(data).is_dir(),
-        "PLUGIN_DATA exists and is per plugin/session"
+        !data.starts_with(&p.path().display().to_string()),
+        "hookbox's state is never inside the project: {ctx}"
     );
+    assert!(std::path::Path::new(data).is_dir(), "PLUGIN_DATA exists");
 }
 
 #[tokio::test]
@@ -154,22 +155,32 @@ async fn exec_form_args_and_scripts() {
 }
 
 #[tokio::test]
-async fn native_commands_can_be_disabled_by_policy() {
+async fn native_commands_are_refused_at_load_when_the_policy_forbids_them() {
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/ran\""}]}]}});
-    let p = project_with(Dialect::Claude, hooks, |pol| {
+    let p = load_project(Dialect::Claude, hooks, &[], |pol| {
         pol.allow_native_commands = false
     });
+    // A located load error that says why, and no rule installed…
+    let d = &p.report.diagnostics[0];
+    assert_eq!(
+        d.json_path.as_deref(),
+        Some("hooks.UserPromptSubmit[0].hooks[0]")
+    );
+    assert!(d.line.is_some());
+    assert!(
+        d.message.contains("allow_native_commands = false"),
+        "{}",
+        d.message
+    );
+    assert!(p.report.rules.is_empty());
+    // …so nothing runs.
     let d = dispatch(
         &p,
         json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
     )
     .await;
+    assert_eq!(d.matched_rule_count, 0);
     assert!(!p.path().join("ran").exists());
-    assert!(
-        d.warnings[0].contains("disabled by this host's policy"),
-        "{:?}",
-        d.warnings
-    );
 }
 
 #[tokio::test]

@@ -26,12 +26,16 @@ async fn run_and_read(full: bool) -> (String, bool) {
         .unwrap();
     }
     // Settings are read when the host is built: build a second host on the same project.
-    let host =
-        hookbox_host::HookHost::new(hookbox_host::HostPolicy::for_project(p.path())).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let host = hookbox_host::HookHost::new(
+        hookbox_host::HostPolicy::for_project(p.path()).with_state_dir(state.path()),
+    )
+    .unwrap();
     host.load(&[p.path().join("plugin")], &Default::default());
     host.dispatch(crate::util::event(json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "env"}, "tool_response": {}}), p.path())).await;
     // A dispatch nothing matched writes no record.
     dispatch(&p, json!({"hook_event_name": "Stop"})).await;
+    host.runtime().flush_replay();
     let file = host.replay_dir().unwrap().join("sess-1.jsonl");
     let text = std::fs::read_to_string(&file).unwrap();
     let read = read_replay(&file).unwrap();

@@ -8,8 +8,10 @@ use hookbox_host::{Dispatch, HookHost, HostPolicy};
 use serde_json::Value;
 
 /// A temp project folder holding one plugin, a host that loaded it, and what the load reported.
+/// The host's state (plugin data, replay) is in a temp folder of its own, outside the project.
 pub(crate) struct Project {
     pub(crate) dir: tempfile::TempDir,
+    pub(crate) state: tempfile::TempDir,
     pub(crate) host: HookHost,
     pub(crate) report: LoadReport,
 }
@@ -61,14 +63,20 @@ pub(crate) fn load_project(
         serde_json::to_vec_pretty(&hooks).unwrap(),
     )
     .unwrap();
-    let mut policy = HostPolicy::for_project(dir.path());
+    let state = tempfile::tempdir().unwrap();
+    let mut policy = HostPolicy::for_project(dir.path()).with_state_dir(state.path());
     tweak(&mut policy);
     let host = HookHost::new(policy).unwrap();
     let report = host.load(
         &[plugin],
         &LoadOptions::default().with_dialect(Some(dialect)),
     );
-    Project { dir, host, report }
+    Project {
+        dir,
+        state,
+        host,
+        report,
+    }
 }
 
 /// An event from a flat payload; cwd defaults to `cwd`.
@@ -97,7 +105,8 @@ pub(crate) fn verdict(d: &Dispatch) -> Value {
     serde_json::to_value(&d.verdict).unwrap()
 }
 
-/// The one plugin data folder (`PLUGIN_DATA`) the project's hooks wrote in.
+/// The one plugin data folder (`PLUGIN_DATA`) the project's hooks wrote in (the plugin's own
+/// folder under the state's `data/`; for Ghast, the session's folder beneath it).
 pub(crate) fn plugin_data(p: &Project) -> PathBuf {
     let first = |dir: &Path| {
         std::fs::read_dir(dir)
@@ -107,7 +116,14 @@ pub(crate) fn plugin_data(p: &Project) -> PathBuf {
             .unwrap()
             .path()
     };
-    first(&first(&p.path().join(".hookbox/data")))
+    let plugin = first(&p.state.path().join("data"));
+    match std::fs::read_dir(&plugin).unwrap().find_map(|e| {
+        let e = e.unwrap();
+        e.file_type().unwrap().is_dir().then(|| e.path())
+    }) {
+        Some(session) if p.report.plugins[0].dialect == hookbox_core::Dialect::Ghast => session,
+        _ => plugin,
+    }
 }
 
 /// A number a hook wrote to a file (a timestamp, a pid).

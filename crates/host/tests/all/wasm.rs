@@ -151,10 +151,7 @@ async fn compaction_audit_writes_to_its_rw_mount_and_stays_allow() {
         ))
         .await;
     assert_eq!(d.verdict.outcome(), Outcome::Allow);
-    let log = p
-        .dir
-        .path()
-        .join(".hookbox/data/plugin/sess-1/compaction.jsonl");
+    let log = crate::util::plugin_data(&p).join("compaction.jsonl");
     let line = std::fs::read_to_string(&log).unwrap();
     assert!(line.contains("\"compaction_type\":\"full\""), "{line}");
 }

@@ -1,0 +1,215 @@
+//! Admission: who may start a hook now. Two kinds of capacity are shared by every host (tenant)
+//! of a runtime — hooks in flight, and wasm instance-pool slots — and each host has its own
+//! quota of both. A host over its own quota is refused at once (`overloaded`): its extra work is
+//! never queued behind, or taken from, another tenant. Within the shared capacity, the last
+//! `reserve` units are kept for hosts that hold none at that moment, so a flood from a few hosts
+//! can never leave a quiet host without a slot. A wait for shared capacity is bounded.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+/// A host's share: how much it holds now and how much it may hold.
+#[derive(Debug)]
+pub(crate) struct Quota {
+    held: AtomicUsize,
+    cap: usize,
+}
+
+impl Quota {
+    pub(crate) fn new(cap: usize) -> Quota {
+        Quota {
+            held: AtomicUsize::new(0),
+            cap: cap.max(1),
+        }
+    }
+
+    /// Units held now.
+    pub(crate) fn held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// Takes one unit if under the cap.
+    fn try_take(&self) -> bool {
+        self.held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
+                (h < self.cap).then_some(h + 1)
+            })
+            .is_ok()
+    }
+
+    fn give_back(&self) {
+        self.held.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Capacity shared by every host of a runtime, with a reserve for hosts holding none.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    total: usize,
+    reserve: usize,
+    in_use: Mutex<usize>,
+    freed: Notify,
+}
+
+/// Why a unit could not be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The host holds its whole quota.
+    Quota { cap: usize },
+    /// The shared capacity stayed taken for the whole bounded wait.
+    Busy { total: usize, waited: Duration },
+}
+
+impl Pool {
+    pub(crate) fn new(total: usize, reserve: usize) -> Pool {
+        let total = total.max(1);
+        Pool {
+            total,
+            reserve: reserve.min(total - 1),
+            in_use: Mutex::new(0),
+            freed: Notify::new(),
+        }
+    }
+
+    /// Units in use now, across all hosts.
+    pub(crate) fn in_use(&self) -> usize {
+        *self.in_use.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn try_take_shared(&self, holder_had: usize) -> bool {
+        let mut used = self.in_use.lock().unwrap_or_else(PoisonError::into_inner);
+        let free = self.total.saturating_sub(*used);
+        // The reserve is only for a host that holds nothing right now.
+        let ok = free > self.reserve || (holder_had == 0 && free > 0);
+        if ok {
+            *used += 1;
+        }
+        ok
+    }
+
+    fn give_back(&self) {
+        let mut used = self.in_use.lock().unwrap_or_else(PoisonError::into_inner);
+        *used = used.saturating_sub(1);
+        drop(used);
+        self.freed.notify_waiters();
+    }
+
+    /// Takes one unit for a host with `quota`: refused at once over the quota; waits at most
+    /// `wait` for shared capacity.
+    pub(crate) async fn take(
+        self: &Arc<Self>,
+        quota: &Arc<Quota>,
+        wait: Duration,
+    ) -> Result<Unit, Refusal> {
+        if !quota.try_take() {
+            return Err(Refusal::Quota { cap: quota.cap });
+        }
+        let had = quota.held() - 1;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            // Register interest before checking, so a release between check and wait is seen.
+            let freed = self.freed.notified();
+            if self.try_take_shared(had) {
+                return Ok(Unit {
+                    pool: self.clone(),
+                    quota: quota.clone(),
+                });
+            }
+            if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                quota.give_back();
+                return Err(Refusal::Busy {
+                    total: self.total,
+                    waited: wait,
+                });
+            }
+        }
+    }
+}
+
+/// One unit of a pool held by a host; given back on drop.
+#[derive(Debug)]
+pub(crate) struct Unit {
+    pool: Arc<Pool>,
+    quota: Arc<Quota>,
+}
+
+impl Drop for Unit {
+    fn drop(&mut self) {
+        self.quota.give_back();
+        self.pool.give_back();
+    }
+}
+
+impl Refusal {
+    /// The failure message, naming what was exhausted and the setting that bounds it.
+    pub(crate) fn describe(&self, what: &str, quota_field: &str, total_field: &str) -> String {
+        match self {
+            Refusal::Quota { cap } => format!(
+                "refused: this host already has {cap} {what} (its quota, {quota_field}); the hook was not queued"
+            ),
+            Refusal::Busy { total, waited } => format!(
+                "refused: all {total} {what} of the runtime stayed busy for {} ms ({total_field})",
+                waited.as_millis()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_WAIT: Duration = Duration::ZERO;
+
+    #[tokio::test]
+    async fn a_host_over_its_quota_is_refused_at_once() {
+        let pool = Arc::new(Pool::new(10, 0));
+        let q = Arc::new(Quota::new(2));
+        let a = pool.take(&q, NO_WAIT).await.unwrap();
+        let _b = pool.take(&q, NO_WAIT).await.unwrap();
+        assert_eq!(
+            pool.take(&q, Duration::from_secs(3600)).await.unwrap_err(),
+            Refusal::Quota { cap: 2 }
+        );
+        drop(a);
+        let _c = pool.take(&q, NO_WAIT).await.unwrap();
+        assert_eq!(q.held(), 2);
+    }
+
+    #[tokio::test]
+    async fn the_reserve_is_kept_for_hosts_holding_nothing() {
+        let pool = Arc::new(Pool::new(4, 1));
+        let noisy = Arc::new(Quota::new(100));
+        let quiet = Arc::new(Quota::new(100));
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(pool.take(&noisy, NO_WAIT).await.unwrap());
+        }
+        // The fourth unit is the reserve: the noisy host holds some, so it cannot have it...
+        assert!(matches!(
+            pool.take(&noisy, NO_WAIT).await,
+            Err(Refusal::Busy { total: 4, .. })
+        ));
+        assert_eq!(noisy.held(), 3, "a refused take gives its quota back");
+        // ...but the quiet host, holding none, can.
+        let q = pool.take(&quiet, NO_WAIT).await.unwrap();
+        assert_eq!(pool.in_use(), 4);
+        drop(q);
+        assert_eq!((pool.in_use(), quiet.held()), (3, 0));
+    }
+
+    #[tokio::test]
+    async fn a_waiter_gets_the_unit_freed_within_its_wait() {
+        let pool = Arc::new(Pool::new(1, 0));
+        let q = Arc::new(Quota::new(10));
+        let first = pool.take(&q, NO_WAIT).await.unwrap();
+        let (p2, q2) = (pool.clone(), q.clone());
+        let waiter = tokio::spawn(async move { p2.take(&q2, Duration::from_secs(60)).await });
+        tokio::task::yield_now().await;
+        drop(first);
+        assert!(waiter.await.unwrap().is_ok());
+    }
+}

@@ -1,0 +1,183 @@
+//! Turning loaded rules into a rule set a host can serve, refusing at load — with a located
+//! diagnostic — everything this host would refuse at dispatch: rules over `max_rules`, native
+//! command and `http` rules the policy forbids, wasm rules whose plugin is unknown or whose
+//! component, limits or mounts cannot be granted. Nothing is dropped silently.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::index::RuleSet;
+use hookbox_core::rule::{Handler, PluginInfo, Rule};
+use hookbox_wasm::{MountDir, PluginData, PrepareInput, prepare};
+
+use crate::host::{Inner, Loaded, forbidden};
+use crate::state::StateDir;
+
+/// A candidate rule set: what would be installed, and every refusal.
+pub(crate) struct Built {
+    pub(crate) loaded: Loaded,
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// The diagnostic for a rule refused at load, located at the rule.
+pub(crate) fn rule_error(rule: &Rule, plugin: Option<&PluginInfo>, message: String) -> Diagnostic {
+    // `source.file` is relative to the plugin root, or already a path as the user gave it.
+    let file = match plugin {
+        Some(p) if !rule.source.file.starts_with(&p.root) => p.root.join(&rule.source.file),
+        _ => rule.source.file.clone(),
+    };
+    let mut d = Diagnostic::error(file, message).at(rule.source.json_path.clone());
+    if let (Some(l), Some(c)) = (rule.source.line, rule.source.column) {
+        d = d.located(l, c);
+    }
+    d
+}
+
+/// Per-plugin handles opened once for the whole load.
+#[derive(Default)]
+struct PluginHandles {
+    roots: HashMap<usize, Result<MountDir, String>>,
+    data: HashMap<usize, Result<MountDir, String>>,
+}
+
+impl PluginHandles {
+    fn root(&mut self, i: usize, p: &PluginInfo) -> Result<MountDir, String> {
+        self.roots
+            .entry(i)
+            .or_insert_with(|| {
+                let abs = std::path::absolute(&p.root).unwrap_or_else(|_| p.root.clone());
+                MountDir::open(&abs).map_err(|e| format!("cannot open the plugin folder: {e}"))
+            })
+            .clone()
+    }
+
+    fn data(&mut self, i: usize, p: &PluginInfo, state: &StateDir) -> Result<MountDir, String> {
+        self.data
+            .entry(i)
+            .or_insert_with(|| {
+                state
+                    .plugin_dir(p)
+                    .map_err(|e| format!("cannot create the plugin data folder: {e}"))
+            })
+            .clone()
+    }
+}
+
+/// Builds the rule set `rules` of `plugins` would give this host.
+pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -> Built {
+    let policy = &inner.policy;
+    let mut kept = Vec::with_capacity(rules.len().min(policy.max_rules));
+    let mut wasm = HashMap::new();
+    let mut data = HashMap::new();
+    let mut diagnostics = Vec::new();
+    let mut handles = PluginHandles::default();
+    for mut rule in rules {
+        let plugin = plugins.get(rule.plugin);
+        if kept.len() >= policy.max_rules {
+            diagnostics.push(rule_error(
+                &rule,
+                plugin,
+                format!(
+                    "rule not loaded: this host holds at most {} rules (max_rules)",
+                    policy.max_rules
+                ),
+            ));
+            continue;
+        }
+        if let Some(why) = forbidden(policy, &rule) {
+            diagnostics.push(rule_error(
+                &rule,
+                plugin,
+                format!(
+                    "{} hook not loaded: {why}",
+                    rule.handler.handler_type().as_str()
+                ),
+            ));
+            continue;
+        }
+        let Some(plugin) = plugin else {
+            diagnostics.push(rule_error(
+                &rule,
+                None,
+                format!(
+                    "rule not loaded: it names plugin #{} of a list of {}, which does not exist (a rule built in code with a wrong `plugin` index)",
+                    rule.plugin,
+                    plugins.len()
+                ),
+            ));
+            continue;
+        };
+        // Every plugin that runs a hook gets its data folder now: a failure is a load error,
+        // not a surprise at dispatch.
+        if !StateDir::per_session(plugin)
+            && matches!(rule.handler, Handler::Command(_) | Handler::Wasm(_))
+        {
+            match handles.data(rule.plugin, plugin, &inner.state) {
+                Ok(d) => {
+                    data.insert(rule.plugin, d);
+                }
+                Err(why) => {
+                    diagnostics.push(rule_error(
+                        &rule,
+                        Some(plugin),
+                        format!("hook not loaded: {why}"),
+                    ));
+                    continue;
+                }
+            }
+        }
+        if let Handler::Wasm(spec) = &rule.handler {
+            let prepared = handles.root(rule.plugin, plugin).and_then(|root| {
+                let persistent = data.get(&rule.plugin);
+                let data = match (StateDir::per_session(plugin), persistent) {
+                    (true, _) => PluginData::PerSession,
+                    (false, Some(d)) => PluginData::Persistent(d),
+                    (false, None) => PluginData::Unavailable,
+                };
+                let label = format!("{}:{}", plugin.name, rule.handler.label());
+                let input = PrepareInput {
+                    spec,
+                    plugin_root: &root,
+                    label: &label,
+                    project: inner.project.as_ref(),
+                    extra_roots: &inner.extra_roots,
+                    data,
+                    policy: &policy.wasm,
+                    max_component_bytes: policy.max_component_bytes,
+                };
+                prepare(inner.runtime.wasm(), &input).map_err(|e| match e.failure_class() {
+                    Some(class) => format!("{class}: {e}"),
+                    None => e.to_string(),
+                })
+            });
+            match prepared {
+                Ok(p) => {
+                    wasm.insert(kept.len(), p);
+                }
+                Err(why) => {
+                    diagnostics.push(rule_error(
+                        &rule,
+                        Some(plugin),
+                        format!("wasm hook not loaded: {why}"),
+                    ));
+                    continue;
+                }
+            }
+        }
+        rule.index = kept.len();
+        kept.push(rule);
+    }
+    let set = RuleSet::new(plugins, kept.clone(), policy.aliases.clone());
+    Built {
+        loaded: Loaded { set, wasm, data },
+        rules: kept,
+        diagnostics,
+    }
+}
+
+/// The absolute root of a plugin, for hooks that run in the session's cwd.
+pub(crate) fn plugin_root(p: &PluginInfo) -> PathBuf {
+    std::path::absolute(&p.root).unwrap_or_else(|_| p.root.clone())
+}

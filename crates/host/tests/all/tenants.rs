@@ -1,0 +1,494 @@
+//! Tenants: one runtime serving many tenants' wasm hooks — isolation of files, records and
+//! metrics; atomic validate-then-swap reloads under load; failing reloads that keep the old
+//! rules; and a noisy neighbour that cannot change a quiet tenant's verdicts. Real components,
+//! real stores, no mocks.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use hookbox_core::Event;
+use hookbox_host::{
+    HookRuntime, RuntimeSettings, TenantError, TenantId, TenantPolicy, TenantSpec, Tenants,
+};
+use hookbox_test_artifacts as guests;
+use hookbox_wasm::RuntimeConfig;
+use serde_json::{Value, json};
+
+/// A folder of tenant folders, a state root outside it, and the fleet.
+struct Fleet {
+    root: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    tenants: Tenants,
+}
+
+fn fleet_with(settings: RuntimeSettings) -> Fleet {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let runtime = HookRuntime::new(settings).unwrap();
+    let tenants = Tenants::new(runtime, state.path());
+    Fleet {
+        root,
+        _state: state,
+        tenants,
+    }
+}
+
+fn fleet() -> Fleet {
+    fleet_with(RuntimeSettings {
+        wasm: RuntimeConfig::default().with_fuel(true),
+        ..RuntimeSettings::default()
+    })
+}
+
+fn id(s: &str) -> TenantId {
+    TenantId::new(s).unwrap()
+}
+
+impl Fleet {
+    fn folder(&self, tenant: &str) -> PathBuf {
+        self.root.path().join(tenant)
+    }
+
+    /// Writes `<tenant>/plugins/<plugin>/hooks/hooks.json` (and components into `hooks/`).
+    fn plugin(
+        &self,
+        tenant: &str,
+        plugin: &str,
+        hooks: &Value,
+        components: &[(&str, &str)],
+    ) -> PathBuf {
+        let dir = self.folder(tenant).join("plugins").join(plugin);
+        std::fs::create_dir_all(dir.join("hooks")).unwrap();
+        for (name, src) in components {
+            std::fs::copy(src, dir.join("hooks").join(name)).unwrap();
+        }
+        std::fs::write(
+            dir.join("hooks/hooks.json"),
+            serde_json::to_vec_pretty(hooks).unwrap(),
+        )
+        .unwrap();
+        dir
+    }
+
+    fn spec(&self, tenant: &str, policy: TenantPolicy) -> TenantSpec {
+        TenantSpec {
+            id: id(tenant),
+            folder: self.folder(tenant),
+            policy,
+            plugins: None,
+        }
+    }
+
+    fn add(&self, tenant: &str) {
+        self.tenants
+            .add(self.spec(tenant, TenantPolicy::default()))
+            .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    }
+}
+
+fn prompt_event(prompt: &str, session: &str) -> Event {
+    Event::from_payload(
+        None,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+        session,
+        "/",
+    )
+    .unwrap()
+}
+
+/// A chaos rule on UserPromptSubmit: the prompt is the behaviour.
+fn chaos_rule(extra: Value) -> Value {
+    let mut r = json!({"type": "wasm", "component": "hooks/chaos.wasm"});
+    if let (Value::Object(r), Value::Object(extra)) = (&mut r, extra) {
+        r.extend(extra);
+    }
+    json!({"hooks": {"UserPromptSubmit": [r]}})
+}
+
+fn contexts(d: &hookbox_host::Dispatch) -> Vec<String> {
+    d.verdict.additional_contexts().to_vec()
+}
+
+fn load_errors(e: TenantError) -> String {
+    match e {
+        TenantError::Load { diagnostics, .. } => diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => panic!("expected a load error, got {other}"),
+    }
+}
+
+#[test]
+fn a_tenant_cannot_mount_or_load_another_tenants_folder() {
+    let f = fleet();
+    f.plugin(
+        "a",
+        "p",
+        &chaos_rule(json!({})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    std::fs::write(f.folder("a").join("secret.txt"), "a's secret").unwrap();
+    f.add("a");
+    // B mounts A's folder by absolute path: refused at load.
+    let a_folder = f.folder("a").display().to_string();
+    f.plugin(
+        "b",
+        "p",
+        &chaos_rule(json!({"mounts": [{"host": a_folder, "guest": "/a"}]})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    let e = load_errors(
+        f.tenants
+            .add(f.spec("b", TenantPolicy::default()))
+            .unwrap_err(),
+    );
+    assert!(e.contains("outside the folders"), "{e}");
+    // B's plugin folder is a symlink to A's plugin: refused, it is not really inside B.
+    std::fs::remove_dir_all(f.folder("b").join("plugins/p")).unwrap();
+    std::os::unix::fs::symlink(
+        f.folder("a").join("plugins/p"),
+        f.folder("b").join("plugins/p"),
+    )
+    .unwrap();
+    let e = load_errors(
+        f.tenants
+            .add(f.spec("b", TenantPolicy::default()))
+            .unwrap_err(),
+    );
+    assert!(e.contains("outside tenant `b`'s folder"), "{e}");
+    // Loading from a path outside its folder: refused.
+    std::fs::remove_file(f.folder("b").join("plugins/p")).unwrap();
+    f.plugin(
+        "b",
+        "p",
+        &chaos_rule(json!({})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    f.add("b");
+    let e = f
+        .tenants
+        .reload(&id("b"), Some(vec![f.folder("a").join("plugins")]))
+        .unwrap_err();
+    assert!(load_errors(e).contains("only load hooks from inside its folder"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenant_sees_nothing_of_another_tenants_files_records_or_metrics() {
+    let f = fleet();
+    let own = json!({"mounts": [{"host": "${CLAUDE_PROJECT_DIR}", "guest": "/mine"}]});
+    for t in ["a", "b"] {
+        f.plugin(
+            t,
+            "p",
+            &chaos_rule(own.clone()),
+            &[("chaos.wasm", guests::CHAOS)],
+        );
+        std::fs::write(f.folder(t).join("secret.txt"), format!("{t}'s secret")).unwrap();
+        f.add(t);
+    }
+    let mut b_fired = f.tenants.host(&id("b")).unwrap().subscribe();
+    // A's guest reads its own secret; B's guest cannot name A's folder at all.
+    let a = f
+        .tenants
+        .dispatch(&id("a"), prompt_event("fs-read:/mine/secret.txt", "sess-a"))
+        .await
+        .unwrap();
+    assert_eq!(contexts(&a), ["ok:a's secret"]);
+    let a_path = f.folder("a").join("secret.txt").display().to_string();
+    for probe in [
+        format!("fs-read:{a_path}"),
+        "fs-read:/mine/../a/secret.txt".into(),
+        "fs-list:/".into(),
+    ] {
+        let b = f
+            .tenants
+            .dispatch(&id("b"), prompt_event(&probe, "sess-b"))
+            .await
+            .unwrap();
+        let got = contexts(&b).join("");
+        assert!(!got.contains("a's secret"), "{probe}: {got}");
+        if probe == "fs-list:/" {
+            assert!(
+                got == "ok:mine" || got.starts_with("err:"),
+                "B sees only its own mount: {got}"
+            );
+        } else {
+            assert!(got.starts_with("err:"), "{probe}: {got}");
+        }
+    }
+    // B's HookFired stream has B's three dispatches and nothing of A's.
+    let mut seen = 0;
+    while let Ok(fired) = b_fired.try_recv() {
+        assert_eq!(fired.hook_name.as_str(), "UserPromptSubmit");
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+    // Metrics are per tenant.
+    assert_eq!(f.tenants.metrics(&id("a")).unwrap().dispatches, 1);
+    assert_eq!(f.tenants.metrics(&id("b")).unwrap().dispatches, 3);
+    // Replay files are per tenant, outside every tenant's folder.
+    f.tenants.runtime().flush_replay();
+    let b_replay = f
+        .tenants
+        .host(&id("b"))
+        .unwrap()
+        .replay_dir()
+        .unwrap()
+        .to_owned();
+    let files: Vec<String> = std::fs::read_dir(&b_replay)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["sess-b.jsonl"]);
+    assert!(!b_replay.starts_with(f.root.path()));
+}
+
+/// Two rule sets with different verdicts: two prompt rules each, so a mix would show.
+fn two_sets(f: &Fleet) -> (PathBuf, PathBuf) {
+    let set = |name: &str| {
+        json!({"hooks": {"UserPromptSubmit": [
+            {"type": "prompt", "prompt": format!("{name}1")},
+            {"type": "prompt", "prompt": format!("{name}2")}
+        ]}})
+    };
+    let x = f.plugin("t", "x", &set("X"), &[]);
+    let y = f.plugin("t", "y", &set("Y"), &[]);
+    (x, y)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reloads_are_atomic_under_load() {
+    let f = fleet();
+    let (x, y) = two_sets(&f);
+    let spec = TenantSpec {
+        plugins: Some(vec![x.clone()]),
+        ..f.spec("t", TenantPolicy::default())
+    };
+    f.tenants.add(spec).unwrap();
+    let fleet = Arc::new(f);
+    let stop = Arc::new(AtomicBool::new(false));
+    let dispatched = Arc::new(AtomicUsize::new(0));
+    let mut workers = Vec::new();
+    for w in 0..8 {
+        let (fleet, stop, dispatched) = (fleet.clone(), stop.clone(), dispatched.clone());
+        workers.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let d = fleet
+                    .tenants
+                    .dispatch(&id("t"), prompt_event("hi", &format!("w{w}")))
+                    .await
+                    .expect("the tenant exists throughout");
+                let got = contexts(&d);
+                assert!(
+                    got == ["X1", "X2"] || got == ["Y1", "Y2"],
+                    "a mixed rule set: {got:?}"
+                );
+                assert!(d.reports.iter().all(|r| r.effect.failure.is_none()));
+                dispatched.fetch_add(1, Ordering::Relaxed);
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    for i in 0..100 {
+        let next = if i % 2 == 0 { &y } else { &x };
+        let fleet2 = fleet.clone();
+        let next = next.clone();
+        tokio::task::spawn_blocking(move || fleet2.tenants.reload(&id("t"), Some(vec![next])))
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.await.unwrap();
+    }
+    assert!(dispatched.load(Ordering::Relaxed) >= 8, "the workers ran");
+    // 100 reloads alternate X→Y→…: the last one installed X.
+    let d = fleet
+        .tenants
+        .dispatch(&id("t"), prompt_event("hi", "end"))
+        .await
+        .unwrap();
+    assert_eq!(contexts(&d), ["X1", "X2"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_reload_leaves_the_old_rules_serving() {
+    let f = fleet();
+    let good = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "old"}]}});
+    let plugin = f.plugin("t", "p", &good, &[]);
+    let policy = TenantPolicy {
+        max_component_bytes: 1024,
+        ..TenantPolicy::default()
+    };
+    f.tenants.add(f.spec("t", policy)).unwrap();
+    let hooks = plugin.join("hooks/hooks.json");
+    let native =
+        json!({"hooks": {"UserPromptSubmit": [{"type": "command", "command": "echo new"}]}});
+    let big =
+        json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/chaos.wasm"}]}});
+    std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+    for (bad, why) in [
+        ("{\"hooks\": {".to_owned(), "JSON"),
+        (native.to_string(), "allow_native_commands"),
+        (big.to_string(), "max_component_bytes"),
+    ] {
+        std::fs::write(&hooks, &bad).unwrap();
+        let e = load_errors(f.tenants.reload(&id("t"), None).unwrap_err());
+        assert!(e.contains(why) || why == "JSON", "{why}: {e}");
+        let d = f
+            .tenants
+            .dispatch(&id("t"), prompt_event("hi", "s"))
+            .await
+            .unwrap();
+        assert_eq!(contexts(&d), ["old"], "after a failed reload ({why})");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disabled_tenants_run_nothing_and_removed_ones_are_gone() {
+    let f = fleet();
+    let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "ctx"}]}});
+    f.plugin("t", "p", &hooks, &[]);
+    f.add("t");
+    let mut fired = f.tenants.host(&id("t")).unwrap().subscribe();
+    f.tenants.disable(&id("t")).unwrap();
+    let d = f
+        .tenants
+        .dispatch(&id("t"), prompt_event("hi", "s"))
+        .await
+        .unwrap();
+    assert_eq!((d.matched_rule_count, d.hook_fired.is_none()), (0, true));
+    assert!(fired.try_recv().is_err(), "no HookFired while disabled");
+    assert_eq!(
+        f.tenants.list()[0].state,
+        hookbox_host::TenantState::Disabled
+    );
+    f.tenants.enable(&id("t")).unwrap();
+    let d = f
+        .tenants
+        .dispatch(&id("t"), prompt_event("hi", "s"))
+        .await
+        .unwrap();
+    assert_eq!(contexts(&d), ["ctx"]);
+    let removed = f
+        .tenants
+        .remove(&id("t"), Duration::from_secs(1), true)
+        .await
+        .unwrap();
+    assert!(removed.state_deleted);
+    assert!(matches!(
+        f.tenants.dispatch(&id("t"), prompt_event("hi", "s")).await,
+        Err(TenantError::NotFound(_))
+    ));
+    assert!(
+        f.folder("t").join("plugins").is_dir(),
+        "the tenant's own folder stays"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_noisy_neighbour_cannot_change_a_quiet_tenants_verdicts() {
+    // A small pool makes the fight real: 16 slots, 4 of them kept for tenants holding none.
+    let mut wasm = RuntimeConfig::default().with_fuel(true);
+    wasm.pool.slots = 16;
+    let f = fleet_with(RuntimeSettings {
+        wasm,
+        max_hooks_in_flight: 16,
+        reserved_hooks: 4,
+        reserved_slots: 4,
+        ..RuntimeSettings::default()
+    });
+    let greedy = TenantPolicy {
+        // The noisy tenant may hold the whole pool as far as its own quota goes.
+        max_hooks_in_flight: 1000,
+        max_pool_slots: 1000,
+        max_matched_rules: 1000,
+        ..TenantPolicy::default()
+    };
+    let behaviours = ["spin", "alloc:200000000", "sleep:5000", "recurse"];
+    // On Notification (no prompt, no command), the chaos guest takes its behaviour from config.
+    let noisy = json!({"hooks": {"Notification": behaviours.iter().map(|b| json!({
+        "type": "wasm", "component": "hooks/chaos.wasm", "config": {"behaviour": b}
+    })).collect::<Vec<_>>()}});
+    f.plugin("noisy", "p", &noisy, &[("chaos.wasm", guests::CHAOS)]);
+    f.tenants.add(f.spec("noisy", greedy)).unwrap();
+    f.plugin(
+        "quiet",
+        "p",
+        &json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/ctx.wasm",
+            "config": {"context": "quiet tenant's context"}}]}}),
+        &[("ctx.wasm", guests::CONTEXT_INJECTION)],
+    );
+    f.add("quiet");
+    let alone = f
+        .tenants
+        .dispatch(&id("quiet"), prompt_event("deploy?", "q"))
+        .await
+        .unwrap();
+    let expected = contexts(&alone);
+    assert_eq!(expected, ["quiet tenant's context"]);
+    let fleet = Arc::new(f);
+    // Hundreds of noisy dispatches in flight at once (each four hostile guests).
+    let mut flood = tokio::task::JoinSet::new();
+    for i in 0..200 {
+        let fleet = fleet.clone();
+        flood.spawn(async move {
+            let e = Event::from_payload(
+                None,
+                json!({"hook_event_name": "Notification", "message": "m"}),
+                &format!("n{i}"),
+                "/",
+            )
+            .unwrap();
+            fleet.tenants.dispatch(&id("noisy"), e).await.unwrap()
+        });
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut quiet_runs = 0;
+    while !flood.is_empty() && quiet_runs < 200 {
+        let d = fleet
+            .tenants
+            .dispatch(&id("quiet"), prompt_event("deploy?", "q"))
+            .await
+            .unwrap();
+        for r in &d.reports {
+            assert!(
+                r.effect.failure.is_none(),
+                "quiet tenant's hook failed: {:?}",
+                r.effect.failure
+            );
+        }
+        assert_eq!(contexts(&d), expected);
+        quiet_runs += 1;
+        while flood.try_join_next().is_some() {}
+    }
+    let mut noisy_classes = std::collections::BTreeSet::new();
+    while let Some(d) = flood.join_next().await {
+        for r in d.unwrap().reports {
+            if let Some(f) = r.effect.failure {
+                noisy_classes.insert(f.class.as_str());
+            }
+        }
+    }
+    assert!(quiet_runs > 0);
+    // The flood was contained with its own classes (and mostly refused at the door).
+    assert!(noisy_classes.contains("overloaded"), "{noisy_classes:?}");
+    let quiet = fleet.tenants.metrics(&id("quiet")).unwrap();
+    assert_eq!(quiet.failures.values().sum::<u64>(), 0, "{quiet:?}");
+}
+
+#[test]
+fn tenant_state_lives_outside_every_tenant_folder() {
+    let f = fleet();
+    f.plugin("t", "p", &json!({"hooks": {}}), &[]);
+    f.add("t");
+    let host = f.tenants.host(&id("t")).unwrap();
+    let replay = host.replay_dir().unwrap();
+    assert!(!replay.starts_with(f.root.path()), "{}", replay.display());
+    assert!(Path::new(replay).is_dir());
+}
