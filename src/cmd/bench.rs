@@ -70,6 +70,7 @@ struct Report {
     idle_ns_per_dispatch_10k_rules: f64,
     loads: Vec<Loads>,
     memory: Option<Memory>,
+    tenants: super::bench_tenants::TenantNumbers,
 }
 
 /// Runs `hookbox bench`.
@@ -170,6 +171,17 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     } else {
         None
     };
+    eprintln!("bench: tenants…");
+    let tenant_runtime = HookRuntime::new(RuntimeSettings {
+        wasm: wasm_runtime_config().with_cache_dir(&cache),
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the tenants' runtime")?;
+    let tenants = rt.block_on(super::bench_tenants::measure(
+        tenant_runtime,
+        scratch,
+        scale,
+    ))?;
     let (nat, typ, cl) = (&latency[0], &latency[1], &latency[2]);
     Ok(Report {
         build: if cfg!(debug_assertions) {
@@ -189,6 +201,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         idle_ns_per_dispatch_10k_rules: idle_many,
         loads,
         memory,
+        tenants,
     })
 }
 
@@ -381,7 +394,8 @@ fn load_times(name: &'static str, path: &str, scratch: &Path) -> anyhow::Result<
     })
 }
 
-fn rss_mib() -> f64 {
+/// Resident memory of this process, MiB.
+pub(crate) fn rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
@@ -471,6 +485,20 @@ fn table(r: &Report) -> String {
             l.component, l.uncached_ms, l.cached_disk_ms, l.cached_memory_ms
         );
     }
+    let t = &r.tenants;
+    let _ = writeln!(
+        s,
+        "\ntenants (one runtime, fuel metering on):\n  quiet tenant p50 alone {:.1} µs; during a noisy tenant's flood of cheap hooks {:.1} µs ({:.2}x, {} noisy dispatches); during a flood of spinning/memory-bombing/sleeping guests {:.1} µs ({:.2}x)\n  memory per loaded tenant (10 wasm rules, {} tenants): {:.0} KiB; reload of a tenant with 10 compiled components: {:.2} ms",
+        t.quiet_alone_p50_us,
+        t.quiet_during_cheap_flood_p50_us,
+        t.ratio_cheap_flood,
+        t.noisy_dispatches,
+        t.quiet_during_hostile_flood_p50_us,
+        t.ratio_hostile_flood,
+        t.tenants_loaded,
+        t.memory_per_tenant_kib,
+        t.reload_10_cached_ms
+    );
     if let Some(m) = &r.memory {
         let _ = writeln!(
             s,

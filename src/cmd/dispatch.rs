@@ -69,6 +69,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
     // run to completion after the answer is printed (each bounded by its own timeout), as in
     // Claude Code, instead of dying with the process.
     block_on(async move {
+        let mut wakes = host.subscribe_wakes();
         let dispatch = host.dispatch_with_stop_state(event, stop).await;
         let code = answer(
             args,
@@ -81,6 +82,16 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             host.runtime().drain(host.policy().dispatch_deadline).await;
         } else {
             host.runtime().flush_replay();
+        }
+        // `asyncRewake` hooks that exited 2 ask to wake the agent: say so (Claude Code would
+        // hand the message to the model).
+        while let Ok(w) = wakes.try_recv() {
+            eprintln!(
+                "hookbox: {} ({}) asks to wake the agent: {}",
+                untrusted(&w.plugin),
+                untrusted(&w.hook),
+                untrusted(&w.message)
+            );
         }
         Ok(code)
     })?

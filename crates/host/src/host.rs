@@ -76,6 +76,7 @@ pub(crate) struct Inner {
     pub(crate) project: Option<MountDir>,
     pub(crate) extra_roots: Vec<MountDir>,
     fired: OnceLock<broadcast::Sender<HookFired>>,
+    pub(crate) wakes: OnceLock<broadcast::Sender<crate::wake::Wake>>,
     pub(crate) metrics: Metrics,
     pub(crate) hooks_quota: Arc<Quota>,
     pub(crate) slots_quota: Arc<Quota>,
@@ -134,6 +135,7 @@ impl HookHost {
             project,
             extra_roots,
             fired: OnceLock::new(),
+            wakes: OnceLock::new(),
             metrics: Metrics::default(),
             hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
             slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
@@ -300,6 +302,14 @@ impl HookHost {
         self.inner
             .fired
             .get_or_init(|| broadcast::channel(FIRED_CHANNEL_CAPACITY).0)
+            .subscribe()
+    }
+
+    /// Wake requests of `asyncRewake` hooks (a background hook that exited 2) from now on.
+    pub fn subscribe_wakes(&self) -> broadcast::Receiver<crate::wake::Wake> {
+        self.inner
+            .wakes
+            .get_or_init(|| broadcast::channel(64).0)
             .subscribe()
     }
 

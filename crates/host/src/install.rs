@@ -35,6 +35,17 @@ pub(crate) fn rule_error(rule: &Rule, plugin: Option<&PluginInfo>, message: Stri
     d
 }
 
+/// A warning about a rule that loads but does not behave exactly as its agent's would.
+pub(crate) fn rule_warning(
+    rule: &Rule,
+    plugin: Option<&PluginInfo>,
+    message: String,
+) -> Diagnostic {
+    let mut d = rule_error(rule, plugin, message);
+    d.severity = hookbox_core::diagnostic::Severity::Warning;
+    d
+}
+
 /// Per-plugin handles opened once for the whole load.
 #[derive(Default)]
 struct PluginHandles {
@@ -127,6 +138,15 @@ pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -
                     continue;
                 }
             }
+        }
+        if let Handler::Command(c) = &rule.handler
+            && c.async_rewake
+        {
+            diagnostics.push(rule_warning(
+                &rule,
+                Some(plugin),
+                "asyncRewake: hookbox runs this hook in the background (like `async`); when it exits 2, its stderr goes to the embedder's wake subscribers (`HookHost::subscribe_wakes`; `hookbox dispatch` prints it) — hookbox cannot wake the agent by itself".to_owned(),
+            ));
         }
         if let Handler::Wasm(spec) = &rule.handler {
             let prepared = handles.root(rule.plugin, plugin).and_then(|root| {

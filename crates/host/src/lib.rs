@@ -30,6 +30,7 @@ mod state;
 mod tenant_id;
 mod tenant_policy;
 mod tenants;
+mod wake;
 
 pub use background::DrainReport;
 pub use dispatch::Dispatch;
@@ -44,3 +45,4 @@ pub use state::{default_state_root, project_state_dir};
 pub use tenant_id::{MAX_TENANT_ID_CHARS, TenantId, TenantIdError};
 pub use tenant_policy::{TenantPolicy, TenantPolicyError};
 pub use tenants::{Removed, TenantError, TenantInfo, TenantSpec, TenantState, Tenants};
+pub use wake::Wake;

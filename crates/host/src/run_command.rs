@@ -50,12 +50,33 @@ impl Inner {
         if spec.run_async || spec.async_rewake {
             let runner = self.runtime.inner.commands.clone();
             let label = spec.label();
-            let rewake = spec.async_rewake;
+            let rewake = spec
+                .async_rewake
+                .then(|| self.wakes.get().cloned())
+                .flatten();
+            let wake = crate::wake::Wake {
+                session_id: event.session_id.clone(),
+                plugin: loaded
+                    .set
+                    .plugins()
+                    .get(rule.plugin)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                hook: label.clone(),
+                message: String::new(),
+            };
+            let is_rewake = spec.async_rewake;
             self.runtime.inner.background.spawn(async move {
                 let _permit = permit;
                 match runner.run(&req).await {
-                    Ok(run) if rewake && run.output.exit_code == Some(2) => {
-                        tracing::warn!(hook = %label, stderr = %run.output.first_stderr_line(), "asyncRewake hook exited 2: it asks to wake the agent (hookbox records it; it cannot re-enter a finished turn)");
+                    Ok(run) if is_rewake && run.output.exit_code == Some(2) => {
+                        tracing::info!(hook = %label, "asyncRewake hook exited 2: it asks to wake the agent");
+                        if let Some(tx) = rewake {
+                            let _ = tx.send(crate::wake::Wake {
+                                message: run.output.stderr.trim_end().to_owned(),
+                                ..wake
+                            });
+                        }
                     }
                     Ok(run) => {
                         tracing::info!(hook = %label, exit = ?run.output.exit_code, notes = ?run.notes, "background command hook finished");

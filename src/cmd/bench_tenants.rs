@@ -1,0 +1,245 @@
+//! `hookbox bench`'s tenant figures (SPEC §9, issue 9), on one runtime with fuel metering, as a
+//! platform would run it:
+//! - a quiet tenant's dispatch p50 alone, and while a noisy tenant floods the same runtime — once
+//!   with a flood of cheap hooks (the noisy tenant dispatching as fast as it can) and once with a
+//!   flood of hostile ones (spinning, memory-bombing, sleeping guests) — and the ratios;
+//! - resident memory per loaded tenant with 10 wasm rules, with many tenants loaded, beyond the
+//!   shared compiled code;
+//! - the time to reload a tenant whose 10 components are already compiled.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use hookbox_core::Event;
+use hookbox_host::{HookRuntime, TenantId, TenantPolicy, TenantSpec, Tenants};
+use hookbox_test_artifacts as guests;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The tenant figures.
+#[derive(Debug, Serialize)]
+pub(crate) struct TenantNumbers {
+    /// Quiet tenant's p50 with nothing else running, µs.
+    pub(crate) quiet_alone_p50_us: f64,
+    /// Its p50 while another tenant dispatches cheap hooks as fast as it can, µs.
+    pub(crate) quiet_during_cheap_flood_p50_us: f64,
+    /// Its p50 while another tenant floods spinning, memory-bombing and sleeping guests, µs.
+    pub(crate) quiet_during_hostile_flood_p50_us: f64,
+    /// `quiet_during_cheap_flood_p50_us ÷ quiet_alone_p50_us` (goal ≤ 1.5).
+    pub(crate) ratio_cheap_flood: f64,
+    /// `quiet_during_hostile_flood_p50_us ÷ quiet_alone_p50_us` (goal ≤ 1.5).
+    pub(crate) ratio_hostile_flood: f64,
+    /// Noisy dispatches completed during the cheap flood.
+    pub(crate) noisy_dispatches: u64,
+    /// Tenants loaded for the memory figure.
+    pub(crate) tenants_loaded: usize,
+    /// Resident memory per loaded tenant (10 wasm rules each), KiB (goal ≤ 256).
+    pub(crate) memory_per_tenant_kib: f64,
+    /// Median time to reload a tenant of 10 wasm rules whose components (8 distinct Rust
+    /// guests) are compiled already, ms (goal ≤ 5).
+    pub(crate) reload_10_cached_ms: f64,
+}
+
+fn id(s: &str) -> anyhow::Result<TenantId> {
+    TenantId::new(s).context("tenant id")
+}
+
+/// Writes a tenant folder with one plugin holding `hooks` and `components`.
+fn tenant_folder(
+    root: &Path,
+    tenant: &str,
+    hooks: &Value,
+    components: &[(&str, &str)],
+) -> anyhow::Result<PathBuf> {
+    let folder = root.join(tenant);
+    let plugin = folder.join("plugins").join("p");
+    std::fs::create_dir_all(plugin.join("hooks")).context("mkdir")?;
+    for (name, src) in components {
+        std::fs::copy(src, plugin.join("hooks").join(name))
+            .with_context(|| format!("copy {src}"))?;
+    }
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).context("hooks.json")?;
+    Ok(folder)
+}
+
+fn add(tenants: &Tenants, root: &Path, tenant: &str, policy: TenantPolicy) -> anyhow::Result<()> {
+    tenants
+        .add(TenantSpec {
+            id: id(tenant)?,
+            folder: root.join(tenant),
+            policy,
+            plugins: None,
+        })
+        .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
+    Ok(())
+}
+
+fn event(json: Value) -> anyhow::Result<Event> {
+    Event::from_payload(None, json, "bench", "/").context("event")
+}
+
+async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> anyhow::Result<f64> {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        tenants.dispatch(tenant, e.clone()).await?;
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples[samples.len() / 2])
+}
+
+/// Runs `flood` dispatches of `noisy` in `tasks` loops while measuring the quiet tenant.
+async fn during_flood(
+    tenants: &Arc<Tenants>,
+    noisy: &Event,
+    tasks: usize,
+    quiet: &Event,
+    runs: usize,
+) -> anyhow::Result<(f64, u64)> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..tasks {
+        let (t, e, stop, done) = (tenants.clone(), noisy.clone(), stop.clone(), done.clone());
+        set.spawn(async move {
+            let noisy = TenantId::new("noisy").ok()?;
+            while !stop.load(Ordering::Relaxed) {
+                t.dispatch(&noisy, e.clone()).await.ok()?;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(())
+        });
+    }
+    // Let the flood build up before measuring.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let p = p50(tenants, &id("quiet")?, quiet, runs).await;
+    stop.store(true, Ordering::Relaxed);
+    while set.join_next().await.is_some() {}
+    Ok((p?, done.load(Ordering::Relaxed)))
+}
+
+/// The tenant figures; `scale` divides the sample counts (`--quick`).
+pub(crate) async fn measure(
+    runtime: HookRuntime,
+    scratch: &Path,
+    scale: usize,
+) -> anyhow::Result<TenantNumbers> {
+    let root = scratch.join("tenants");
+    let state = scratch.join("tenant-state");
+    let tenants = Arc::new(Tenants::new(runtime, &state));
+    let noop =
+        json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}]}});
+    tenant_folder(&root, "quiet", &noop, &[("noop.wasm", guests::NOOP)])?;
+    add(&tenants, &root, "quiet", TenantPolicy::default())?;
+    // The noisy tenant: a cheap hook on UserPromptSubmit, hostile ones on Notification (where
+    // the chaos guest takes its behaviour from config).
+    let hostile: Vec<Value> = ["spin", "alloc:200000000", "sleep:5000"]
+        .iter()
+        .map(|b| json!({"type": "wasm", "component": "hooks/chaos.wasm", "config": {"behaviour": b}}))
+        .collect();
+    let noisy_hooks = json!({"hooks": {
+        "UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}],
+        "Notification": hostile,
+    }});
+    tenant_folder(
+        &root,
+        "noisy",
+        &noisy_hooks,
+        &[("noop.wasm", guests::NOOP), ("chaos.wasm", guests::CHAOS)],
+    )?;
+    add(&tenants, &root, "noisy", TenantPolicy::default())?;
+
+    // Memory first, before the floods leave freed memory the allocator would reuse: many tenants
+    // of 10 wasm rules each, all on one compiled component.
+    let ten: Vec<Value> = (0..10)
+        .map(|i| json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": format!("tool{i}")}))
+        .collect();
+    let ten = json!({"hooks": {"PreToolUse": ten}});
+    let count = (1000 / scale).max(20);
+    let template = tenant_folder(&root, "t0", &ten, &[("noop.wasm", guests::NOOP)])?;
+    add(&tenants, &root, "t0", TenantPolicy::default())?;
+    let before = super::bench::rss_mib();
+    for i in 1..count {
+        let name = format!("t{i}");
+        let folder = root.join(&name);
+        std::fs::create_dir_all(folder.join("plugins/p/hooks")).context("mkdir")?;
+        for f in ["hooks/hooks.json", "hooks/noop.wasm"] {
+            std::fs::copy(
+                template.join("plugins/p").join(f),
+                folder.join("plugins/p").join(f),
+            )
+            .context("copy")?;
+        }
+        add(&tenants, &root, &name, TenantPolicy::default())?;
+    }
+    let after = super::bench::rss_mib();
+    let memory_per_tenant_kib = (after - before) * 1024.0 / (count - 1) as f64;
+
+    let quiet_event = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
+    let runs = (4000 / scale).max(50);
+    p50(&tenants, &id("quiet")?, &quiet_event, runs / 4).await?;
+    let alone = p50(&tenants, &id("quiet")?, &quiet_event, runs).await?;
+    let (cheap, noisy_dispatches) =
+        during_flood(&tenants, &quiet_event, 8, &quiet_event, runs).await?;
+    let hostile_event = event(json!({"hook_event_name": "Notification", "message": "m"}))?;
+    let (hostile, _) = during_flood(
+        &tenants,
+        &hostile_event,
+        32,
+        &quiet_event,
+        (runs / 4).max(20),
+    )
+    .await?;
+
+    // Reload: a tenant with 10 distinct components, all compiled already.
+    let components = [
+        ("a.wasm", guests::NOOP),
+        ("b.wasm", guests::NOOP_CLI),
+        ("c.wasm", guests::SHELL_GUARD),
+        ("d.wasm", guests::CONTEXT_INJECTION),
+        ("e.wasm", guests::EMPTY_ANSWER_RESCUE),
+        ("f.wasm", guests::COMPACTION_AUDIT),
+        ("g.wasm", guests::CLI_GUARD),
+        ("h.wasm", guests::CHAOS),
+        ("i.wasm", guests::NOOP),
+        ("j.wasm", guests::SHELL_GUARD),
+    ];
+    let rules: Vec<Value> = components
+        .iter()
+        .map(|(f, _)| json!({"type": "wasm", "component": format!("hooks/{f}"), "config": {"context": "x"}}))
+        .collect();
+    tenant_folder(
+        &root,
+        "reloaded",
+        &json!({"hooks": {"PreCompact": rules}}),
+        &components,
+    )?;
+    add(&tenants, &root, "reloaded", TenantPolicy::default())?;
+    let reloaded = id("reloaded")?;
+    let mut reloads = Vec::new();
+    for _ in 0..(20 / scale).max(5) {
+        let (t, r) = (tenants.clone(), reloaded.clone());
+        let started = Instant::now();
+        tokio::task::spawn_blocking(move || t.reload(&r, None))
+            .await
+            .context("reload task")?
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        reloads.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    reloads.sort_by(f64::total_cmp);
+    Ok(TenantNumbers {
+        quiet_alone_p50_us: alone,
+        quiet_during_cheap_flood_p50_us: cheap,
+        quiet_during_hostile_flood_p50_us: hostile,
+        ratio_cheap_flood: cheap / alone,
+        ratio_hostile_flood: hostile / alone,
+        noisy_dispatches,
+        tenants_loaded: count,
+        memory_per_tenant_kib,
+        reload_10_cached_ms: reloads[reloads.len() / 2],
+    })
+}
