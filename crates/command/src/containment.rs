@@ -136,12 +136,15 @@ impl Active {
         };
         if !policy.subreaper {
             let reason = format!("{no_cgroup}; the subreaper fallback is off");
-            tracing::warn!(
-                "{}",
-                Containment::ProcessGroup {
-                    reason: reason.clone()
-                }
-            );
+            let what = Containment::ProcessGroup {
+                reason: reason.clone(),
+            };
+            // A warning only when the policy asked for a cgroup and did not get one.
+            if policy.cgroup {
+                tracing::warn!("{what}");
+            } else {
+                tracing::info!("{what}");
+            }
             return Active::ProcessGroup(reason);
         }
         match Subreaper::enable() {
