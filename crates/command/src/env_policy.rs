@@ -1,11 +1,13 @@
 //! Which of the host's environment variables a command hook must not see.
 
-/// Provider credentials removed from every hook's environment unless the operator says otherwise.
+/// Credentials removed from every hook's environment unless the operator says otherwise.
 ///
 /// Hooks are third-party plugin code; the agent that runs hookbox typically holds a model
-/// provider's key in its environment, and a hook has no business reading it (the main source
-/// scrubs them too, agentao-notes §6). The list names the credential variables of the common
-/// model providers and gateways, as their SDKs read them:
+/// provider's key in its environment, and often a developer's or a CI job's cloud, forge and
+/// registry credentials too. A hook has no business reading them (the main source scrubs
+/// provider keys too, agentao-notes §6). Two groups:
+///
+/// **Model providers and gateways**, as their SDKs read them:
 ///
 /// - Anthropic: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `CLAUDE_CODE_OAUTH_TOKEN`
 /// - OpenAI and Azure: `OPENAI_API_KEY`, `AZURE_OPENAI_API_KEY`, `AZURE_API_KEY`
@@ -17,10 +19,45 @@
 ///   Hugging Face (`HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`, `HUGGINGFACE_API_KEY`), Voyage,
 ///   DashScope, Moonshot, Zhipu, NVIDIA, AI21.
 ///
-/// Not a blanket `*_API_KEY`: hooks legitimately use their own services' keys (a Slack or
-/// ticketing key), and scrubbing those would silently break them. Operators who want the
-/// blanket rule add the glob to [`EnvPolicy::deny`].
+/// **Account-wide credentials** (issue 8 #15): each one lets its holder act as the developer or
+/// the CI job on a whole account — read or delete cloud resources, push code, publish a package
+/// under the developer's name, read a secret store. Only variables that hold the secret itself
+/// (or, for Google and Azure, name the key file the SDKs load without asking):
+///
+/// | variable | read by | why it is a secret |
+/// | --- | --- | --- |
+/// | `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` | every AWS SDK and the CLI | a static IAM key pair |
+/// | `AWS_SESSION_TOKEN`, `AWS_SECURITY_TOKEN` | AWS SDKs (the second is boto2's older name) | the temporary credential of an assumed role or SSO session |
+/// | `AWS_CONTAINER_AUTHORIZATION_TOKEN` | AWS SDKs on ECS/EKS Pod Identity | authorises calls to the credential endpoint |
+/// | `GOOGLE_APPLICATION_CREDENTIALS` | Google Cloud client libraries | path of a service-account key the libraries load on their own |
+/// | `GOOGLE_CREDENTIALS`, `GOOGLE_OAUTH_ACCESS_TOKEN` | Terraform's Google provider | a service-account key's JSON text; an OAuth access token |
+/// | `CLOUDSDK_AUTH_ACCESS_TOKEN` | `gcloud` | an OAuth access token |
+/// | `AZURE_CLIENT_SECRET`, `AZURE_CLIENT_CERTIFICATE_PASSWORD`, `AZURE_PASSWORD` | Azure Identity (`EnvironmentCredential`) | a service principal's secret; the password of its certificate; a user's password |
+/// | `ARM_CLIENT_SECRET`, `ARM_ACCESS_KEY` | Terraform's AzureRM provider and backend | a service principal's secret; a storage account key |
+/// | `AZURE_STORAGE_KEY`, `AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_SAS_TOKEN` | Azure CLI and storage SDKs | keys to a storage account |
+/// | `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` | `gh`, GitHub Actions, most GitHub tooling | push, release and API rights on repositories |
+/// | `GITLAB_TOKEN`, `GL_TOKEN`, `GITLAB_PRIVATE_TOKEN`, `CI_JOB_TOKEN` | `glab`, semantic-release, python-gitlab, GitLab CI | the same on GitLab |
+/// | `NPM_TOKEN`, `NODE_AUTH_TOKEN`, `YARN_NPM_AUTH_TOKEN` | `.npmrc` conventions, `actions/setup-node`, Yarn | publishes npm packages |
+/// | `TWINE_PASSWORD`, `UV_PUBLISH_TOKEN`, `POETRY_PYPI_TOKEN_PYPI`, `PYPI_TOKEN` | twine, uv, Poetry, CI conventions | publishes PyPI packages |
+/// | `CARGO_REGISTRY_TOKEN`, `GEM_HOST_API_KEY`, `NUGET_API_KEY` | cargo, RubyGems, NuGet | publishes crates, gems, NuGet packages |
+/// | `DOCKER_PASSWORD`, `DOCKER_AUTH_CONFIG`, `CI_REGISTRY_PASSWORD` | CI conventions, GitLab Runner, GitLab CI | pushes container images |
+/// | `VAULT_TOKEN` | HashiCorp Vault CLI and SDKs | reads the secret store |
+/// | `OP_SERVICE_ACCOUNT_TOKEN`, `OP_CONNECT_TOKEN` | 1Password CLI and Connect | reads vaults |
+/// | `DOPPLER_TOKEN` | Doppler CLI | reads the secret store |
+/// | `TF_TOKEN_*` (a glob) | Terraform (one variable per host, `TF_TOKEN_app_terraform_io`) | runs and reads Terraform Cloud workspaces and their state |
+/// | `DIGITALOCEAN_ACCESS_TOKEN`, `DIGITALOCEAN_TOKEN` | `doctl`, Terraform | controls the cloud account |
+/// | `CLOUDFLARE_API_TOKEN`, `CLOUDFLARE_API_KEY` | `wrangler`, Terraform | controls DNS and workers |
+/// | `HEROKU_API_KEY` | Heroku CLI | controls the apps |
+///
+/// Not a blanket `*_API_KEY` or `*_TOKEN`: hooks legitimately use their own services' keys (a
+/// Slack or ticketing key), and scrubbing those would silently break them. Operators who want
+/// the blanket rule add the glob to [`EnvPolicy::deny`]. Names that only *point* at credentials
+/// are kept (`AWS_PROFILE`, `AWS_REGION`, `KUBECONFIG`): a native hook runs as the user and can
+/// read `~/.aws/credentials` anyway; the deny-list keeps secrets out of the environment, it does
+/// not sandbox the hook. `SSH_AUTH_SOCK` is kept as well (hooks run `git fetch` over SSH); an
+/// operator who does not want hooks to use the SSH agent adds it.
 pub const DEFAULT_DENY: &[&str] = &[
+    // Model providers.
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "CLAUDE_CODE_OAUTH_TOKEN",
@@ -54,6 +91,58 @@ pub const DEFAULT_DENY: &[&str] = &[
     "ZHIPUAI_API_KEY",
     "NVIDIA_API_KEY",
     "AI21_API_KEY",
+    // Cloud accounts (see the table above for what each one grants).
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_CREDENTIALS",
+    "GOOGLE_OAUTH_ACCESS_TOKEN",
+    "CLOUDSDK_AUTH_ACCESS_TOKEN",
+    "AZURE_CLIENT_SECRET",
+    "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+    "AZURE_PASSWORD",
+    "ARM_CLIENT_SECRET",
+    "ARM_ACCESS_KEY",
+    "AZURE_STORAGE_KEY",
+    "AZURE_STORAGE_CONNECTION_STRING",
+    "AZURE_STORAGE_SAS_TOKEN",
+    "DIGITALOCEAN_ACCESS_TOKEN",
+    "DIGITALOCEAN_TOKEN",
+    "CLOUDFLARE_API_TOKEN",
+    "CLOUDFLARE_API_KEY",
+    "HEROKU_API_KEY",
+    // Source forges.
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "GITLAB_TOKEN",
+    "GL_TOKEN",
+    "GITLAB_PRIVATE_TOKEN",
+    "CI_JOB_TOKEN",
+    // Package and container registries: publishing under the developer's name.
+    "NPM_TOKEN",
+    "NODE_AUTH_TOKEN",
+    "YARN_NPM_AUTH_TOKEN",
+    "TWINE_PASSWORD",
+    "UV_PUBLISH_TOKEN",
+    "POETRY_PYPI_TOKEN_PYPI",
+    "PYPI_TOKEN",
+    "CARGO_REGISTRY_TOKEN",
+    "GEM_HOST_API_KEY",
+    "NUGET_API_KEY",
+    "DOCKER_PASSWORD",
+    "DOCKER_AUTH_CONFIG",
+    "CI_REGISTRY_PASSWORD",
+    // Secret stores and infrastructure-as-code backends.
+    "VAULT_TOKEN",
+    "OP_SERVICE_ACCOUNT_TOKEN",
+    "OP_CONNECT_TOKEN",
+    "DOPPLER_TOKEN",
+    "TF_TOKEN_*",
 ];
 
 /// The environment policy: which inherited variables are removed before a hook runs.
@@ -160,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn default_policy_denies_provider_keys_only() {
+    fn default_policy_denies_provider_keys_and_account_credentials_only() {
         let policy = EnvPolicy::default();
         for name in [
             "ANTHROPIC_API_KEY",
@@ -168,10 +257,38 @@ mod tests {
             "GEMINI_API_KEY",
             "XAI_API_KEY",
             "HF_TOKEN",
+            // Issue 8 #15: the cloud and forge credentials a native hook used to receive.
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "AZURE_CLIENT_SECRET",
+            "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "GITLAB_TOKEN",
+            "NPM_TOKEN",
+            "TWINE_PASSWORD",
+            "CARGO_REGISTRY_TOKEN",
+            "DOCKER_PASSWORD",
+            "VAULT_TOKEN",
+            "TF_TOKEN_app_terraform_io",
+            "github_token",
         ] {
             assert!(policy.denies(name), "{name}");
         }
-        for name in ["PATH", "HOME", "SLACK_API_KEY", "ANTHROPIC_BASE_URL"] {
+        for name in [
+            "PATH",
+            "HOME",
+            "SLACK_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "AWS_PROFILE",
+            "AWS_REGION",
+            "KUBECONFIG",
+            "SSH_AUTH_SOCK",
+            "GITHUB_ACTIONS",
+            "TF_TOKEN",
+        ] {
             assert!(!policy.denies(name), "{name}");
         }
         assert!(
@@ -180,5 +297,13 @@ mod tests {
                 .denies("SLACK_API_KEY")
         );
         assert!(!EnvPolicy::allow_all().denies("OPENAI_API_KEY"));
+    }
+
+    #[test]
+    fn the_default_list_has_no_duplicates() {
+        let mut names: Vec<&str> = DEFAULT_DENY.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), DEFAULT_DENY.len());
     }
 }

@@ -25,6 +25,19 @@ pub enum SpawnError {
         /// The working directory asked for.
         cwd: PathBuf,
     },
+    /// The rule's `shell` is not installed (none of its programs is on the hook's `PATH`).
+    #[error(
+        "the hook asks for shell `{shell}`, but {} installed; {hint}",
+        not_installed(tried)
+    )]
+    ShellMissing {
+        /// The shell as written in the rule (`bash`, `powershell`).
+        shell: &'static str,
+        /// The programs tried, in order (`pwsh`, `powershell`).
+        tried: Vec<String>,
+        /// How to fix it.
+        hint: &'static str,
+    },
     /// The operating system refused to start the program.
     #[error("cannot run `{program}`: {source}{hint}", hint = hint(source))]
     Spawn {
@@ -33,6 +46,18 @@ pub enum SpawnError {
         /// The operating system's error.
         source: io::Error,
     },
+}
+
+/// "`bash` is not", "neither `pwsh` nor `powershell` is".
+fn not_installed(tried: &[String]) -> String {
+    match tried {
+        [one] => format!("`{one}` is not"),
+        [first @ .., last] => {
+            let first: Vec<String> = first.iter().map(|p| format!("`{p}`")).collect();
+            format!("neither {} nor `{last}` is", first.join(", "))
+        }
+        [] => "no program is".to_owned(),
+    }
 }
 
 /// What to do about a spawn error, when there is an obvious fix.
@@ -68,5 +93,24 @@ mod tests {
         );
         let failure = HookFailure::from(e);
         assert_eq!(failure.class, FailureClass::SpawnError);
+    }
+
+    #[test]
+    fn a_missing_shell_is_named_with_every_program_tried() {
+        let e = SpawnError::ShellMissing {
+            shell: "powershell",
+            tried: vec!["pwsh".into(), "powershell".into()],
+            hint: "install it",
+        };
+        assert_eq!(
+            e.to_string(),
+            "the hook asks for shell `powershell`, but neither `pwsh` nor `powershell` is installed; install it"
+        );
+        let e = SpawnError::ShellMissing {
+            shell: "bash",
+            tried: vec!["bash".into()],
+            hint: "install it",
+        };
+        assert!(e.to_string().contains("but `bash` is not installed"), "{e}");
     }
 }

@@ -6,6 +6,8 @@ use std::process::ExitStatus;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::process::Child;
 
+use crate::subreaper::forget_leader;
+
 /// Owns a spawned hook (leader of its own process group) and guarantees that, however the run
 /// ends — normally, at the deadline, or by the caller dropping the future — the whole group gets
 /// SIGKILL and the leader is reaped.
@@ -46,7 +48,15 @@ impl ProcessGroup {
             .ok_or_else(|| io::Error::other("the hook was already released"))?;
         let status = child.wait().await?;
         self.reaped = true;
+        self.forget();
         Ok(status)
+    }
+
+    /// Removes the reaped leader from the subreaper's list of leaders.
+    fn forget(&self) {
+        if let Some(pgid) = self.pgid {
+            forget_leader(pgid.as_raw_pid());
+        }
     }
 
     /// Sends SIGKILL to every process of the group; only the first call does anything.
@@ -85,14 +95,20 @@ impl Drop for ProcessGroup {
             return;
         };
         match child.try_wait() {
-            Ok(Some(_)) | Err(_) => {}
+            Ok(Some(_)) | Err(_) => self.forget(),
             // Still dying from the SIGKILL: reap it in the background. Without a runtime, the
             // `Child` drop hands it to tokio's orphan queue (it was spawned with `kill_on_drop`).
             Ok(None) => {
+                // Without a runtime the leader stays listed: a subreaper sweep then leaves its
+                // zombie to tokio's orphan queue, which reaps it.
                 if let Ok(handle) = tokio::runtime::Handle::try_current() {
+                    let pgid = self.pgid;
                     handle.spawn(async move {
                         if let Err(e) = child.wait().await {
                             tracing::debug!(error = %e, "reaping a cancelled hook failed");
+                        }
+                        if let Some(pgid) = pgid {
+                            forget_leader(pgid.as_raw_pid());
                         }
                     });
                 }

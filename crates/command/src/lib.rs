@@ -14,24 +14,34 @@
 //!
 //! Native command hooks are not sandboxed: the deny-list keeps secrets out of their environment,
 //! and the process group bounds their lifetime, but they run with the host user's rights. A
-//! process that leaves the group on purpose (`setsid`) escapes the kill; only a cgroup could
-//! catch it.
+//! process that leaves the group on purpose (`setsid`) escapes the group kill; the runner
+//! catches it with a cgroup v2 per hook where Linux allows, or (opt-in) as a child subreaper —
+//! see [`ContainmentPolicy`] and [`CommandRunner::containment`].
 
-#![forbid(unsafe_code)]
+// One `unsafe` block, in `join.rs` (joining the hook's cgroup between fork and exec), allowed
+// there with its SAFETY argument; everywhere else unsafe code is an error.
+#![deny(unsafe_code)]
 
 mod capture;
+mod cgroup;
+mod containment;
 mod data_dir;
 mod env_policy;
 mod environment;
 mod error;
 mod exit;
 mod group;
+mod join;
 mod limits;
 mod placeholder;
+mod procfs;
 mod request;
 mod runner;
+mod shell;
 mod spawn;
+mod subreaper;
 
+pub use containment::{Containment, ContainmentPolicy};
 pub use data_dir::{DataDirError, create_plugin_data_dir, sanitize_component};
 pub use env_policy::{DEFAULT_DENY, EnvPolicy};
 pub use environment::{MANAGED_VARS, PLACEHOLDER_VARS};
@@ -40,3 +50,4 @@ pub use limits::CommandLimits;
 pub use placeholder::substitute;
 pub use request::{CommandRequest, HookContext};
 pub use runner::{CommandRun, CommandRunner};
+pub use subreaper::RUN_MARKER_VAR;

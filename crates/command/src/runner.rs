@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use hookbox_core::event::wire::cut_chars;
@@ -16,6 +16,7 @@ use tokio::process::ChildStdin;
 use tracing::Instrument;
 
 use crate::capture::{Capture, drain};
+use crate::containment::{Active, Containment, ContainmentPolicy};
 use crate::data_dir::{DataDirError, create_plugin_data_dir};
 use crate::env_policy::EnvPolicy;
 use crate::environment::inherited;
@@ -24,7 +25,7 @@ use crate::exit::{code_and_signal, shell_exit_note, signal_note};
 use crate::group::ProcessGroup;
 use crate::limits::CommandLimits;
 use crate::request::CommandRequest;
-use crate::spawn::spawn;
+use crate::spawn::{Spawned, spawn};
 
 /// Runs command hooks. Cheap to clone, `Send + Sync`: share one across concurrent runs.
 #[derive(Clone)]
@@ -36,6 +37,10 @@ pub struct CommandRunner {
     host_env: Arc<[(OsString, OsString)]>,
     /// `host_env` minus the deny-listed and managed names, computed once, not per run.
     inherited: Arc<[(OsString, OsString)]>,
+    containment_policy: ContainmentPolicy,
+    /// What `containment_policy` gave, set up on the first run (or the first question about
+    /// it), so a runner that never runs a hook creates no cgroup. Shared by clones.
+    containment: Arc<OnceLock<Active>>,
 }
 
 /// One finished run.
@@ -53,7 +58,9 @@ pub struct CommandRun {
     pub pid: Option<u32>,
     /// The signal that ended the leader (SIGKILL after a timeout), if any.
     pub signal: Option<i32>,
-    /// Human explanations of anything unusual: timeout, signal, truncation, exit 126/127.
+    /// Human explanations of anything unusual, for reports and replay: timeout, signal,
+    /// truncation, exit 126/127, output held open past the exit, processes that left the
+    /// process group and were killed, a hook that ran without its cgroup.
     pub notes: Vec<String>,
 }
 
@@ -70,7 +77,35 @@ impl CommandRunner {
             data_root: data_root.into(),
             host_env,
             inherited,
+            containment_policy: ContainmentPolicy::default(),
+            containment: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// This runner catching processes that leave a hook's process group as `policy` says
+    /// (default: a cgroup v2 per hook where possible, no subreaper).
+    pub fn with_containment(mut self, policy: ContainmentPolicy) -> Self {
+        self.containment_policy = policy;
+        self.containment = Arc::new(OnceLock::new());
+        self
+    }
+
+    /// The containment policy.
+    pub fn containment_policy(&self) -> &ContainmentPolicy {
+        &self.containment_policy
+    }
+
+    /// What this runner uses to catch processes that leave a hook's process group, and when
+    /// that is only the process group, why. Sets it up if no hook ran yet (creating the
+    /// runner's cgroup folder, or making this process a subreaper when the policy allows).
+    /// A host shows it at start and in `hookbox doctor`-style reports.
+    pub fn containment(&self) -> Containment {
+        self.active().describe()
+    }
+
+    fn active(&self) -> &Active {
+        self.containment
+            .get_or_init(|| Active::set_up(&self.containment_policy))
     }
 
     /// This runner with `limits`.
@@ -125,8 +160,11 @@ impl CommandRunner {
     ///
     /// - The hook leads its own process group. When the run ends — it exited, its timeout
     ///   expired, or this future was dropped — the whole group gets SIGKILL and the leader is
-    ///   reaped, so nothing of the hook is left running (unless a process left the group with
-    ///   `setsid`).
+    ///   reaped, so nothing of the hook is left running. Processes that left the group
+    ///   (`setsid`) are killed too when the runner has a cgroup per hook or is a subreaper
+    ///   ([`CommandRunner::containment`]); a note counts them.
+    /// - A shell-form hook runs under its rule's `shell`: `/bin/sh -c`, `bash -c`, or
+    ///   `pwsh -NoProfile -Command` (`powershell` when only that is installed).
     /// - stdin gets `req.stdin` and is closed; a hook that does not read it is fine.
     /// - stdout and stderr are read concurrently until both close, capped per
     ///   [`CommandLimits`]. A hook that exits while a background child still holds them is
@@ -135,7 +173,8 @@ impl CommandRunner {
     ///
     /// # Errors
     /// A [`HookFailure`] of class `SpawnError` when the hook could not be started: an `args`
-    /// program that is missing or not executable, a missing working directory, no command.
+    /// program that is missing or not executable, a shell that is not installed, a missing
+    /// working directory, no command.
     ///
     /// The process must not die of SIGPIPE when a hook closes stdin early: Rust binaries ignore
     /// it by default; a host embedding this crate otherwise must ignore it too.
@@ -154,7 +193,15 @@ impl CommandRunner {
 
     async fn run_inner(&self, req: &CommandRequest) -> Result<CommandRun, SpawnError> {
         let started = Instant::now();
-        let mut child = spawn(req, &self.inherited)?;
+        let mut notes = Vec::new();
+        // Declared before the group: on cancellation the group is killed first, then the
+        // scope (its cgroup), so both kills happen whatever was dropped mid-way.
+        let mut scope = self.active().scope(&mut notes);
+        let Spawned {
+            mut child,
+            notes: spawn_notes,
+        } = spawn(req, &self.inherited, &scope)?;
+        notes.extend(spawn_notes);
         let stdin = child.stdin.take();
         let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
         let mut group = ProcessGroup::new(child);
@@ -163,7 +210,7 @@ impl CommandRunner {
         let mut out = Capture::new(self.limits.max_stdout_bytes);
         let mut err = Capture::new(self.limits.max_stderr_bytes);
         let mut status: Option<ExitStatus> = None;
-        let mut notes = Vec::new();
+        let mut feed_error = None;
 
         // Phase 1, until the deadline: the hook is done when the leader exited and both pipes
         // reached end of file. Feeding stdin runs alongside but is not waited for: a background
@@ -186,7 +233,7 @@ impl CommandRunner {
                 )
             };
             let feed = async {
-                feed_stdin(stdin, &req.stdin).await;
+                feed_error = feed_stdin(stdin, &req.stdin).await;
                 std::future::pending::<()>().await;
             };
             tokio::select! {
@@ -197,23 +244,30 @@ impl CommandRunner {
         .await
         .is_ok();
         let exited_by_itself = status;
+        notes.extend(feed_error);
 
         // Phase 2: kill whatever is left of the group (background children, or everything at
-        // the deadline), then collect the last output and reap the leader, bounded.
+        // the deadline) and what left it (the scope: its cgroup or the subreaper's sweep), then
+        // collect the last output and reap the leader, bounded. Together: a process that left
+        // the group may hold the pipes open until the scope kills it.
         group.kill();
-        let settled = tokio::time::timeout(self.limits.reap_timeout, async {
-            tokio::join!(
-                drain(&mut stdout, &mut out),
-                drain(&mut stderr, &mut err),
-                async {
-                    if status.is_none() {
-                        status = group.wait().await.ok();
+        let pgid = group.pid().and_then(|p| i32::try_from(p).ok());
+        let reap = self.limits.reap_timeout;
+        let (settled, scope_notes) = tokio::join!(
+            tokio::time::timeout(reap, async {
+                tokio::join!(
+                    drain(&mut stdout, &mut out),
+                    drain(&mut stderr, &mut err),
+                    async {
+                        if status.is_none() {
+                            status = group.wait().await.ok();
+                        }
                     }
-                }
-            )
-        })
-        .await
-        .is_ok();
+                )
+            }),
+            scope.finish(pgid, reap),
+        );
+        let settled = settled.is_ok();
 
         let timed_out = !finished;
         let (mut exit_code, signal) = status.map(code_and_signal).unwrap_or_default();
@@ -239,6 +293,7 @@ impl CommandRunner {
         if let (Some(code), Some(_)) = (exit_code, &req.spec.command) {
             notes.extend(shell_exit_note(code).map(str::to_owned));
         }
+        notes.extend(scope_notes);
         if !settled {
             notes.push(format!(
                 "after the kill, the hook's output stayed open or it was not reaped within {} s; \
@@ -292,19 +347,23 @@ impl fmt::Debug for CommandRunner {
             .field("limits", &self.limits)
             .field("env_policy", &self.env_policy)
             .field("data_root", &self.data_root)
+            .field("containment", &self.containment_policy)
             .field("inherited_vars", &self.inherited.len())
             .finish_non_exhaustive()
     }
 }
 
 /// Writes the payload and closes stdin, so a hook reading to end of file (`cat`) finishes.
-async fn feed_stdin(pipe: Option<ChildStdin>, bytes: &[u8]) {
-    let Some(mut pipe) = pipe else { return };
+/// Returns a note when the write failed for another reason than the hook not reading it all.
+async fn feed_stdin(pipe: Option<ChildStdin>, bytes: &[u8]) -> Option<String> {
+    let mut pipe = pipe?;
     match pipe.write_all(bytes).await {
-        Ok(()) => {}
+        Ok(()) => None,
         // The hook exited or closed stdin without reading it all: allowed.
-        Err(e) if e.kind() == ErrorKind::BrokenPipe => {}
-        Err(e) => tracing::debug!(error = %e, "writing the payload to the hook failed"),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => None,
+        Err(e) => Some(format!(
+            "writing the payload to the hook's stdin failed: {e}"
+        )),
     }
 }
 

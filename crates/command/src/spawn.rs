@@ -1,46 +1,155 @@
 //! Turning a request into a started process: program and arguments with placeholders
-//! substituted, environment, working directory, pipes, and a process group of its own.
+//! substituted, the rule's shell, environment, working directory, pipes, a process group of
+//! its own, and the run's containment (its cgroup, or the subreaper's marker).
 
 use std::ffi::OsString;
+use std::io;
 use std::path::Path;
 use std::process::Stdio;
 
 use tokio::process::{Child, Command};
 
+use crate::containment::Scope;
 use crate::environment::{context_vars, placeholder_values};
 use crate::error::SpawnError;
+use crate::join::join_before_exec;
 use crate::placeholder::substitute;
 use crate::request::CommandRequest;
+use crate::shell::{install_hint, launchers};
+use crate::subreaper::{RUN_MARKER_VAR, spawn_registered};
 
-/// The shell of the shell form. An absolute path, so a hook still runs when the inherited
-/// `PATH` is odd or empty; POSIX systems all have it.
-const SHELL: &str = "/bin/sh";
+/// A started hook, with notes about how it was started when that was unusual.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    pub(crate) notes: Vec<String>,
+}
 
-/// Starts the hook described by `req`, with `inherited` as the base of its environment.
+/// What to execute: the candidates in order (several only for a shell with alternatives), and
+/// the arguments after the program.
+struct Plan {
+    programs: Vec<String>,
+    args: Vec<Vec<String>>,
+}
+
+/// Starts the hook described by `req`, with `inherited` as the base of its environment, in
+/// `scope`.
 ///
 /// The child leads a new process group (so the whole group can be killed), has all three
-/// standard streams piped, and is killed if its `Child` is dropped unreaped.
+/// standard streams piped, and is killed if its `Child` is dropped unreaped. In a cgroup
+/// scope it joins its cgroup before it executes. A shell that is not installed is tried next
+/// in line (`pwsh`, then `powershell`); none installed is [`SpawnError::ShellMissing`].
 pub(crate) fn spawn(
     req: &CommandRequest,
     inherited: &[(OsString, OsString)],
-) -> Result<Child, SpawnError> {
+    scope: &Scope<'_>,
+) -> Result<Spawned, SpawnError> {
+    let plan = plan(req)?;
+    let cwd = req.cwd.as_deref().or(req.context.plugin_data.as_deref());
+    let mut notes = Vec::new();
+    let mut missing = None;
+    for (program, args) in plan.programs.iter().zip(&plan.args) {
+        match attempt(req, inherited, scope, cwd, program, args, &mut notes) {
+            Ok(child) => return Ok(Spawned { child, notes }),
+            // Not installed: try the next candidate (`powershell` after `pwsh`).
+            Err(e) if e.kind() == io::ErrorKind::NotFound && cwd.is_none_or(Path::is_dir) => {
+                missing = Some((program, e));
+            }
+            Err(e) => return Err(classify(program.clone(), cwd, e)),
+        }
+    }
+    Err(match (missing, &req.spec.command) {
+        (Some(_), Some(_)) => SpawnError::ShellMissing {
+            shell: req.spec.shell.as_str(),
+            tried: plan.programs,
+            hint: install_hint(req.spec.shell),
+        },
+        (Some((program, e)), None) => classify(program.clone(), cwd, e),
+        // `plan` always has a candidate.
+        (None, _) => SpawnError::NoCommand,
+    })
+}
+
+/// Starts `program`, joining the run's cgroup if it has one.
+///
+/// A failure with the cgroup may be the kernel refusing the move or the program's own error;
+/// only a second try without the cgroup tells (it costs a spawn on real errors only). When
+/// that one starts, the cgroup was the problem: the hook runs without it, with a note, and the
+/// runner stops trying cgroups.
+fn attempt(
+    req: &CommandRequest,
+    inherited: &[(OsString, OsString)],
+    scope: &Scope<'_>,
+    cwd: Option<&Path>,
+    program: &str,
+    args: &[String],
+    notes: &mut Vec<String>,
+) -> io::Result<Child> {
+    let Scope::Cgroup(cgroup) = scope else {
+        return start(req, inherited, scope, true, cwd, program, args);
+    };
+    let refused = match start(req, inherited, scope, true, cwd, program, args) {
+        Ok(child) => return Ok(child),
+        Err(e) => e,
+    };
+    // Failing again without the cgroup: the program's own error, reported as such.
+    let child = start(req, inherited, scope, false, cwd, program, args)?;
+    cgroup.tree().mark_broken();
+    let note = format!(
+        "the hook ran without a cgroup: the kernel refused to move it into `{}` ({refused}); \
+         processes that leave its process group outlive it",
+        cgroup.dir().display()
+    );
+    tracing::warn!("{note}; later hooks of this runner run without a cgroup");
+    notes.push(note);
+    Ok(child)
+}
+
+/// The program candidates and their arguments, placeholders substituted.
+fn plan(req: &CommandRequest) -> Result<Plan, SpawnError> {
     let values = placeholder_values(&req.context);
     let vars: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let (program, args) = match (&req.spec.command, &req.spec.args) {
-        (Some(text), _) => (
-            SHELL.to_owned(),
-            vec!["-c".to_owned(), substitute(text, &vars).into_owned()],
-        ),
+    match (&req.spec.command, &req.spec.args) {
+        (Some(text), _) => {
+            let text = substitute(text, &vars).into_owned();
+            let shells = launchers(req.spec.shell);
+            Ok(Plan {
+                programs: shells.iter().map(|l| l.program.to_owned()).collect(),
+                args: shells
+                    .iter()
+                    .map(|l| {
+                        let mut args: Vec<String> =
+                            l.flags.iter().map(|f| (*f).to_owned()).collect();
+                        args.push(text.clone());
+                        args
+                    })
+                    .collect(),
+            })
+        }
         (None, Some(args)) => {
             let mut args = args.iter().map(|a| substitute(a, &vars).into_owned());
             let program = args.next().ok_or(SpawnError::EmptyArgs)?;
-            (program, args.collect())
+            Ok(Plan {
+                programs: vec![program],
+                args: vec![args.collect()],
+            })
         }
-        (None, None) => return Err(SpawnError::NoCommand),
-    };
+        (None, None) => Err(SpawnError::NoCommand),
+    }
+}
 
-    let mut cmd = Command::new(&program);
-    cmd.args(&args)
+/// One spawn attempt.
+fn start(
+    req: &CommandRequest,
+    inherited: &[(OsString, OsString)],
+    scope: &Scope<'_>,
+    join_cgroup: bool,
+    cwd: Option<&Path>,
+    program: &str,
+    args: &[String],
+) -> io::Result<Child> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .env_clear()
         .envs(inherited.iter().map(|(k, v)| (k, v)))
         .envs(context_vars(&req.context))
@@ -49,16 +158,26 @@ pub(crate) fn spawn(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let cwd = req.cwd.as_deref().or(req.context.plugin_data.as_deref());
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
-    cmd.spawn().map_err(|source| classify(program, cwd, source))
+    match scope {
+        Scope::Cgroup(cgroup) if join_cgroup => {
+            if let Some(procs) = cgroup.procs() {
+                join_before_exec(&mut cmd, procs);
+            }
+        }
+        Scope::Subreaper(mark) => {
+            cmd.env(RUN_MARKER_VAR, mark.value());
+        }
+        _ => {}
+    }
+    spawn_registered(|| cmd.spawn(), Child::id)
 }
 
 /// A missing working directory fails the spawn with the same "not found" as a missing program;
 /// look at the directory to say which one it was.
-fn classify(program: String, cwd: Option<&Path>, source: std::io::Error) -> SpawnError {
+fn classify(program: String, cwd: Option<&Path>, source: io::Error) -> SpawnError {
     match cwd {
         Some(cwd) if !cwd.is_dir() => SpawnError::Cwd {
             program,

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::util::{Fixture, exec, request, shell};
 
 /// Prints each variable the tests look at as `NAME=value`, or `NAME unset`.
-const SHOW_ENV: &str = r#"for v in CLAUDE_PROJECT_DIR CLAUDE_PLUGIN_ROOT CLAUDE_PLUGIN_DATA PLUGIN_ROOT PLUGIN_DATA GHAST_HOOK HOOK_EVENT HOOK_TOOL_NAME HOOK_TOOL_INPUT HOOK_TOOL_OUTPUT OPENAI_API_KEY ANTHROPIC_API_KEY MY_TOKEN TEAM_SECRET; do
+const SHOW_ENV: &str = r#"for v in CLAUDE_PROJECT_DIR CLAUDE_PLUGIN_ROOT CLAUDE_PLUGIN_DATA PLUGIN_ROOT PLUGIN_DATA GHAST_HOOK HOOK_EVENT HOOK_TOOL_NAME HOOK_TOOL_INPUT HOOK_TOOL_OUTPUT OPENAI_API_KEY ANTHROPIC_API_KEY AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN GITHUB_TOKEN GH_TOKEN AWS_PROFILE MY_TOKEN TEAM_SECRET; do
   eval "if [ \"\${$v+set}\" = set ]; then echo \"$v=\$$v\"; else echo \"$v unset\"; fi"
 done"#;
 
@@ -33,6 +33,11 @@ fn runner(fx: &Fixture) -> CommandRunner {
         ("HOOK_EVENT", "Stale".to_owned()),
         ("OPENAI_API_KEY", "sk-openai-secret".to_owned()),
         ("anthropic_api_key", "sk-ant-secret".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "sk-aws-secret".to_owned()),
+        ("AWS_SESSION_TOKEN", "sk-aws-session".to_owned()),
+        ("GITHUB_TOKEN", "sk-ghp-secret".to_owned()),
+        ("GH_TOKEN", "sk-gh-secret".to_owned()),
+        ("AWS_PROFILE", "dev".to_owned()),
         ("MY_TOKEN", "kept".to_owned()),
         ("TEAM_SECRET", "s3".to_owned()),
     ])
@@ -100,10 +105,15 @@ async fn simple_gets_the_hook_variables() {
 }
 
 #[tokio::test]
-async fn provider_keys_are_not_visible_and_other_variables_are() {
+async fn provider_keys_and_account_credentials_are_not_visible_and_other_variables_are() {
     let (_fx, lines) = env_lines(Dialect::Claude).await;
     has(&lines, "OPENAI_API_KEY unset");
     has(&lines, "ANTHROPIC_API_KEY unset");
+    has(&lines, "AWS_SECRET_ACCESS_KEY unset");
+    has(&lines, "AWS_SESSION_TOKEN unset");
+    has(&lines, "GITHUB_TOKEN unset");
+    has(&lines, "GH_TOKEN unset");
+    has(&lines, "AWS_PROFILE=dev");
     has(&lines, "MY_TOKEN=kept");
     has(&lines, "TEAM_SECRET=s3");
     assert!(!lines.iter().any(|l| l.contains("sk-")), "{lines:#?}");

@@ -57,6 +57,11 @@ async fn stderr_over_the_cap_is_truncated_and_reported() {
     assert_eq!(run.output.stderr.len(), MIB);
     assert!(run.output.stderr_truncated);
     assert_eq!(run.output.stdout, "done\n");
+    assert!(
+        run.notes.iter().any(|n| n == "stderr cut at 1048576 bytes"),
+        "{:?}",
+        run.notes
+    );
 }
 
 #[tokio::test]
