@@ -25,15 +25,24 @@ pub enum PoolingMode {
 /// waits for a free slot (up to [`RuntimeConfig::admission_wait`]) rather than failing at once
 /// when all are busy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PoolConfig {
     /// Hooks that may run at once. Default **256**. Also the size of the runtime's concurrency
     /// gate, pooled or not.
     pub slots: u32,
-    /// Core instances one component may create (a Rust component needs 1–5). Default **16**.
+    /// Core instances one component may create. Default **128**: a Rust or C hook creates 1–3,
+    /// componentize-js's 4, componentize-py's 38. It is only a counter in wasmtime's pool (no
+    /// memory is reserved per instance: measured, 16 or 128 change neither virtual nor resident
+    /// memory), so it is set well above every toolchain's. A component over it is refused at
+    /// load, before compiling, naming this setting.
     pub core_instances_per_slot: u32,
-    /// Linear memories per component. Default **4**.
+    /// Linear memories per component. Default **4** (every toolchain above defines 1). Each
+    /// costs a virtual-address reservation of 4 GiB + 32 MiB guard per slot (measured: 4 → 8
+    /// adds 4 TiB of address space for 256 slots, +116 KiB resident), so it stays low.
     pub memories_per_slot: u32,
-    /// Tables per component. Default **16**.
+    /// Tables per component. Default **16** (every toolchain above defines 1–2). Each costs
+    /// `max_table_elements` × 8 bytes of address space per slot (16 → 32: +3 GiB for 256
+    /// slots, +224 KiB resident).
     pub tables_per_slot: u32,
     /// Hard cap on one linear memory, in bytes: no policy may allow more. Default **256 MiB**.
     pub max_memory_bytes: u64,
@@ -41,10 +50,10 @@ pub struct PoolConfig {
     pub max_table_elements: u32,
     /// Linear-memory bytes kept resident and reset in place (instead of `madvise`, which costs a
     /// syscall, TLB shootdowns and page faults on the next event) when a slot is freed. With
-    /// `pagemap_scan` only the pages the guest dirtied are reset. Default **2 MiB**: covers a Rust
-    /// guest's stack and heap; at most what the guest touched stays resident per warm slot.
-    /// Without `PAGEMAP_SCAN` the whole prefix would be `memset` per event, so it is capped at
-    /// 64 KiB there.
+    /// `PAGEMAP_SCAN` active only the pages the guest dirtied are reset. Default **2 MiB**:
+    /// covers a Rust guest's stack and heap; at most what the guest touched stays resident per
+    /// warm slot. Without `PAGEMAP_SCAN` (the default, see `pagemap_scan`) the whole prefix
+    /// would be `memset` per event, so it is capped at 64 KiB.
     pub memory_keep_resident: u64,
     /// Table bytes kept resident and reset in place, as for memory. Default **64 KiB**.
     pub table_keep_resident: u64,
@@ -83,6 +92,7 @@ impl Default for PoolConfig {
 /// [`RuntimeConfig::with_default_cache_dir`] for the usual `$HOOKBOX_CACHE_DIR` /
 /// `$XDG_CACHE_HOME/hookbox/wasm` / `~/.cache/hookbox/wasm` location.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RuntimeConfig {
     /// Pool or on-demand allocation. Default [`PoolingMode::Auto`].
     pub pooling: PoolingMode,

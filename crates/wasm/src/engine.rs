@@ -80,6 +80,15 @@ fn check(config: &RuntimeConfig) -> Result<(), WasmError> {
     if config.pool.slots == 0 {
         return bad("pool.slots must be at least 1".into());
     }
+    if config.memory_budget_bytes < 64 << 10 {
+        return bad(format!(
+            "memory_budget_bytes ({}) is below one wasm page (65536): it admits no run at all",
+            config.memory_budget_bytes
+        ));
+    }
+    if config.max_component_bytes == 0 {
+        return bad("max_component_bytes must be above zero".into());
+    }
     Ok(())
 }
 
@@ -330,5 +339,19 @@ mod tests {
         let mut c = RuntimeConfig::default();
         c.pool.slots = 0;
         assert!(matches!(build(&c), Err(WasmError::Config(_))));
+        let c = RuntimeConfig {
+            memory_budget_bytes: 1000,
+            ..RuntimeConfig::default()
+        };
+        assert!(
+            matches!(build(&c), Err(WasmError::Config(m)) if m.contains("memory_budget_bytes"))
+        );
+        let c = RuntimeConfig {
+            max_component_bytes: 0,
+            ..RuntimeConfig::default()
+        };
+        assert!(
+            matches!(build(&c), Err(WasmError::Config(m)) if m.contains("max_component_bytes"))
+        );
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Every field is enforced per event: each run gets a fresh store, so nothing (memory, fuel
 /// left over, log quota) carries from one event to the next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct WasmLimits {
     /// Wall-clock budget for instantiation, the call and reading the answer.
     ///

@@ -213,6 +213,12 @@ impl WasmRuntime {
                 policy.maxima.memory_bytes, self.config.memory_budget_bytes
             ));
         }
+        if self.pooled && policy.maxima.instances > u64::from(pool.core_instances_per_slot) {
+            return cannot(format!(
+                "allows {} core instances, above the {} one pool slot holds (pool.core_instances_per_slot)",
+                policy.maxima.instances, pool.core_instances_per_slot
+            ));
+        }
         if policy.maxima.table_elements > u64::from(pool.max_table_elements) {
             return cannot(format!(
                 "allows {} table elements, above the runtime's hard cap of {} (pool.max_table_elements)",

@@ -176,6 +176,9 @@ fn policies_the_runtime_cannot_enforce_are_refused() {
     let mut huge = WasmPolicy::default();
     huge.maxima.memory_bytes = 1 << 40;
     assert!(cannot(&huge, runtime()).contains("(pool.max_memory_bytes)"));
+    let mut many = WasmPolicy::default();
+    many.maxima.instances = 200;
+    assert!(cannot(&many, runtime()).contains("(pool.core_instances_per_slot)"));
     let small_budget = WasmRuntime::new(RuntimeConfig {
         memory_budget_bytes: 128 << 20,
         ..RuntimeConfig::default()

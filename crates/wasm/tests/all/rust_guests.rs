@@ -797,3 +797,16 @@ async fn a_mount_renamed_and_replaced_by_a_symlink_to_root_stays_the_original_fo
 async fn in_mount_with(mounts: &[ResolvedMount], behaviour: &str) -> String {
     answer(chaos_in(runtime(), behaviour, &WasmLimits::default(), mounts, &[]).await)
 }
+
+/// Rust's `std::process::exit` on `wasm32-wasip2` goes through wasi-libc's `exit`, which calls
+/// `wasi:cli/exit.exit(err)` for any non-zero status: the host sees 1, whatever the code. (So
+/// a Rust command guest cannot exit with 2; it answers with JSON instead. `exit-with-code`
+/// itself passes any code through: `command.rs`.)
+#[tokio::test]
+async fn rust_std_process_exit_reaches_the_host_as_1() {
+    let f = failure(chaos("exit:3").await);
+    assert_eq!(
+        f.failure.message,
+        "guest exited with code 1 instead of returning a response"
+    );
+}
