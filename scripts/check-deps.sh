@@ -23,7 +23,10 @@ forbid() {
 
 forbid hookbox-core 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-.*' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
 forbid hookbox-command 'wasmtime.*' 'hookbox-wasm' 'hookbox-host'
-forbid hookbox-wasm 'hookbox-command' 'hookbox-host'
+forbid hookbox-wasm 'hookbox-command' 'hookbox-host' 'hookbox-http'
+forbid hookbox-http 'wasmtime.*' 'hookbox-wasm' 'hookbox-host' 'hookbox-command'
+# Nothing below the host knows about tenants or HTTP serving.
+forbid hookbox-host 'hookbox-server' 'axum.*'
 
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core is pure; command and wasm are independent)"
+echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server)"

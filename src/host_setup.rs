@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use hookbox_command::ContainmentPolicy;
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_host::{
     HookHost, HookRuntime, HostPolicy, RuntimeSettings, default_state_root, project_state_dir,
@@ -92,6 +93,12 @@ impl HostSetup {
 pub(crate) fn runtime_settings() -> RuntimeSettings {
     RuntimeSettings {
         wasm: wasm_runtime_config(),
+        // The CLI owns its process and starts children only through hookbox: it may be a child
+        // subreaper, so a native hook's `setsid` daemon is killed with it even without a cgroup.
+        containment: ContainmentPolicy {
+            subreaper: true,
+            ..ContainmentPolicy::default()
+        },
         ..RuntimeSettings::default()
     }
 }

@@ -383,8 +383,8 @@ pub(crate) fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str
         Handler::Command(_) if !policy.allow_native_commands => Some(
             "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
         ),
-        Handler::Http(_) if !policy.allow_http => Some(
-            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to allow-list the destination",
+        Handler::Http(_) if !policy.http.enabled => Some(
+            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to turn them on and allow-list the destination",
         ),
         _ => None,
     }

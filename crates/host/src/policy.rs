@@ -10,6 +10,7 @@ use std::time::Duration;
 use hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP;
 use hookbox_core::matcher::ToolAliases;
 use hookbox_core::rule::FailMode;
+use hookbox_http::HttpPolicy;
 use hookbox_wasm::{DEFAULT_MAX_COMPONENT_BYTES, WasmPolicy};
 
 /// A token bucket: `per_second` dispatches on average, bursts of up to `burst`.
@@ -44,8 +45,14 @@ pub struct HostPolicy {
     /// Whether native command hooks may be loaded. When false a command rule is refused at
     /// load with a located error (native hooks are not sandboxed). Default: true.
     pub allow_native_commands: bool,
-    /// Whether `http` hooks may be loaded. Default: true (any destination, as Claude Code).
-    pub allow_http: bool,
+    /// Where `http` hooks may send the payload. Default: [`HttpPolicy::developer`] — any
+    /// destination, as Claude Code in a developer's own settings. When `enabled` is false, an
+    /// `http` rule is refused at load.
+    pub http: HttpPolicy,
+    /// Whether `$VAR` in an `http` hook's header values (for names its `allowedEnvVars` lists)
+    /// reads this process's environment, as Claude Code does. Default: true; tenants: false
+    /// (their hooks never see the host's environment).
+    pub http_env: bool,
     /// Run identical command handlers from different files of one plugin once per dispatch.
     /// Default: true (Claude Code dedups identical handlers).
     pub dedup_commands: bool,
@@ -91,7 +98,8 @@ impl Default for HostPolicy {
             stop_reentry_cap: DEFAULT_STOP_REENTRY_CAP,
             fail_mode: FailMode::Allow,
             allow_native_commands: true,
-            allow_http: true,
+            http: HttpPolicy::developer(),
+            http_env: true,
             dedup_commands: true,
             aliases: ToolAliases::default(),
             wasm: WasmPolicy::default(),

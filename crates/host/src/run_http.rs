@@ -1,27 +1,62 @@
-//! Running an `http` rule (Claude Code's `"type": "http"`): the payload POSTed to the rule's URL.
-//! The runner (`hookbox-http`) is wired in with the hardening of http hooks; until then such a
-//! rule fails with `http_error`, and its fail mode decides.
+//! Running an `http` rule (Claude Code's `"type": "http"`): the payload JSON POSTed to the
+//! rule's URL by the runtime's [`HttpRunner`](hookbox_http::HttpRunner), within this host's
+//! [`HttpPolicy`](hookbox_http::HttpPolicy) (any destination for a developer; for a tenant only
+//! what its policy allow-lists, checked after DNS resolution) and admission. The answer is read
+//! as a command hook's stdout on exit 0; a failure is `http_error` or `timeout`, and the rule's
+//! fail mode decides.
 
-use hookbox_core::output::FailureClass;
+use hookbox_core::output::RunOutput;
 use hookbox_core::rule::{HttpSpec, Rule};
+use hookbox_http::HttpRequest;
 
-use crate::dispatch::Ran;
+use crate::dispatch::{Ran, with_notes};
 use crate::host::Inner;
 use crate::payloads::Payloads;
 
 impl Inner {
-    pub(crate) async fn run_http(
-        &self,
-        _rule: &Rule,
-        spec: &HttpSpec,
-        _payloads: &Payloads,
-    ) -> Ran {
-        Ran::failed(
-            FailureClass::HttpError,
-            format!(
-                "http hooks are not run by this build (POST to {})",
-                spec.url
-            ),
-        )
+    pub(crate) async fn run_http(&self, rule: &Rule, spec: &HttpSpec, payloads: &Payloads) -> Ran {
+        let payload = match payloads.get(rule.dialect) {
+            Ok(p) => p,
+            Err(f) => {
+                return Ran {
+                    out: RunOutput::Failed(f),
+                    text: None,
+                    fuel: None,
+                };
+            }
+        };
+        let _permit = match self.admit_hook().await {
+            Ok(p) => p,
+            Err(refused) => return refused,
+        };
+        // Header values may name environment variables (`allowedEnvVars`): a developer's host
+        // reads its own environment, as Claude Code does; a tenant's hooks see none of it.
+        let from_env = |name: &str| std::env::var(name).ok();
+        let no_env = |_: &str| None;
+        let env: &(dyn Fn(&str) -> Option<String> + Send + Sync) = if self.policy.http_env {
+            &from_env
+        } else {
+            &no_env
+        };
+        let req = HttpRequest {
+            spec,
+            payload: &payload,
+            env,
+        };
+        match self.runtime.inner.http.run(&req, &self.policy.http).await {
+            Ok(run) => {
+                let text = (!run.output.stdout.is_empty()).then(|| run.output.stdout.clone());
+                Ran {
+                    text: with_notes(text, &run.notes),
+                    out: RunOutput::Command(run.output),
+                    fuel: None,
+                }
+            }
+            Err(f) => Ran {
+                out: RunOutput::Failed(f),
+                text: None,
+                fuel: None,
+            },
+        }
     }
 }

@@ -10,7 +10,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbox_command::{CommandLimits, CommandRunner, EnvPolicy};
+use hookbox_command::{CommandLimits, CommandRunner, ContainmentPolicy, EnvPolicy};
+use hookbox_http::{HttpError, HttpLimits, HttpRunner};
 use hookbox_wasm::{RuntimeConfig, WasmError, WasmRuntime};
 
 use crate::admission::Pool;
@@ -41,6 +42,13 @@ pub struct RuntimeSettings {
     /// Inherited environment variables native hooks do not see. Default: provider API keys and
     /// cloud credentials ([`EnvPolicy::default`]).
     pub env_policy: EnvPolicy,
+    /// How processes a native hook starts are killed with it: a cgroup v2 per hook where the
+    /// host may create one, else (opt-in) a child subreaper. Default: cgroup on, subreaper off
+    /// (a library must not reap its embedder's children); the CLI and `hookbox serve` turn the
+    /// subreaper on.
+    pub containment: ContainmentPolicy,
+    /// Limits of `http` hooks' answers and of the connection pool. Default: [`HttpLimits`]'s.
+    pub http_limits: HttpLimits,
     /// Replay records waiting to be written before new ones are dropped (and counted). The
     /// writer is a thread of its own, so a dispatch never waits for the disk. Default **4096**.
     pub replay_queue: usize,
@@ -61,6 +69,8 @@ impl Default for RuntimeSettings {
             admission_wait: Duration::from_secs(1),
             command_limits: CommandLimits::default(),
             env_policy: EnvPolicy::default(),
+            containment: ContainmentPolicy::default(),
+            http_limits: HttpLimits::default(),
             replay_queue: 4096,
             replay_open_files: 64,
             replay_idle_close: Duration::from_secs(30),
@@ -77,6 +87,9 @@ pub enum RuntimeError {
     /// A setting is out of range.
     #[error("runtime settings: {0}")]
     Settings(String),
+    /// The `http` hook runner could not be built (TLS roots).
+    #[error("cannot start the http hook runner: {0}")]
+    Http(#[from] HttpError),
     /// The replay writer thread could not start.
     #[error("cannot start the replay writer: {0}")]
     Replay(std::io::Error),
@@ -86,6 +99,7 @@ pub(crate) struct RuntimeInner {
     pub(crate) settings: RuntimeSettings,
     pub(crate) wasm: WasmRuntime,
     pub(crate) commands: CommandRunner,
+    pub(crate) http: HttpRunner,
     pub(crate) hooks: Arc<Pool>,
     pub(crate) slots: Arc<Pool>,
     pub(crate) background: Background,
@@ -121,7 +135,9 @@ impl HookRuntime {
         // Data folders are made by each host beneath its own state folder, not by the runner.
         let commands = CommandRunner::new(std::path::PathBuf::new())
             .with_limits(settings.command_limits)
-            .with_env_policy(settings.env_policy.clone());
+            .with_env_policy(settings.env_policy.clone())
+            .with_containment(settings.containment.clone());
+        let http = HttpRunner::new(settings.http_limits)?;
         let replay = ReplaySink::start(
             settings.replay_queue,
             settings.replay_open_files,
@@ -137,6 +153,7 @@ impl HookRuntime {
                 slots: Arc::new(Pool::new(slots, settings.reserved_slots)),
                 wasm,
                 commands,
+                http,
                 background: Background::default(),
                 replay,
                 metrics: Metrics::default(),
@@ -164,6 +181,12 @@ impl HookRuntime {
         m.replay_dropped = self.inner.replay.dropped();
         m.replay_errors = self.inner.replay.errors();
         m
+    }
+
+    /// How native hooks' processes are contained here (cgroup, subreaper, or process group
+    /// only, with why).
+    pub fn containment(&self) -> hookbox_command::Containment {
+        self.inner.commands.containment()
     }
 
     /// Background hooks (`async`) running now.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use hookbox_core::rule::FailMode;
+use hookbox_http::{Destination, HttpPolicy};
 use hookbox_wasm::{WasmLimits, WasmPolicy};
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,12 @@ pub struct TenantPolicy {
     pub allow_native_commands: bool,
     /// Whether `http` hooks may be loaded. Default **false**.
     pub allow_http: bool,
+    /// Where `http` hooks may send their payload when `allow_http` is on: host names
+    /// (`hooks.example.com`, `*.example.com`, with an optional `:port`), IP addresses or CIDR
+    /// ranges. Loopback, private, link-local (cloud metadata) and unique-local addresses are
+    /// refused unless an IP or CIDR entry holds them; names are checked after DNS resolution.
+    /// Default **none**.
+    pub http_allow: Vec<Destination>,
     /// Rules the tenant may hold. Default **64**.
     pub max_rules: usize,
     /// Largest component file, in bytes. Default **32 MiB** (a componentize-py guest is ~19 MB).
@@ -71,6 +78,7 @@ impl Default for TenantPolicy {
         TenantPolicy {
             allow_native_commands: false,
             allow_http: false,
+            http_allow: Vec::new(),
             max_rules: 64,
             max_component_bytes: 32 * MIB,
             default_timeout_secs: 2.0,
@@ -172,7 +180,12 @@ impl TenantPolicy {
             stop_reentry_cap: self.stop_reentry_cap,
             fail_mode: self.fail_mode,
             allow_native_commands: self.allow_native_commands,
-            allow_http: self.allow_http,
+            http: if self.allow_http {
+                HttpPolicy::allow_only(self.http_allow.iter().cloned())
+            } else {
+                HttpPolicy::tenant()
+            },
+            http_env: false,
             wasm,
             extra_mount_roots: Vec::new(),
             max_component_bytes: self.max_component_bytes,
@@ -200,7 +213,7 @@ mod tests {
         let h = p
             .host_policy(Path::new("/t/acme"), Path::new("/s/acme"), true)
             .unwrap();
-        assert!(!h.allow_native_commands && !h.allow_http && !h.wasm.allow_rw_mounts);
+        assert!(!h.allow_native_commands && !h.http.enabled && !h.wasm.allow_rw_mounts);
         assert!(h.extra_mount_roots.is_empty());
         assert_eq!(h.wasm.defaults.fuel, Some(2_000_000_000));
         h.wasm.validate().unwrap();
@@ -215,9 +228,15 @@ mod tests {
 
     #[test]
     fn keys_are_the_field_names_and_unknown_keys_are_refused() {
-        let p: TenantPolicy =
-            serde_json::from_str(r#"{"max_rules": 5, "allow_http": true}"#).unwrap();
+        let p: TenantPolicy = serde_json::from_str(
+            r#"{"max_rules": 5, "allow_http": true, "http_allow": ["hooks.example.com"]}"#,
+        )
+        .unwrap();
         assert_eq!((p.max_rules, p.allow_http, p.max_pool_slots), (5, true, 8));
+        let h = p
+            .host_policy(Path::new("/t"), Path::new("/s"), true)
+            .unwrap();
+        assert!(h.http.enabled && !h.http.any_destination && h.http.allow.len() == 1);
         let e = serde_json::from_str::<TenantPolicy>(r#"{"max_rulez": 5}"#).unwrap_err();
         assert!(e.to_string().contains("max_rulez"), "{e}");
     }

@@ -81,6 +81,7 @@ pub(crate) async fn call_handle(
     store: &mut Store<StoreState>,
     event: &Event,
     flat_payload: &str,
+    response_bytes: u64,
 ) -> Result<Result<HookResponse, HookFailure>, (Phase, wasmtime::Error)> {
     let event = wit_event(event, flat_payload);
     let hook = pre
@@ -92,7 +93,7 @@ pub(crate) async fn call_handle(
         .call_handle(&mut *store, &event)
         .await
         .map_err(|e| (Phase::Call, e))?;
-    Ok(hook_response(answer))
+    Ok(hook_response(answer, response_bytes))
 }
 
 /// The WIT event for `event`: typed fields plus the flat payload as JSON text — `flat_payload`
@@ -127,14 +128,39 @@ pub(crate) fn wit_event(event: &Event, flat_payload: &str) -> types::Event {
     }
 }
 
-/// The guest's answer as a core response; a guest `err` is class `trap`, unreadable
-/// `updated-input` is `invalid_output`.
+/// Bytes of text in a response: what `response_bytes` caps.
+fn response_len(r: &types::Response) -> u64 {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let contexts: usize = r.additional_contexts.iter().map(String::len).sum();
+    let permission = r.permission.as_ref().map_or(0, |p| opt(&p.reason));
+    (contexts
+        + opt(&r.block_reason)
+        + opt(&r.stop_reason)
+        + permission
+        + opt(&r.updated_input)
+        + opt(&r.follow_up)
+        + opt(&r.system_message)) as u64
+}
+
+/// The guest's answer as a core response; a guest `err` is class `trap`; a response over
+/// `response_bytes` and unreadable `updated-input` are `invalid_output`. The size is checked
+/// before anything is parsed.
 pub(crate) fn hook_response(
     answer: Result<types::Response, String>,
+    response_bytes: u64,
 ) -> Result<HookResponse, HookFailure> {
     let r = answer.map_err(|msg| {
         HookFailure::new(FailureClass::Trap, format!("guest returned error: {msg}"))
     })?;
+    let len = response_len(&r);
+    if len > response_bytes {
+        return Err(HookFailure::new(
+            FailureClass::InvalidOutput,
+            format!(
+                "the response is {len} bytes of text, above the `response_bytes` limit of {response_bytes} bytes"
+            ),
+        ));
+    }
     let updated_input = match r.updated_input {
         None => None,
         Some(text) => Some(parse_updated_input(&text)?),
@@ -192,6 +218,8 @@ mod tests {
     use hookbox_core::EventName;
     use serde_json::json;
 
+    const CAP: u64 = 1 << 20;
+
     fn response() -> types::Response {
         types::Response {
             additional_contexts: vec![],
@@ -207,19 +235,22 @@ mod tests {
 
     #[test]
     fn every_response_field_is_converted() {
-        let r = hook_response(Ok(types::Response {
-            additional_contexts: vec!["a".into(), "b".into()],
-            block_reason: Some("blocked".into()),
-            stop_reason: Some("stop".into()),
-            permission: Some(types::Permission {
-                decision: types::PermissionDecision::Deny,
-                reason: Some("no".into()),
+        let r = hook_response(
+            Ok(types::Response {
+                additional_contexts: vec!["a".into(), "b".into()],
+                block_reason: Some("blocked".into()),
+                stop_reason: Some("stop".into()),
+                permission: Some(types::Permission {
+                    decision: types::PermissionDecision::Deny,
+                    reason: Some("no".into()),
+                }),
+                updated_input: Some(r#"{"command":"ls"}"#.into()),
+                follow_up: Some("again".into()),
+                suppress_output: true,
+                system_message: Some("careful".into()),
             }),
-            updated_input: Some(r#"{"command":"ls"}"#.into()),
-            follow_up: Some("again".into()),
-            suppress_output: true,
-            system_message: Some("careful".into()),
-        }))
+            CAP,
+        )
         .unwrap();
         assert_eq!(r.additional_contexts, ["a", "b"]);
         assert_eq!(r.blocking_error.as_deref(), Some("blocked"));
@@ -234,26 +265,49 @@ mod tests {
         assert!(r.suppress_output);
         assert_eq!(r.system_message.as_deref(), Some("careful"));
         assert_eq!(
-            hook_response(Ok(response())).unwrap(),
+            hook_response(Ok(response()), CAP).unwrap(),
             HookResponse::default()
         );
     }
 
     #[test]
     fn bad_answers_are_classified() {
-        let e = hook_response(Err("nope".into())).unwrap_err();
+        let e = hook_response(Err("nope".into()), CAP).unwrap_err();
         assert_eq!(
             (e.class, e.message.as_str()),
             (FailureClass::Trap, "guest returned error: nope")
         );
         for text in ["{not json", "[1]", "\"s\""] {
-            let e = hook_response(Ok(types::Response {
-                updated_input: Some(text.into()),
-                ..response()
-            }))
+            let e = hook_response(
+                Ok(types::Response {
+                    updated_input: Some(text.into()),
+                    ..response()
+                }),
+                CAP,
+            )
             .unwrap_err();
             assert_eq!(e.class, FailureClass::InvalidOutput, "{text}");
         }
+    }
+
+    #[test]
+    fn the_response_cap_counts_every_string() {
+        let r = || types::Response {
+            additional_contexts: vec!["12345".into(), "678".into()],
+            permission: Some(types::Permission {
+                decision: types::PermissionDecision::Deny,
+                reason: Some("90".into()),
+            }),
+            ..response()
+        };
+        assert_eq!(response_len(&r()), 10);
+        hook_response(Ok(r()), 10).unwrap();
+        let e = hook_response(Ok(r()), 9).unwrap_err();
+        assert_eq!(e.class, FailureClass::InvalidOutput);
+        assert_eq!(
+            e.message,
+            "the response is 10 bytes of text, above the `response_bytes` limit of 9 bytes"
+        );
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //! file + rename, fsync'd) and carry a CRC-32 trailer; anything unreadable, torn, damaged or
 //! built by another engine is a cache miss, never an error.
 //!
+//! The folder is bounded by bytes (`RuntimeConfig::disk_cache_bytes`): after each write the
+//! least recently used files go (a hit refreshes its file's modification time).
+//!
 //! The trailer detects accidental damage (a bad disk, a crash, a truncated copy), which is what a
 //! CRC is for; it was a sha256 until `hookbox bench` showed it costing ~0.4 ms of a 1.1 ms load
 //! of a 500 KB artefact. It is not a defence against someone who can write the folder: such a
@@ -16,11 +19,13 @@ use std::hash::{Hash, Hasher};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
+use crate::cache_dir::{check_private, create_private_dir, private_file};
 use crate::config::RuntimeConfig;
 use crate::error::WasmError;
 
@@ -66,6 +71,8 @@ pub(crate) struct DiskCache {
     dir: PathBuf,
     /// Hex digest of everything about the engine that changes compiled code.
     engine_key: String,
+    /// Most bytes of `.cwasm` files kept in the folder.
+    max_bytes: u64,
 }
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -93,6 +100,7 @@ impl DiskCache {
         Ok(DiskCache {
             dir: dir.to_owned(),
             engine_key,
+            max_bytes: config.disk_cache_bytes,
         })
     }
 
@@ -124,7 +132,11 @@ impl DiskCache {
         // settings and rejects a mismatch with an error, which is a miss.
         let component = unsafe { Component::deserialize(engine, code) };
         match component {
-            Ok(c) => Some(c),
+            Ok(c) => {
+                // A hit makes the file recent again, so size-bounding removes the least used.
+                let _ = fs::File::open(&path).and_then(|f| f.set_modified(SystemTime::now()));
+                Some(c)
+            }
             Err(e) => {
                 tracing::debug!(path = %path.display(), error = %e, "unusable wasm cache entry; recompiling");
                 None
@@ -132,12 +144,10 @@ impl DiskCache {
         }
     }
 
-    /// Stores the compiled `component` for `wasm`. Errors are the caller's to log: a cache that
+    /// Stores the precompiled artefact `code` (from `Engine::precompile_component`) for `wasm`,
+    /// then trims the folder to its size bound. Errors are the caller's to log: a cache that
     /// cannot be written only costs a recompile next time.
-    pub(crate) fn put(&self, wasm: &Sha, component: &Component) -> Result<(), String> {
-        let code = component
-            .serialize()
-            .map_err(|e| format!("cannot serialize: {e}"))?;
+    pub(crate) fn put(&self, wasm: &Sha, code: &[u8]) -> Result<(), String> {
         let path = self.path(wasm);
         let tmp = self.dir.join(format!(
             ".{}.{}.{}.tmp",
@@ -147,73 +157,55 @@ impl DiskCache {
         ));
         let write = || -> std::io::Result<()> {
             let mut f = private_file(&tmp)?;
-            f.write_all(&code)?;
-            f.write_all(&crc32fast::hash(&code).to_le_bytes())?;
+            f.write_all(code)?;
+            f.write_all(&crc32fast::hash(code).to_le_bytes())?;
             f.sync_all()?;
             fs::rename(&tmp, &path)
         };
         write().map_err(|e| {
             let _ = fs::remove_file(&tmp);
             format!("cannot write `{}`: {e}", path.display())
-        })
-    }
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    fs::create_dir_all(dir)
-}
-
-/// Refuses a cache folder others can write to: its files are loaded as native code.
-#[cfg(unix)]
-fn check_private(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = fs::metadata(dir).map_err(|e| e.to_string())?;
-    if !meta.is_dir() {
-        return Err("not a folder".into());
-    }
-    let mode = meta.permissions().mode();
-    if mode & 0o022 != 0 {
-        return Err(format!(
-            "writable by group or others (mode {:o}); compiled code is loaded from it, so it must be private: chmod go-w",
-            mode & 0o777
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn check_private(dir: &Path) -> Result<(), String> {
-    if fs::metadata(dir).map_err(|e| e.to_string())?.is_dir() {
+        })?;
+        trim(&self.dir, self.max_bytes, &path);
         Ok(())
-    } else {
-        Err("not a folder".into())
     }
 }
 
-#[cfg(unix)]
-fn private_file(path: &Path) -> std::io::Result<fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn private_file(path: &Path) -> std::io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
+/// Removes the least recently used `.cwasm` files of `dir` (oldest modification time first)
+/// until they fit in `max_bytes`, sparing `keep` (the file just written). Best effort: another
+/// runtime may be trimming the same folder, so a file already gone is fine.
+pub(crate) fn trim(dir: &Path, max_bytes: u64, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            meta.is_file().then(|| {
+                (
+                    meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                    meta.len(),
+                    e.path(),
+                )
+            })
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|(_, len, _)| *len).sum();
+    if total <= max_bytes {
+        return;
+    }
+    files.sort();
+    for (_, len, path) in files {
+        if total <= max_bytes {
+            break;
+        }
+        if path == keep {
+            continue;
+        }
+        if fs::remove_file(&path).is_ok() {
+            total = total.saturating_sub(len);
+        }
+    }
 }

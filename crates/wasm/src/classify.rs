@@ -27,7 +27,13 @@ const STDERR_EXCERPT: usize = 2048;
 pub(crate) struct Budget {
     pub(crate) timeout: Duration,
     pub(crate) fuel: Option<u64>,
+    pub(crate) response_bytes: u64,
 }
+
+/// How wasmtime 48.0.8 words the error of a lift past the store's hostcall fuel (its type,
+/// `HostcallFuelExhausted`, is private). A test runs a guest over the cap, so a new wording
+/// fails the suite instead of turning `invalid_output` into `trap`.
+const HOSTCALL_FUEL_EXHAUSTED: &str = "fuel allocated for hostcalls has been exhausted";
 
 /// Classifies `err`, raised in `phase` by a store whose data is `state`.
 pub(crate) fn classify(
@@ -56,6 +62,18 @@ pub(crate) fn classify(
             ),
             other => HookFailure::new(FailureClass::Trap, with_stderr(&other.to_string(), stderr)),
         };
+    }
+    if format!("{err:#}").contains(HOSTCALL_FUEL_EXHAUSTED) {
+        return HookFailure::new(
+            FailureClass::InvalidOutput,
+            format!(
+                "the guest handed the host more than {} bytes in one call (its response, a log message or a write): above the `response_bytes` limit of {} bytes",
+                budget
+                    .response_bytes
+                    .max(crate::limits::WasmLimits::MIN_HOSTCALL_BYTES),
+                budget.response_bytes
+            ),
+        );
     }
     if err.downcast_ref::<PoolConcurrencyLimitError>().is_some() {
         return HookFailure::new(

@@ -22,17 +22,27 @@ pub enum PoolingMode {
 }
 
 /// Sizing of the instance pool. Each running hook holds one slot; slots are reused, and a run
-/// waits for a free slot (up to its timeout) rather than failing when all are busy.
+/// waits for a free slot (up to [`RuntimeConfig::admission_wait`]) rather than failing at once
+/// when all are busy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PoolConfig {
     /// Hooks that may run at once. Default **256**. Also the size of the runtime's concurrency
     /// gate, pooled or not.
     pub slots: u32,
-    /// Core instances one component may create (a Rust component needs 1–5). Default **16**.
+    /// Core instances one component may create. Default **128**: a Rust or C hook creates 1–3,
+    /// componentize-js's 4, componentize-py's 38. It is only a counter in wasmtime's pool (no
+    /// memory is reserved per instance: measured, 16 or 128 change neither virtual nor resident
+    /// memory), so it is set well above every toolchain's. A component over it is refused at
+    /// load, before compiling, naming this setting.
     pub core_instances_per_slot: u32,
-    /// Linear memories per component. Default **4**.
+    /// Linear memories per component. Default **4** (every toolchain above defines 1). Each
+    /// costs a virtual-address reservation of 4 GiB + 32 MiB guard per slot (measured: 4 → 8
+    /// adds 4 TiB of address space for 256 slots, +116 KiB resident), so it stays low.
     pub memories_per_slot: u32,
-    /// Tables per component. Default **16**.
+    /// Tables per component. Default **16** (every toolchain above defines 1–2). Each costs
+    /// `max_table_elements` × 8 bytes of address space per slot (16 → 32: +3 GiB for 256
+    /// slots, +224 KiB resident).
     pub tables_per_slot: u32,
     /// Hard cap on one linear memory, in bytes: no policy may allow more. Default **256 MiB**.
     pub max_memory_bytes: u64,
@@ -40,15 +50,20 @@ pub struct PoolConfig {
     pub max_table_elements: u32,
     /// Linear-memory bytes kept resident and reset in place (instead of `madvise`, which costs a
     /// syscall, TLB shootdowns and page faults on the next event) when a slot is freed. With
-    /// `pagemap_scan` only the pages the guest dirtied are reset. Default **2 MiB**: covers a Rust
-    /// guest's stack and heap; at most what the guest touched stays resident per warm slot.
-    /// Without `PAGEMAP_SCAN` the whole prefix would be `memset` per event, so it is capped at
-    /// 64 KiB there.
+    /// `PAGEMAP_SCAN` active only the pages the guest dirtied are reset. Default **2 MiB**:
+    /// covers a Rust guest's stack and heap; at most what the guest touched stays resident per
+    /// warm slot. Without `PAGEMAP_SCAN` (the default, see `pagemap_scan`) the whole prefix
+    /// would be `memset` per event, so it is capped at 64 KiB.
     pub memory_keep_resident: u64,
     /// Table bytes kept resident and reset in place, as for memory. Default **64 KiB**.
     pub table_keep_resident: u64,
-    /// Use Linux's `PAGEMAP_SCAN` (kernel ≥ 6.7) to find dirtied pages when resetting a slot;
-    /// ignored where unsupported. Default **true**.
+    /// Use Linux's `PAGEMAP_SCAN` (kernel ≥ 6.7) to find dirtied pages when resetting a slot.
+    /// Default **false**, because in wasmtime 48.0.8 the scan reports only pages that are dirty
+    /// *and present*: a dirty page the kernel swapped out is neither reset nor decommitted, so
+    /// the next instance in that slot could read the previous guest's data (upstream PR #14357).
+    /// Set to `true`, it is used only when `/proc/swaps` lists no swap when the engine is built
+    /// (otherwise it stays off, with a warning naming the risk), and where the kernel has it;
+    /// see [`WasmRuntime::pagemap_scan_active`](crate::WasmRuntime::pagemap_scan_active).
     pub pagemap_scan: bool,
     /// Unused slots kept warm for reuse by the same component. Default **100**.
     pub max_unused_warm_slots: u32,
@@ -58,14 +73,14 @@ impl Default for PoolConfig {
     fn default() -> PoolConfig {
         PoolConfig {
             slots: 256,
-            core_instances_per_slot: 16,
+            core_instances_per_slot: 128,
             memories_per_slot: 4,
             tables_per_slot: 16,
             max_memory_bytes: 256 << 20,
             max_table_elements: 100_000,
             memory_keep_resident: 2 << 20,
             table_keep_resident: 64 << 10,
-            pagemap_scan: true,
+            pagemap_scan: false,
             max_unused_warm_slots: 100,
         }
     }
@@ -77,6 +92,7 @@ impl Default for PoolConfig {
 /// [`RuntimeConfig::with_default_cache_dir`] for the usual `$HOOKBOX_CACHE_DIR` /
 /// `$XDG_CACHE_HOME/hookbox/wasm` / `~/.cache/hookbox/wasm` location.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RuntimeConfig {
     /// Pool or on-demand allocation. Default [`PoolingMode::Auto`].
     pub pooling: PoolingMode,
@@ -102,7 +118,35 @@ pub struct RuntimeConfig {
     pub async_stack_bytes: usize,
     /// Folder of precompiled `.cwasm` files; `None` keeps compiled components in memory only.
     /// It must be owned and writable by the host alone: its files are loaded as native code.
+    /// The runtime refuses a folder that is writable by group or others, not owned by the
+    /// effective user, or below a folder that others may write without the sticky bit or that
+    /// belongs to another user than us or root.
     pub cache_dir: Option<PathBuf>,
+    /// Longest wait to be admitted to run (a free instance slot, then room in the memory
+    /// budget), bounded by the run's own timeout. Past it the run fails at once with class
+    /// `overloaded`, never queued behind the whole backlog. Default **100 ms**: a trivial hook
+    /// runs in tens of microseconds and a language runtime's in about a millisecond, so under
+    /// normal load a slot frees within a few milliseconds and 100 ms absorbs a burst of 50–100×
+    /// that; a longer wait would only delay, by up to the wait, the verdict of a host that is
+    /// really overloaded (and of every other hook of the same dispatch, which waits for it).
+    pub admission_wait: Duration,
+    /// Aggregate memory budget of the runs in progress, in bytes: a run is admitted only while
+    /// the sum of the memory caps of the runs in progress, its own included, fits. A run's cap
+    /// is its `memory_bytes` times the linear memories its component defines (each memory is
+    /// capped separately; a component with none counts as one). Default **4 GiB**.
+    pub memory_budget_bytes: u64,
+    /// Compiled components kept loaded by the runtime, in bytes of compiled code; past it the
+    /// least recently loaded are forgotten (a rule set still holding one keeps it alive through
+    /// its `Arc`; the next load takes it from the disk cache). Default **512 MiB** (a Rust hook
+    /// is ~0.2 MB of code, componentize-py's Python ~40 MB).
+    pub memory_cache_bytes: u64,
+    /// Size of the on-disk cache, in bytes; after each write the least recently used files
+    /// (by modification time, refreshed on every hit) are removed until it fits. Default
+    /// **2 GiB**.
+    pub disk_cache_bytes: u64,
+    /// Largest component file read, in bytes; a larger file is refused without being read.
+    /// Default **64 MiB**: componentize-py's output is ~19 MB, componentize-js's ~12 MB.
+    pub max_component_bytes: u64,
 }
 
 impl Default for RuntimeConfig {
@@ -116,6 +160,11 @@ impl Default for RuntimeConfig {
             max_wasm_stack: 512 << 10,
             async_stack_bytes: 2 << 20,
             cache_dir: None,
+            admission_wait: Duration::from_millis(100),
+            memory_budget_bytes: 4 << 30,
+            memory_cache_bytes: 512 << 20,
+            disk_cache_bytes: 2 << 30,
+            max_component_bytes: 64 << 20,
         }
     }
 }

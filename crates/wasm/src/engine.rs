@@ -13,28 +13,42 @@ use wasmtime::{
 use crate::config::{PoolConfig, PoolingMode, RuntimeConfig};
 use crate::error::WasmError;
 
-/// An engine and whether it got its instance pool.
+/// An engine, whether it got its instance pool, and whether that pool resets slots with
+/// `PAGEMAP_SCAN`.
 pub(crate) struct BuiltEngine {
     pub(crate) engine: Engine,
     pub(crate) pooled: bool,
+    pub(crate) pagemap_scan: bool,
 }
 
 /// Builds the engine described by `config` and starts its epoch ticker.
 pub(crate) fn build(config: &RuntimeConfig) -> Result<BuiltEngine, WasmError> {
     check(config)?;
+    let pagemap = pagemap_decision(
+        config.pool.pagemap_scan,
+        std::fs::read_to_string("/proc/swaps").ok().as_deref(),
+        PoolingAllocationConfig::is_pagemap_scan_available(),
+    );
+    if let Some(warning) = &pagemap.warning {
+        tracing::warn!("{warning}");
+    }
+    let pagemap_scan = pagemap.active;
     let built = match config.pooling {
         PoolingMode::Disabled => BuiltEngine {
             engine: on_demand(config)?,
             pooled: false,
+            pagemap_scan: false,
         },
         PoolingMode::Required => BuiltEngine {
-            engine: pooled(config)?,
+            engine: pooled(config, pagemap_scan)?,
             pooled: true,
+            pagemap_scan,
         },
-        PoolingMode::Auto => match pooled(config) {
+        PoolingMode::Auto => match pooled(config, pagemap_scan) {
             Ok(engine) => BuiltEngine {
                 engine,
                 pooled: true,
+                pagemap_scan,
             },
             Err(err) => {
                 // Small address spaces (`ulimit -v`, 32-bit VA, some containers) cannot reserve
@@ -43,6 +57,7 @@ pub(crate) fn build(config: &RuntimeConfig) -> Result<BuiltEngine, WasmError> {
                 BuiltEngine {
                     engine: on_demand(config)?,
                     pooled: false,
+                    pagemap_scan: false,
                 }
             }
         },
@@ -64,6 +79,15 @@ fn check(config: &RuntimeConfig) -> Result<(), WasmError> {
     }
     if config.pool.slots == 0 {
         return bad("pool.slots must be at least 1".into());
+    }
+    if config.memory_budget_bytes < 64 << 10 {
+        return bad(format!(
+            "memory_budget_bytes ({}) is below one wasm page (65536): it admits no run at all",
+            config.memory_budget_bytes
+        ));
+    }
+    if config.max_component_bytes == 0 {
+        return bad("max_component_bytes must be above zero".into());
     }
     Ok(())
 }
@@ -89,13 +113,65 @@ fn on_demand(config: &RuntimeConfig) -> Result<Engine, WasmError> {
     Engine::new(&base(config)).map_err(|e| WasmError::Engine(format!("{e:#}")))
 }
 
-fn pooled(config: &RuntimeConfig) -> Result<Engine, WasmError> {
+fn pooled(config: &RuntimeConfig, pagemap_scan: bool) -> Result<Engine, WasmError> {
     let mut cfg = base(config);
-    cfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool(&config.pool)?));
+    cfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool(
+        &config.pool,
+        pagemap_scan,
+    )?));
     Engine::new(&cfg).map_err(|e| WasmError::Engine(format!("{e:#}")))
 }
 
-fn pool(p: &PoolConfig) -> Result<PoolingAllocationConfig, WasmError> {
+/// Whether the pool resets slots with `PAGEMAP_SCAN`, and the warning to log when it was asked
+/// for and refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct PagemapDecision {
+    pub(crate) active: bool,
+    pub(crate) warning: Option<String>,
+}
+
+/// `PAGEMAP_SCAN` only when `requested`, available, and no swap is configured: in wasmtime
+/// 48.0.8 the scan misses dirty pages that were swapped out, so with swap a slot could keep
+/// the previous guest's data. `swaps` is the text of `/proc/swaps` (`None`: unreadable, so
+/// swap cannot be ruled out).
+pub(crate) fn pagemap_decision(
+    requested: bool,
+    swaps: Option<&str>,
+    available: bool,
+) -> PagemapDecision {
+    let off = |warning: Option<String>| PagemapDecision {
+        active: false,
+        warning,
+    };
+    if !requested || !available {
+        return off(None);
+    }
+    let swap_devices = swaps.map(|text| {
+        text.lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .count()
+    });
+    match swap_devices {
+        Some(0) => PagemapDecision {
+            active: true,
+            warning: None,
+        },
+        Some(n) => off(Some(format!(
+            "pool.pagemap_scan is on but /proc/swaps lists {n} swap device(s): using it would let a \
+             guest's swapped-out dirty pages survive into the next instance of its slot (wasmtime \
+             48.0.8 resets only dirty pages that are present; upstream PR #14357), so it stays off"
+        ))),
+        None => off(Some(
+            "pool.pagemap_scan is on but /proc/swaps cannot be read, so swap cannot be ruled out: \
+             a guest's swapped-out dirty pages could survive into the next instance of its slot \
+             (wasmtime 48.0.8, upstream PR #14357), so it stays off"
+                .to_owned(),
+        )),
+    }
+}
+
+fn pool(p: &PoolConfig, pagemap_scan: bool) -> Result<PoolingAllocationConfig, WasmError> {
     let total = |per: u32, what: &str| {
         p.slots.checked_mul(per).ok_or_else(|| {
             WasmError::Config(format!(
@@ -124,15 +200,15 @@ fn pool(p: &PoolConfig) -> Result<PoolingAllocationConfig, WasmError> {
         )?)
         .linear_memory_keep_resident(keep_resident(
             p.memory_keep_resident,
-            p.pagemap_scan,
+            pagemap_scan,
             "pool.memory_keep_resident",
         )?)
         .table_keep_resident(keep_resident(
             p.table_keep_resident,
-            p.pagemap_scan,
+            pagemap_scan,
             "pool.table_keep_resident",
         )?)
-        .pagemap_scan(if p.pagemap_scan {
+        .pagemap_scan(if pagemap_scan {
             Enabled::Auto
         } else {
             Enabled::No
@@ -147,7 +223,7 @@ fn pool(p: &PoolConfig) -> Result<PoolingAllocationConfig, WasmError> {
 const KEEP_RESIDENT_WITHOUT_PAGEMAP: u64 = 64 << 10;
 
 fn keep_resident(bytes: u64, pagemap_scan: bool, what: &str) -> Result<usize, WasmError> {
-    let bytes = if pagemap_scan && PoolingAllocationConfig::is_pagemap_scan_available() {
+    let bytes = if pagemap_scan {
         bytes
     } else {
         bytes.min(KEEP_RESIDENT_WITHOUT_PAGEMAP)
@@ -213,6 +289,41 @@ mod tests {
         assert_eq!(wait_for(before), before);
     }
 
+    const NO_SWAP: &str = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+    const ONE_SWAP: &str = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
+                            /swapfile                               file\t\t2097148\t\t0\t\t-2\n";
+
+    #[test]
+    fn pagemap_scan_is_off_by_default() {
+        // Even where the kernel has it and there is no swap, the default leaves it off.
+        let default = RuntimeConfig::default().pool.pagemap_scan;
+        assert_eq!(
+            pagemap_decision(default, Some(NO_SWAP), true),
+            PagemapDecision {
+                active: false,
+                warning: None
+            }
+        );
+    }
+
+    #[test]
+    fn pagemap_scan_asked_for_is_refused_with_swap() {
+        let d = pagemap_decision(true, Some(ONE_SWAP), true);
+        assert!(!d.active);
+        assert!(d.warning.unwrap().contains("1 swap device(s)"));
+        let d = pagemap_decision(true, None, true);
+        assert!(!d.active && d.warning.unwrap().contains("cannot be read"));
+        // Without swap it is used when the kernel has it, and silently off when not.
+        assert_eq!(
+            pagemap_decision(true, Some(NO_SWAP), true),
+            PagemapDecision {
+                active: true,
+                warning: None
+            }
+        );
+        assert!(!pagemap_decision(true, Some(NO_SWAP), false).active);
+    }
+
     #[test]
     fn bad_configurations_are_refused() {
         let c = RuntimeConfig {
@@ -228,5 +339,19 @@ mod tests {
         let mut c = RuntimeConfig::default();
         c.pool.slots = 0;
         assert!(matches!(build(&c), Err(WasmError::Config(_))));
+        let c = RuntimeConfig {
+            memory_budget_bytes: 1000,
+            ..RuntimeConfig::default()
+        };
+        assert!(
+            matches!(build(&c), Err(WasmError::Config(m)) if m.contains("memory_budget_bytes"))
+        );
+        let c = RuntimeConfig {
+            max_component_bytes: 0,
+            ..RuntimeConfig::default()
+        };
+        assert!(
+            matches!(build(&c), Err(WasmError::Config(m)) if m.contains("max_component_bytes"))
+        );
     }
 }

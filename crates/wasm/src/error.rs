@@ -33,6 +33,28 @@ pub enum WasmError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The component file is not a regular file (a FIFO, a device, a folder): refused before
+    /// reading, since a FIFO would block the read and a device would never end.
+    #[error("component `{origin}` is {kind}, not a regular file")]
+    NotAFile {
+        /// The file.
+        origin: String,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// The component file is larger than `RuntimeConfig::max_component_bytes`: refused without
+    /// reading it whole.
+    #[error(
+        "component `{origin}` is {size} bytes, above the limit of {max_bytes} bytes (max_component_bytes)"
+    )]
+    TooLarge {
+        /// The file.
+        origin: String,
+        /// Its size (or the bytes read before giving up).
+        size: u64,
+        /// The limit.
+        max_bytes: u64,
+    },
     /// The bytes are not a component this host can run (not wasm, a core module, invalid, wrong
     /// world or version, imports the host does not grant).
     #[error("component `{origin}` is incompatible: {reason}")]

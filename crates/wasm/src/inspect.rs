@@ -9,6 +9,7 @@ use crate::bindings::PACKAGE;
 use crate::cache;
 use crate::error::WasmError;
 use crate::runtime::{ComponentKind, WasmRuntime};
+use crate::shape::{self, ComponentShape};
 use crate::world::{self, Analysis, Grant, World};
 
 /// What the inspected bytes are.
@@ -55,6 +56,8 @@ pub struct InspectReport {
     pub size_bytes: u64,
     /// sha256 of the bytes, hex.
     pub sha256: String,
+    /// What one instantiation creates, when the bytes are a component that parses.
+    pub shape: Option<ComponentShape>,
     /// Whether this host would load and run it.
     pub accepted: bool,
     /// Why not (empty when accepted).
@@ -64,10 +67,7 @@ pub struct InspectReport {
 impl WasmRuntime {
     /// Inspects the file at `path`.
     pub fn inspect_file(&self, path: &std::path::Path) -> Result<InspectReport, WasmError> {
-        let bytes = std::fs::read(path).map_err(|source| WasmError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
         Ok(self.inspect_bytes(&bytes))
     }
 
@@ -81,6 +81,7 @@ impl WasmRuntime {
             exports: vec![],
             size_bytes: bytes.len() as u64,
             sha256: cache::hex(&sha),
+            shape: None,
             accepted: false,
             reasons: vec![],
         };
@@ -92,6 +93,27 @@ impl WasmRuntime {
             };
             report.reasons.push(reason);
             return report;
+        }
+        // Refused before compiling, as loading does: naming the pool setting is the answer.
+        match shape::read(bytes) {
+            Ok(reading) => {
+                report.shape = Some(reading.shape);
+                if let Err(reason) = self.check_shape(&reading.shape) {
+                    report.kind = match world::world(&reading.exports) {
+                        Ok(World::Hook(_)) => InspectKind::TypedHook,
+                        Ok(World::Command) => InspectKind::WasiCommand,
+                        Err(_) => InspectKind::UnknownComponent,
+                    };
+                    report.exports = reading.exports;
+                    report.reasons.push(reason);
+                    return report;
+                }
+            }
+            Err(e) => {
+                report.kind = InspectKind::InvalidComponent;
+                report.reasons.push(format!("invalid component: {e}"));
+                return report;
+            }
         }
         let component = match self.compile(bytes, &sha, "<bytes>") {
             Ok((c, _)) => c,

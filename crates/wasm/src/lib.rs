@@ -22,10 +22,14 @@
 //! variables, and the rule's `config` JSON through `host.config`.
 //!
 //! Every run is bounded: wall-clock timeout (epoch deadline, checked in 2 ms slices between
-//! which a CPU-bound guest yields its tokio worker, plus a timer backstop), linear memory,
-//! table elements, instances, output bytes, log calls, and optionally fuel. Failures are
-//! classified `timeout`, `out_of_fuel`, `memory_limit`, `trap`, `invalid_output`,
-//! `instantiate_error` or `incompatible_component`; the runtime keeps serving after any of them.
+//! which a CPU-bound guest yields its tokio worker, plus a timer backstop covering the host's
+//! calls and the reading of the answer), linear memory, table elements, instances, output bytes,
+//! response bytes, log calls, bytes and files written to `rw` mounts, and optionally fuel; a
+//! guest can open only regular files and folders. A run is admitted only while an instance slot
+//! and room in the runtime's aggregate memory budget are free, waiting briefly for them. Failures
+//! are classified `timeout`, `out_of_fuel`, `memory_limit`, `trap`, `invalid_output`,
+//! `overloaded`, `instantiate_error` or `incompatible_component`; the runtime keeps serving
+//! after any of them.
 //!
 //! ```no_run
 //! # async fn demo(event: &hookbox_core::Event) -> Result<(), Box<dyn std::error::Error>> {
@@ -47,21 +51,28 @@
 //! # let _ = run; Ok(()) }
 //! ```
 
+mod admission;
 mod bindings;
 mod cache;
+mod cache_dir;
 mod capture;
 mod classify;
 mod config;
 mod engine;
 mod error;
+mod fs_guard;
 mod inspect;
 mod limits;
 mod linker;
+mod memcache;
 mod mount;
 mod policy;
 mod prepare;
+mod quota;
+mod read;
 mod run;
 mod runtime;
+mod shape;
 mod state;
 mod world;
 
@@ -70,14 +81,17 @@ pub use config::{PoolConfig, PoolingMode, RuntimeConfig, default_cache_dir};
 pub use error::WasmError;
 pub use inspect::{ImportReport, InspectKind, InspectReport};
 pub use limits::WasmLimits;
+pub use memcache::MemoryCacheUsage;
 pub use mount::{MountDir, MountError};
 pub use policy::{PolicyError, WasmPolicy, resolve};
 pub use prepare::{
     DEFAULT_MAX_COMPONENT_BYTES, MountTemplate, PROTECTED_ENTRIES, PluginData, PrepareError,
     PrepareInput, PreparedHook, prepare, read_component_beneath,
 };
+pub use read::read_component;
 pub use run::{
     FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,
 };
 pub use runtime::{CacheStatus, ComponentKind, LoadedComponent, WasmRuntime};
+pub use shape::ComponentShape;
 pub use world::Grant;

@@ -2,6 +2,7 @@
 //! interface by interface so that `wasi:sockets` (and `wasi:http`) are not linked at all, plus the
 //! `hookbox:hook/host` interface. Both kinds of component (typed hooks and `wasi:cli/run`
 //! commands) are granted the same imports, so one linker serves both and `inspect` has one list.
+//! A few `wasi:filesystem` methods are then shadowed by [`fs_guard`](crate::fs_guard).
 
 use wasmtime::Engine;
 use wasmtime::component::{HasData, Linker, ResourceTable};
@@ -36,6 +37,10 @@ pub(crate) fn build(engine: &Engine) -> wasmtime::Result<Linker<StoreState>> {
     random::insecure_seed::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.random())?;
     filesystem::types::add_to_linker::<StoreState, WasiFilesystem>(l, StoreState::filesystem)?;
     filesystem::preopens::add_to_linker::<StoreState, WasiFilesystem>(l, StoreState::filesystem)?;
+    // Special files refused, writes to `rw` mounts charged to the run's budget.
+    crate::fs_guard::add_to_linker(l)?;
+    // `exit-with-code` is stable in wasmtime-wasi 48's `wasi:cli/exit@0.2.12` (no link option to
+    // turn on): a command exiting with 2 blocks, as a native command would.
     cli::exit::add_to_linker::<StoreState, WasiCli>(l, StoreState::cli)?;
     cli::environment::add_to_linker::<StoreState, WasiCli>(l, StoreState::cli)?;
     cli::stdin::add_to_linker::<StoreState, WasiCli>(l, StoreState::cli)?;

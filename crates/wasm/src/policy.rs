@@ -23,8 +23,8 @@ pub struct WasmPolicy {
     /// The limits of every field a rule leaves out (see [`WasmLimits`] for each default).
     pub defaults: WasmLimits,
     /// The largest value a rule may ask for, per field. `maxima.fuel = None` means "no cap" when
-    /// fuel is allowed. The policy-only fields (`log_message_bytes`, `resource_handles`) are
-    /// always taken from `defaults`.
+    /// fuel is allowed. The policy-only fields (`log_message_bytes`, `resource_handles`,
+    /// `write_bytes`, `write_files`) are always taken from `defaults`.
     pub maxima: WasmLimits,
     /// Whether rules may ask for a fuel budget. Default **false**: fuel instrumentation slows
     /// guests down (measured +5…+117 %), so a host opts in and builds its runtime with
@@ -48,10 +48,13 @@ impl Default for WasmPolicy {
                 fuel: None,
                 memory_bytes: 256 * MIB,
                 table_elements: 100_000,
-                instances: 64,
+                instances: 128,
                 output_bytes: 16 * MIB,
                 log_calls: 1_000,
                 log_message_bytes: WasmLimits::DEFAULT_LOG_MESSAGE_BYTES,
+                response_bytes: 16 * MIB,
+                write_bytes: WasmLimits::DEFAULT_WRITE_BYTES,
+                write_files: WasmLimits::DEFAULT_WRITE_FILES,
                 resource_handles: WasmLimits::DEFAULT_RESOURCE_HANDLES,
             },
             allow_fuel: false,
@@ -186,7 +189,18 @@ pub fn resolve(spec: &WasmSpec, policy: &WasmPolicy) -> Result<WasmLimits, Polic
             0,
         )?,
         log_calls: count_field("log_calls", spec.log_calls, d.log_calls, m.log_calls, 0)?,
+        // `response_bytes` is meant to be a rule field; until hookbox-core's `WasmSpec` has it,
+        // `None` here gives every rule the policy's default (then: `spec.response_bytes`).
+        response_bytes: count_field(
+            "response_bytes",
+            None,
+            d.response_bytes,
+            m.response_bytes,
+            1,
+        )?,
         log_message_bytes: d.log_message_bytes,
+        write_bytes: d.write_bytes,
+        write_files: d.write_files,
         resource_handles: d.resource_handles,
     };
     check_mounts(spec, policy)?;
@@ -270,6 +284,7 @@ impl WasmPolicy {
             ("instances", d.instances, m.instances),
             ("output_bytes", d.output_bytes, m.output_bytes),
             ("log_calls", d.log_calls, m.log_calls),
+            ("response_bytes", d.response_bytes, m.response_bytes),
         ];
         for (field, default, maximum) in counts {
             if default > maximum {
@@ -520,6 +535,30 @@ mod tests {
             defaults: WasmLimits::default().with_fuel(Some(5)),
             ..WasmPolicy::default()
         };
-        assert!(p.validate().is_err());
+        assert_eq!(p.validate(), Err(PolicyError::FuelNotAllowed { asked: 5 }));
+        let mut p = WasmPolicy {
+            allow_fuel: true,
+            defaults: WasmLimits::default().with_fuel(Some(5)),
+            ..WasmPolicy::default()
+        };
+        p.validate().unwrap();
+        p.maxima.fuel = Some(4);
+        assert_eq!(
+            p.validate(),
+            Err(PolicyError::DefaultAboveMaximum {
+                field: "fuel",
+                default: "5".into(),
+                maximum: "4".into()
+            })
+        );
+        let mut p = WasmPolicy::default();
+        p.defaults.response_bytes = p.maxima.response_bytes + 1;
+        assert!(matches!(
+            p.validate(),
+            Err(PolicyError::DefaultAboveMaximum {
+                field: "response_bytes",
+                ..
+            })
+        ));
     }
 }

@@ -7,7 +7,6 @@
 //! without following symlinks ([`MountDir`]), and the handle is kept for every later event.
 //! `hookbox exec`, `hookbox compile` and the host all go through here.
 
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -337,33 +336,20 @@ pub fn read_component_beneath(
     let file = dir
         .open_with(&rel, &opts)
         .map_err(|e| read_err(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| read_err(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(PrepareError::ComponentNotAFile {
-            path: rel,
-            root: root.path().to_owned(),
-        });
-    }
-    if meta.len() > max {
-        return Err(PrepareError::ComponentTooLarge {
-            path: rel,
-            size: meta.len(),
-            max,
-        });
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.into_std()
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| read_err(e.to_string()))?;
-    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if size > max {
-        return Err(PrepareError::ComponentTooLarge {
-            path: rel,
-            size,
-            max,
-        });
-    }
+    let origin = root.path().join(&rel).display().to_string();
+    let bytes =
+        crate::read::read_component(file.into_std(), &origin, max).map_err(|e| match e {
+            WasmError::NotAFile { .. } => PrepareError::ComponentNotAFile {
+                path: rel.clone(),
+                root: root.path().to_owned(),
+            },
+            WasmError::TooLarge { size, .. } => PrepareError::ComponentTooLarge {
+                path: rel.clone(),
+                size,
+                max,
+            },
+            other => read_err(other.to_string()),
+        })?;
     Ok((rel, bytes))
 }
 

@@ -20,6 +20,7 @@ use crate::capture::{CappedPipe, Captured};
 use crate::classify::{self, Budget, Phase};
 use crate::limits::WasmLimits;
 use crate::mount::MountDir;
+use crate::quota::WriteQuota;
 use crate::runtime::{LoadedComponent, Prepared, WasmRuntime};
 use crate::state::{HostState, Limiter, StoreState};
 
@@ -112,8 +113,13 @@ pub struct RunReport {
     pub stdout: Captured,
     /// Captured stderr.
     pub stderr: Captured,
-    /// Fuel used, when the run had a fuel budget.
+    /// Fuel used, whenever the runtime meters fuel ([`RuntimeConfig::fuel`](crate::RuntimeConfig::fuel)),
+    /// with or without a budget; `None` on a runtime without metering.
     pub fuel_consumed: Option<u64>,
+    /// Bytes written to files of `rw` mounts (counted against `write_bytes`).
+    pub bytes_written: u64,
+    /// Files, folders and links created in `rw` mounts (counted against `write_files`).
+    pub files_created: u64,
     /// Wall-clock time from the call to `run` to its result (including any wait for a slot).
     pub duration: Duration,
 }
@@ -157,6 +163,12 @@ enum Answer {
     Exit(i32),
 }
 
+/// Hostcall fuel for a run whose responses are capped at `response_bytes`: never below
+/// [`WasmLimits::MIN_HOSTCALL_BYTES`], so ordinary WASI calls keep working under a tiny cap.
+fn hostcall_fuel(response_bytes: u64) -> usize {
+    usize::try_from(response_bytes.max(WasmLimits::MIN_HOSTCALL_BYTES)).unwrap_or(usize::MAX)
+}
+
 /// Epoch ticks covering `timeout`: rounded up, plus one because the first tick may come at once.
 fn epoch_ticks(timeout: Duration, tick: Duration) -> u64 {
     let ticks = timeout.as_nanos().div_ceil(tick.as_nanos().max(1));
@@ -192,15 +204,29 @@ impl WasmRuntime {
                 "a fuel budget was given, but this runtime was built without fuel metering".into(),
             ));
         }
-        let Ok(Ok(_permit)) = tokio::time::timeout(limits.timeout, self.gate.acquire()).await
-        else {
+        let shape = component.shape;
+        if shape.core_instances > limits.instances {
             return Err(early(
                 FailureClass::InstantiateError,
                 format!(
-                    "all {} wasm instance slots stayed busy for the whole {:?} timeout",
-                    self.config.pool.slots, limits.timeout
+                    "component creates {} core instances, above this rule's `instances` limit of {}; raise `instances` to at least {}",
+                    shape.core_instances, limits.instances, shape.core_instances
                 ),
             ));
+        }
+        let wait = self.config.admission_wait.min(limits.timeout);
+        let _admitted = match self
+            .admission
+            .admit(limits.memory_bytes, shape.memories.max(1), wait)
+            .await
+        {
+            Ok(admitted) => admitted,
+            Err(failure) => {
+                return Err(FailedRun {
+                    failure,
+                    ..early(FailureClass::Overloaded, String::new())
+                });
+            }
         };
         let stdout = CappedPipe::new(limits.output_bytes);
         let stderr = CappedPipe::new(limits.output_bytes);
@@ -213,42 +239,54 @@ impl WasmRuntime {
                 });
             }
         };
-        let backstop = limits.timeout.saturating_add(BACKSTOP_GRACE);
-        let outcome = match tokio::time::timeout(
-            backstop,
-            execute(component, &mut store, inv.event, inv.payload_json),
+        // One deadline for instantiation, the call and reading the answer: epochs stop the guest,
+        // this timer stops a host call that outlives them, and a late answer (one whose reading
+        // ran past it) is a timeout too.
+        let deadline = tokio::time::Instant::now() + limits.timeout.saturating_add(BACKSTOP_GRACE);
+        let budget = Budget {
+            timeout: limits.timeout,
+            fuel: limits.fuel,
+            response_bytes: limits.response_bytes,
+        };
+        let executed = tokio::time::timeout_at(
+            deadline,
+            execute(component, &mut store, inv.event, inv.payload_json, limits),
         )
-        .await
-        {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err((phase, err))) => {
-                let budget = Budget {
-                    timeout: limits.timeout,
-                    fuel: limits.fuel,
-                };
-                Err(classify::classify(
-                    &err,
-                    phase,
-                    store.data(),
-                    &stderr,
-                    &budget,
-                ))
+        .await;
+        let outcome = match executed {
+            Ok(Ok(_)) if tokio::time::Instant::now() > deadline => {
+                Err(classify::timeout(limits.timeout))
             }
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err((phase, err))) => Err(classify::classify(
+                &err,
+                phase,
+                store.data(),
+                &stderr,
+                &budget,
+            )),
             Err(_elapsed) => Err(classify::timeout(limits.timeout)),
         };
-        let fuel_consumed = limits
-            .fuel
-            .map(|f| f.saturating_sub(store.get_fuel().unwrap_or(0)));
+        // Read once, at the end: a run without a budget started with all the fuel there is.
+        let fuel_consumed = self.config.fuel.then(|| {
+            limits
+                .fuel
+                .unwrap_or(u64::MAX)
+                .saturating_sub(store.get_fuel().unwrap_or(0))
+        });
         // Dropping the store frees the pool slot here, before `_permit` lets the next run in.
         // Handing the store to a background thread to drop was measured and was slower (p50
         // 13–18 µs inline vs 21–28 µs; see docs/performance.md): keep it inline.
-        let host = store.into_data().host;
+        let state = store.into_data();
+        let host = state.host;
         let report = RunReport {
             logs: host.logs,
             logs_dropped: host.logs_dropped,
             stdout: stdout.take(),
             stderr: stderr.take(),
             fuel_consumed,
+            bytes_written: state.quota.bytes_written(),
+            files_created: state.quota.files_created(),
             duration: started.elapsed(),
         };
         let output = match outcome {
@@ -314,9 +352,13 @@ impl WasmRuntime {
             table,
             limiter: Limiter::new(limits),
             host: HostState::new(inv.label.clone(), inv.config_json.clone(), limits),
+            quota: WriteQuota::new(limits.write_bytes, limits.write_files),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
+        // The most the host copies out of the guest in one call (wasmtime's default: 128 MiB):
+        // the response cap, so an oversized answer or log line is refused while it is lifted.
+        store.set_hostcall_fuel(hostcall_fuel(limits.response_bytes));
         self.set_deadline(&mut store, limits.timeout);
         if self.config.fuel {
             // A store starts with no fuel: a run without a budget on a metering engine gets all
@@ -366,11 +408,14 @@ async fn execute(
     store: &mut Store<StoreState>,
     event: &Event,
     payload_json: &str,
+    limits: &WasmLimits,
 ) -> Result<Answer, (Phase, wasmtime::Error)> {
     match &component.pre {
-        Prepared::Typed(pre) => bindings::call_handle(pre, store, event, payload_json)
-            .await
-            .map(Answer::Typed),
+        Prepared::Typed(pre) => {
+            bindings::call_handle(pre, store, event, payload_json, limits.response_bytes)
+                .await
+                .map(Answer::Typed)
+        }
         Prepared::Command(pre) => {
             let command = pre
                 .instantiate_async(&mut *store)
@@ -391,6 +436,12 @@ async fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostcall_fuel_is_the_response_cap_with_a_floor() {
+        assert_eq!(hostcall_fuel(16 << 20), 16 << 20);
+        assert_eq!(hostcall_fuel(10), 1 << 20);
+    }
 
     #[test]
     fn ticks_round_up_and_add_one() {

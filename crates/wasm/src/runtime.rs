@@ -1,22 +1,24 @@
-//! The runtime: one engine, one linker, the compiled-component caches (memory and disk), and
-//! loading: bytes → checked header → compiled (or cached) component → world and imports checked
-//! → pre-linked `*Pre`, once per component per runtime.
+//! The runtime: one engine, one linker, the compiled-component caches (memory and disk), the
+//! admission gates, and loading: bytes → checked header → shape checked against the pool (before
+//! any compile) → compiled (or cached) component → world and imports checked → pre-linked
+//! `*Pre`, once per component per runtime.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 use wasmtime_wasi::p2::bindings::CommandPre;
 
+use crate::admission::Admission;
 use crate::bindings::HookPre;
 use crate::cache::{self, DiskCache, Sha};
 use crate::config::RuntimeConfig;
 use crate::error::WasmError;
+use crate::memcache::{MemCache, MemoryCacheUsage, lock};
 use crate::policy::{PolicyError, WasmPolicy};
+use crate::shape::{self, ComponentShape};
 use crate::state::StoreState;
 use crate::world::{self, Analysis, World};
 
@@ -64,6 +66,8 @@ pub struct LoadedComponent {
     pub(crate) size: usize,
     pub(crate) origin: String,
     pub(crate) status: CacheStatus,
+    pub(crate) shape: ComponentShape,
+    pub(crate) code_bytes: u64,
     pub(crate) engine: Engine,
     pub(crate) pre: Prepared,
 }
@@ -93,6 +97,16 @@ impl LoadedComponent {
     pub fn cache_status(&self) -> CacheStatus {
         self.status
     }
+    /// What one instantiation creates (core instances, memories, tables): a run's `instances`
+    /// limit must cover `core_instances`, and its memory budget charge is `memory_bytes` per
+    /// memory.
+    pub fn shape(&self) -> ComponentShape {
+        self.shape
+    }
+    /// Bytes of compiled code (what it weighs in the runtime's memory cache).
+    pub fn code_bytes(&self) -> u64 {
+        self.code_bytes
+    }
 }
 
 impl std::fmt::Debug for LoadedComponent {
@@ -105,23 +119,17 @@ impl std::fmt::Debug for LoadedComponent {
     }
 }
 
-type Slot = Arc<Mutex<Option<Arc<LoadedComponent>>>>;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // The guarded maps stay consistent even if a holder panicked.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The WebAssembly hook runtime: `Send + Sync`, shared by every task that runs hooks.
 pub struct WasmRuntime {
     pub(crate) engine: Engine,
     pub(crate) linker: Linker<StoreState>,
     pub(crate) config: RuntimeConfig,
     pub(crate) pooled: bool,
+    pagemap_scan: bool,
     disk: Option<DiskCache>,
-    loaded: Mutex<HashMap<Sha, Slot>>,
-    /// One permit per instance slot: a run waits for a slot instead of failing when all are busy.
-    pub(crate) gate: Semaphore,
+    loaded: Mutex<MemCache>,
+    /// Instance slots and the memory budget: a run waits (briefly) for both.
+    pub(crate) admission: Admission,
 }
 
 impl std::fmt::Debug for WasmRuntime {
@@ -143,18 +151,35 @@ impl WasmRuntime {
             Some(dir) => Some(DiskCache::open(dir, &built.engine, &config)?),
             None => None,
         };
-        let slots = usize::try_from(config.pool.slots)
-            .unwrap_or(usize::MAX)
-            .min(Semaphore::MAX_PERMITS);
         Ok(WasmRuntime {
             engine: built.engine,
             linker,
             pooled: built.pooled,
+            pagemap_scan: built.pagemap_scan,
             disk,
-            loaded: Mutex::new(HashMap::new()),
-            gate: Semaphore::new(slots),
+            loaded: Mutex::new(MemCache::new(config.memory_cache_bytes)),
+            admission: Admission::new(config.pool.slots, config.memory_budget_bytes),
             config,
         })
+    }
+
+    /// Whether the pool resets slots with `PAGEMAP_SCAN`: only when asked for
+    /// ([`PoolConfig::pagemap_scan`](crate::PoolConfig::pagemap_scan)), pooled, supported by the
+    /// kernel, and no swap was configured when the runtime was built.
+    pub fn pagemap_scan_active(&self) -> bool {
+        self.pagemap_scan
+    }
+
+    /// What the in-memory map of loaded components holds now (bounded by
+    /// [`RuntimeConfig::memory_cache_bytes`]).
+    pub fn memory_cache_usage(&self) -> MemoryCacheUsage {
+        lock(&self.loaded).usage()
+    }
+
+    /// Bytes of the memory budget held by runs in progress
+    /// ([`RuntimeConfig::memory_budget_bytes`]).
+    pub fn memory_in_use(&self) -> u64 {
+        self.admission.memory_in_use()
     }
 
     /// The configuration it was built with.
@@ -182,6 +207,18 @@ impl WasmRuntime {
                 policy.maxima.memory_bytes, pool.max_memory_bytes
             ));
         }
+        if policy.maxima.memory_bytes > self.config.memory_budget_bytes {
+            return cannot(format!(
+                "allows {} bytes of memory, above the runtime's whole memory budget of {} bytes (memory_budget_bytes)",
+                policy.maxima.memory_bytes, self.config.memory_budget_bytes
+            ));
+        }
+        if self.pooled && policy.maxima.instances > u64::from(pool.core_instances_per_slot) {
+            return cannot(format!(
+                "allows {} core instances, above the {} one pool slot holds (pool.core_instances_per_slot)",
+                policy.maxima.instances, pool.core_instances_per_slot
+            ));
+        }
         if policy.maxima.table_elements > u64::from(pool.max_table_elements) {
             return cannot(format!(
                 "allows {} table elements, above the runtime's hard cap of {} (pool.max_table_elements)",
@@ -191,12 +228,11 @@ impl WasmRuntime {
         Ok(())
     }
 
-    /// Loads the component at `path`; see [`WasmRuntime::load_bytes`].
+    /// Loads the component at `path` (a regular file of at most
+    /// [`RuntimeConfig::max_component_bytes`], opened without blocking); see
+    /// [`WasmRuntime::load_bytes`].
     pub fn load_file(&self, path: &Path) -> Result<Arc<LoadedComponent>, WasmError> {
-        let bytes = std::fs::read(path).map_err(|source| WasmError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
         self.load(&bytes, &path.display().to_string())
             .map(|(c, _)| c)
     }
@@ -211,10 +247,7 @@ impl WasmRuntime {
     /// Compiles the component at `path` into the cache ahead of time (`hookbox compile`), with
     /// the same checks as loading; says whether it was already cached.
     pub fn precompile_file(&self, path: &Path) -> Result<CacheStatus, WasmError> {
-        let bytes = std::fs::read(path).map_err(|source| WasmError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
         self.load(&bytes, &path.display().to_string())
             .map(|(_, s)| s)
     }
@@ -225,6 +258,8 @@ impl WasmRuntime {
     }
 
     /// Forgets `component` in the memory cache (a reloaded plugin); runs holding it finish.
+    /// The cache also forgets the least recently used components by itself past
+    /// [`RuntimeConfig::memory_cache_bytes`].
     pub fn evict(&self, component: &LoadedComponent) {
         lock(&self.loaded).remove(&component.sha256);
     }
@@ -240,7 +275,7 @@ impl WasmRuntime {
         };
         world::check_header(bytes).map_err(incompatible)?;
         let sha = cache::sha256(bytes);
-        let slot = lock(&self.loaded).entry(sha).or_default().clone();
+        let slot = lock(&self.loaded).slot(sha);
         // One compile per component: concurrent loads of the same bytes wait here.
         let mut guard = lock(&slot);
         if let Some(loaded) = &*guard {
@@ -250,6 +285,8 @@ impl WasmRuntime {
             Ok(loaded) => {
                 let loaded = Arc::new(loaded);
                 *guard = Some(loaded.clone());
+                drop(guard);
+                lock(&self.loaded).loaded(&sha, loaded.code_bytes);
                 let status = loaded.status;
                 Ok((loaded, status))
             }
@@ -261,26 +298,73 @@ impl WasmRuntime {
         }
     }
 
+    /// Refuses, before any compile, a component the pool can never instantiate: more core
+    /// instances, memories or tables than one slot holds. Names the setting to raise.
+    pub(crate) fn check_shape(&self, shape: &ComponentShape) -> Result<(), String> {
+        if !self.pooled {
+            return Ok(());
+        }
+        let pool = &self.config.pool;
+        for (what, count, max, setting) in [
+            (
+                "core module instances",
+                shape.core_instances,
+                pool.core_instances_per_slot,
+                "pool.core_instances_per_slot",
+            ),
+            (
+                "linear memories",
+                shape.memories,
+                pool.memories_per_slot,
+                "pool.memories_per_slot",
+            ),
+            (
+                "tables",
+                shape.tables,
+                pool.tables_per_slot,
+                "pool.tables_per_slot",
+            ),
+        ] {
+            if count > u64::from(max) {
+                return Err(format!(
+                    "component creates {count} {what}, but one slot of this host's instance pool holds {max} ({setting}); raise {setting} to at least {count} to run it"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The compiled component for `bytes`: from disk if possible, else compiled (and stored).
+    /// With a disk cache the compiled artefact is written before wasmtime builds the component
+    /// from it, so a compile is never lost, whatever happens next.
     pub(crate) fn compile(
         &self,
         bytes: &[u8],
         sha: &Sha,
         origin: &str,
     ) -> Result<(Component, CacheStatus), WasmError> {
-        if let Some(c) = self.disk.as_ref().and_then(|d| d.get(&self.engine, sha)) {
+        let invalid = |e: wasmtime::Error| WasmError::Incompatible {
+            origin: origin.to_owned(),
+            reason: format!("invalid component: {e:#}"),
+        };
+        let Some(disk) = &self.disk else {
+            let component = Component::new(&self.engine, bytes).map_err(invalid)?;
+            return Ok((component, CacheStatus::Compiled));
+        };
+        if let Some(c) = disk.get(&self.engine, sha) {
             return Ok((c, CacheStatus::Disk));
         }
-        let component =
-            Component::new(&self.engine, bytes).map_err(|e| WasmError::Incompatible {
-                origin: origin.to_owned(),
-                reason: format!("invalid component: {e:#}"),
-            })?;
-        if let Some(disk) = &self.disk
-            && let Err(e) = disk.put(sha, &component)
-        {
+        let code = self.engine.precompile_component(bytes).map_err(invalid)?;
+        if let Err(e) = disk.put(sha, &code) {
             tracing::warn!(error = %e, "cannot write the wasm cache; the component will be recompiled next time");
         }
+        #[allow(
+            unsafe_code,
+            reason = "building a component from precompiled native code is unsafe in wasmtime"
+        )]
+        // SAFETY: `code` was produced a moment ago by `precompile_component` of this very engine,
+        // from the bytes being loaded, and never left this process's memory.
+        let component = unsafe { Component::deserialize(&self.engine, &code) }.map_err(invalid)?;
         Ok((component, CacheStatus::Compiled))
     }
 
@@ -289,6 +373,9 @@ impl WasmRuntime {
             origin: origin.to_owned(),
             reason,
         };
+        let shape =
+            shape::shape(bytes).map_err(|e| incompatible(format!("invalid component: {e}")))?;
+        self.check_shape(&shape).map_err(incompatible)?;
         let (component, status) = self.compile(bytes, &sha, origin)?;
         let analysis = Analysis::of(&self.engine, &component);
         if let Some(first) = analysis.problems().into_iter().next() {
@@ -320,6 +407,11 @@ impl WasmRuntime {
             size: bytes.len(),
             origin: origin.to_owned(),
             status,
+            shape,
+            code_bytes: {
+                let code = component.image_range();
+                (code.end as u64).saturating_sub(code.start as u64)
+            },
             engine: self.engine.clone(),
             pre,
         })

@@ -9,6 +9,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::limits::WasmLimits;
+use crate::quota::WriteQuota;
 use crate::run::{GuestLog, LogLevel};
 
 /// Everything a store holds for one run.
@@ -17,6 +18,8 @@ pub(crate) struct StoreState {
     pub(crate) table: ResourceTable,
     pub(crate) limiter: Limiter,
     pub(crate) host: HostState,
+    /// What the run may still write to `rw` mounts (shared with its file streams).
+    pub(crate) quota: Arc<WriteQuota>,
 }
 
 impl WasiView for StoreState {
@@ -174,7 +177,9 @@ impl HostState {
             while !message.is_char_boundary(end) {
                 end -= 1;
             }
-            message.truncate(end);
+            // A copy of the kept prefix, not `truncate`: that keeps the whole lifted buffer
+            // (up to the hostcall budget) allocated behind a short line, for every line kept.
+            message = message[..end].to_owned();
         }
         let rule = &*self.label;
         match level {
@@ -214,7 +219,7 @@ mod tests {
             ..WasmLimits::default()
         };
         let mut h = HostState::new("r".into(), "null".into(), &limits);
-        h.log(LogLevel::Info, "héllo".into());
+        h.log(LogLevel::Info, "héllo".repeat(10_000));
         h.log(LogLevel::Warn, "ok".into());
         h.log(LogLevel::Error, "dropped".into());
         assert_eq!(
@@ -234,6 +239,12 @@ mod tests {
             }
         );
         assert_eq!((h.logs.len(), h.logs_dropped), (2, 1));
+        // What is kept is what is held: no 60 KB buffer behind the 3-byte line.
+        assert!(
+            h.logs[0].message.capacity() <= 4,
+            "{}",
+            h.logs[0].message.capacity()
+        );
     }
 
     #[test]

@@ -36,6 +36,20 @@ async fn exit_code_and_stderr_pass_through() {
     );
 }
 
+/// A component importing `exit-with-code` from `wasi:cli/exit@0.2.0` (older toolchains, where it
+/// was feature-gated) is linked to wasmtime-wasi's 0.2.12 definition and blocks with 2 too.
+#[tokio::test]
+async fn exit_code_through_wasi_0_2_0_passes_through() {
+    let run = run(runtime(), &guests::cmd_exit2_wasi_020()).await.unwrap();
+    let WasmOutput::Command(out) = run.output else {
+        panic!("{:?}", run.output)
+    };
+    assert_eq!(
+        (out.exit_code, out.stderr.as_str()),
+        (Some(2), "blocked by wat\n")
+    );
+}
+
 #[tokio::test]
 async fn command_timeout_is_classified() {
     let l = WasmLimits::default().with_timeout(Duration::from_millis(20));

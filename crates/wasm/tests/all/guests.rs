@@ -33,6 +33,13 @@ interface exit { exit-with-code: func(status-code: u8); }
 interface run { run: func() -> result; }
 "#;
 
+/// `wasi:cli/exit` as toolchains built against WASI 0.2.0 import it, `exit-with-code` included
+/// (there behind the `cli-exit-with-code` feature gate; stable since 0.2.12).
+const WASI_CLI_020: &str = r#"
+package wasi:cli@0.2.0;
+interface exit { exit-with-code: func(status-code: u8); }
+"#;
+
 /// Stand-ins for interfaces a hook must not get; only their names matter to the host.
 const FORBIDDEN: &[&str] = &[
     "package wasi:sockets@0.2.0; interface tcp { connect-anywhere: func() -> u32; }",
@@ -47,6 +54,11 @@ world cmd {
     import wasi:cli/stdout@0.2.12;
     import wasi:cli/stderr@0.2.12;
     import wasi:cli/exit@0.2.12;
+    export wasi:cli/run@0.2.12;
+}
+world cmd-exit-020 {
+    import wasi:cli/stderr@0.2.12;
+    import wasi:cli/exit@0.2.0;
     export wasi:cli/run@0.2.12;
 }
 world hook-sockets { import hookbox:hook/host@0.1.0; import wasi:sockets/tcp@0.2.0; export hookbox:hook/handler@0.1.0; }
@@ -81,6 +93,7 @@ fn resolve_for(hook_wit: &str, world: &str) -> (Resolve, wit_parser::PackageId) 
     let mut r = Resolve::new();
     r.push_str("io.wit", WASI_IO).unwrap();
     r.push_str("cli.wit", WASI_CLI).unwrap();
+    r.push_str("cli-0.2.0.wit", WASI_CLI_020).unwrap();
     let hook = r.push_str("hook.wit", hook_wit).unwrap();
     for (i, src) in FORBIDDEN.iter().enumerate() {
         r.push_str(format!("forbidden{i}.wit"), src).unwrap();
@@ -136,6 +149,12 @@ const CONFIG: &str = r#"(import "hookbox:hook/host@0.1.0" "config" (func $config
 /// Returns the empty response.
 pub(crate) fn ok() -> Vec<u8> {
     typed("", "")
+}
+
+/// The `ok` guest with `n` in a data segment: as many distinct components (distinct bytes,
+/// distinct cache entries) as needed.
+pub(crate) fn numbered(n: u32) -> Vec<u8> {
+    typed(&format!(r#"(data (i32.const 300) "guest {n}")"#), "")
 }
 
 /// Logs `hello from wat`, then answers with contexts `[event.name, event.payload, config()]`.
@@ -358,6 +377,28 @@ pub(crate) fn cmd_exit2() -> Vec<u8> {
         r#"(data (i32.const 256) "blocked by wat\n")"#,
         r#"(call $write (call $get_stderr) (i32.const 256) (i32.const 15) (i32.const 600))
            (call $exit (i32.const 2))"#,
+    )
+}
+
+/// Writes `blocked by wat` to stderr and exits with code 2 through `exit-with-code` imported
+/// from `wasi:cli/exit@0.2.0`, as an older toolchain would.
+pub(crate) fn cmd_exit2_wasi_020() -> Vec<u8> {
+    encode(
+        HOOK_WIT,
+        "cmd-exit-020",
+        &format!(
+            r#"(module
+                 (import "wasi:cli/stderr@0.2.12" "get-stderr" (func $get_stderr (result i32)))
+                 (import "wasi:cli/exit@0.2.0" "exit-with-code" (func $exit (param i32)))
+                 (import "wasi:io/streams@0.2.12" "[method]output-stream.blocking-write-and-flush"
+                   (func $write (param i32 i32 i32 i32)))
+                 {PRELUDE}
+                 (data (i32.const 256) "blocked by wat\n")
+                 (func (export "wasi:cli/run@0.2.12#run") (result i32)
+                   (call $write (call $get_stderr) (i32.const 256) (i32.const 15) (i32.const 600))
+                   (call $exit (i32.const 2))
+                   (i32.const 0)))"#
+        ),
     )
 }
 

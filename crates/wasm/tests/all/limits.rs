@@ -39,6 +39,17 @@ async fn fuel_obeyed_and_reported() {
     assert!(used > 5_000_000 && used < 1_000_000_000, "{used}");
 }
 
+/// Whenever the runtime meters fuel, a run reports what it used, budget or not; a runtime
+/// without metering reports nothing.
+#[tokio::test]
+async fn fuel_is_reported_without_a_budget() {
+    let metered = run(fuel_runtime(), &guests::count()).await.unwrap();
+    let used = metered.report.fuel_consumed.unwrap();
+    assert!(used > 5_000_000 && used < 1_000_000_000, "{used}");
+    let unmetered = run(runtime(), &guests::count()).await.unwrap();
+    assert_eq!(unmetered.report.fuel_consumed, None);
+}
+
 #[tokio::test]
 async fn fuel_violated() {
     let l = limits().with_fuel(Some(10_000));
@@ -130,11 +141,14 @@ async fn instances_obeyed() {
 
 #[tokio::test]
 async fn instances_violated() {
-    // The echo guest's imports need a shim and a fixup instance besides its own.
+    // The echo guest's imports need a shim and a fixup instance besides its own: its structure
+    // says so, and the run is refused before anything is instantiated.
     let l = limits().with_instances(1);
+    let failed = run_with(runtime(), &guests::echo(), &l).await.unwrap_err();
+    assert_eq!(failed.class(), FailureClass::InstantiateError);
     assert_eq!(
-        class(run_with(runtime(), &guests::echo(), &l).await),
-        FailureClass::InstantiateError
+        failed.failure.message,
+        "component creates 3 core instances, above this rule's `instances` limit of 1; raise `instances` to at least 3"
     );
     assert_serves(runtime()).await;
 }
@@ -203,12 +217,20 @@ async fn log_calls_violated_are_dropped_and_counted() {
     assert_serves(runtime()).await;
 }
 
-/// A runtime of its own with a single instance slot (compiled code comes from the disk cache).
-fn one_slot() -> hookbox_wasm::WasmRuntime {
+/// A runtime of its own with `slots` instance slots, a memory budget of `budget` bytes and an
+/// admission wait of `wait` (compiled code comes from the disk cache).
+fn admitting(slots: u32, budget: u64, wait: Duration) -> hookbox_wasm::WasmRuntime {
     let mut config =
         hookbox_wasm::RuntimeConfig::default().with_cache_dir(crate::common::tmp_dir("cache"));
-    config.pool.slots = 1;
+    config.pool.slots = slots;
+    config.memory_budget_bytes = budget;
+    config.admission_wait = wait;
     hookbox_wasm::WasmRuntime::new(config).unwrap()
+}
+
+/// A runtime of its own with a single instance slot (and a wait longer than any run here).
+fn one_slot() -> hookbox_wasm::WasmRuntime {
+    admitting(1, 4 << 30, Duration::from_secs(30))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,22 +258,88 @@ async fn slots_obeyed_a_slot_is_reused_only_after_its_store_is_freed() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn slots_violated_when_busy_for_the_whole_timeout() {
-    let rt = one_slot();
+/// Runs `waiter` while `hog_limits`' spinning guest (for 500 ms) holds what it was admitted
+/// with; the waiter starts 100 ms in. Returns the waiter's failure class.
+async fn while_a_hog_runs(
+    rt: &hookbox_wasm::WasmRuntime,
+    hog_limits: WasmLimits,
+    waiter_limits: WasmLimits,
+) -> FailureClass {
     let (spin, ok) = (guests::spin(), guests::ok());
-    // Loaded up front, so the hog holds the slot before the waiter asks for it.
-    crate::common::load(&rt, &spin);
-    crate::common::load(&rt, &ok);
-    let hog = limits().with_timeout(Duration::from_millis(500));
-    let waiter = limits().with_timeout(Duration::from_millis(20));
-    let (a, b) = tokio::join!(run_with(&rt, &spin, &hog), async {
+    // Loaded up front, so the hog holds its admission before the waiter asks.
+    crate::common::load(rt, &spin);
+    crate::common::load(rt, &ok);
+    let hog = hog_limits.with_timeout(Duration::from_millis(500));
+    let (a, b) = tokio::join!(run_with(rt, &spin, &hog), async {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        run_with(&rt, &ok, &waiter).await
+        run_with(rt, &ok, &waiter_limits).await
     });
     assert_eq!(class(a), FailureClass::Timeout);
-    assert_eq!(class(b), FailureClass::InstantiateError);
+    class(b)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slots_violated_when_busy_past_the_admission_wait() {
+    let rt = admitting(1, 4 << 30, Duration::from_millis(20));
+    // The waiter's own timeout is long: the admission wait is what bounds it.
+    let waiter = limits().with_timeout(Duration::from_secs(30));
+    assert_eq!(
+        while_a_hog_runs(&rt, limits(), waiter).await,
+        FailureClass::Overloaded
+    );
     assert_serves(&rt).await;
+}
+
+/// Two runs whose memory caps fit the budget together run at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_budget_obeyed() {
+    let rt = admitting(4, 96 << 20, Duration::from_millis(20));
+    let (spin, ok) = (guests::spin(), guests::ok());
+    crate::common::load(&rt, &spin);
+    crate::common::load(&rt, &ok);
+    let hog = limits()
+        .with_memory_bytes(64 << 20)
+        .with_timeout(Duration::from_millis(300));
+    let (a, (in_use, b)) = tokio::join!(run_with(&rt, &spin, &hog), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let in_use = rt.memory_in_use();
+        let small = limits().with_memory_bytes(32 << 20);
+        (in_use, run_with(&rt, &ok, &small).await)
+    });
+    assert_eq!(class(a), FailureClass::Timeout);
+    assert_eq!(in_use, 64 << 20);
+    typed(b);
+    assert_eq!(rt.memory_in_use(), 0);
+}
+
+/// A run whose cap does not fit beside the runs in progress waits `admission_wait`, then is
+/// refused as `overloaded`; a cap above the whole budget is refused at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_budget_violated() {
+    let rt = admitting(4, 96 << 20, Duration::from_millis(20));
+    let big = limits().with_memory_bytes(64 << 20);
+    assert_eq!(
+        while_a_hog_runs(&rt, big.clone(), big).await,
+        FailureClass::Overloaded
+    );
+    let over = run_with(&rt, &guests::ok(), &limits().with_memory_bytes(128 << 20))
+        .await
+        .unwrap_err();
+    assert_eq!(over.class(), FailureClass::InstantiateError);
+    assert!(
+        over.failure.message.contains("memory_budget_bytes"),
+        "{}",
+        over.failure.message
+    );
+    assert_serves(&rt).await;
+}
+
+/// `PAGEMAP_SCAN` (which can leave a swapped-out page of one guest to the next in its slot)
+/// is off unless asked for; when asked for, `engine.rs` keeps it off while swap is configured.
+#[test]
+fn pagemap_scan_is_off_by_default() {
+    assert!(!runtime().pagemap_scan_active());
+    assert!(!hookbox_wasm::PoolConfig::default().pagemap_scan);
 }
 
 /// On a single-threaded executor the spinning guest yields between slices, so another run

@@ -13,35 +13,12 @@ use std::time::{Duration, Instant};
 
 use hookbox_core::output::{FailureClass, HookResponse, PermissionDecision};
 use hookbox_test_artifacts::{CONTEXT_INJECTION_JS, SHELL_GUARD_PY, polyglot_test};
-use hookbox_wasm::{
-    FailedRun, InspectKind, Invocation, PoolConfig, RuntimeConfig, WasmLimits, WasmRun, WasmRuntime,
-};
+use hookbox_wasm::{FailedRun, InspectKind, Invocation, WasmLimits, WasmRun, WasmRuntime};
 use serde_json::json;
 
-use crate::common::{event_from, run_file, runtime, tmp_dir, typed};
+use crate::common::{event_from, run_file, runtime, typed};
 
 const ATLAS: &str = "Project ATLAS. Prefer the design docs under docs/atlas/.";
-
-/// componentize-py's component creates 38 core instances (CPython, its libc, the dynamically
-/// linked extension modules and the WASI stubs, each its own core module instance): over the
-/// default pool's `core_instances_per_slot` (16), which refuses it at load, and over the default
-/// per-event `instances` cap (32). The Python guest runs in a runtime and
-/// with limits sized for it, as a host and a rule (`"instances": 48`) would have to; the
-/// JavaScript one (StarlingMonkey: a few core instances) runs with the defaults.
-fn python_runtime() -> &'static WasmRuntime {
-    static RT: std::sync::OnceLock<WasmRuntime> = std::sync::OnceLock::new();
-    RT.get_or_init(|| {
-        let config = RuntimeConfig {
-            pool: PoolConfig {
-                core_instances_per_slot: 64,
-                slots: 16,
-                ..PoolConfig::default()
-            },
-            ..RuntimeConfig::default()
-        };
-        WasmRuntime::new(config.with_cache_dir(tmp_dir("cache"))).unwrap()
-    })
-}
 
 polyglot_test! {
     #[tokio::test]
@@ -65,27 +42,10 @@ polyglot_test! {
     }
 }
 
-/// The per-event limits the Python guest needs (see [`python_runtime`]).
-fn python_limits() -> WasmLimits {
-    WasmLimits::default().with_instances(48)
-}
-
-/// Runs the Python guest on `event` with `config`, as a rule with `"instances": 48` would.
+/// Runs the Python guest on `event` with `config`, with the default runtime and limits: its 38
+/// core instances fit both the pool's `core_instances_per_slot` (128) and `instances` (64).
 async fn run_py(event: &hookbox_core::Event, config: &str) -> Result<WasmRun, FailedRun> {
-    let rt = python_runtime();
-    let component = rt.load_file(Path::new(SHELL_GUARD_PY)).unwrap();
-    let payload = serde_json::Value::Object(hookbox_core::event::wire::flat(event)).to_string();
-    let limits = python_limits();
-    let invocation = Invocation {
-        event,
-        payload_json: &payload,
-        limits: &limits,
-        mounts: &[],
-        env: &[],
-        config_json: config.into(),
-        label: "shell-guard-py".into(),
-    };
-    rt.run(&component, invocation).await
+    run_file(SHELL_GUARD_PY, event, config, &[]).await
 }
 
 fn prompt() -> hookbox_core::Event {
@@ -184,11 +144,8 @@ async fn check_shell_guard_py() {
 /// Each guest's imports are all granted, none is network, and the host accepts it as a typed
 /// hook of `hookbox:hook@0.1.0` — what `hookbox inspect` reports.
 fn check_imports() {
-    for (rt, path) in [
-        (runtime(), CONTEXT_INJECTION_JS),
-        (python_runtime(), SHELL_GUARD_PY),
-    ] {
-        let report = rt.inspect_file(Path::new(path)).unwrap();
+    for path in [CONTEXT_INJECTION_JS, SHELL_GUARD_PY] {
+        let report = runtime().inspect_file(Path::new(path)).unwrap();
         assert_eq!(report.kind, InspectKind::TypedHook, "{path}");
         assert_eq!(report.wit_version.as_deref(), Some("0.1.0"), "{path}");
         assert!(report.accepted, "{path}: {:?}", report.reasons);
@@ -269,11 +226,11 @@ async fn check_repeated_events() {
         ),
         (
             "shell_guard_py",
-            python_runtime(),
+            runtime(),
             SHELL_GUARD_PY,
             bash("rm -rf /"),
             "null",
-            python_limits(),
+            WasmLimits::default(),
         ),
     ];
     for (name, rt, path, event, config, limits) in &cases {

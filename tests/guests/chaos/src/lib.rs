@@ -12,6 +12,8 @@
 //! | `alloc:<bytes>` | allocates and fills `<bytes>` | `memory_limit` over the cap; `alloc:<bytes> ok` under it |
 //! | `stdout:<bytes>` / `stderr:<bytes>` | writes that many bytes | capped output, not a crash; context `wrote <n>` |
 //! | `bad-json` | answers an `updated-input` that is not JSON | `invalid_output` |
+//! | `respond:<bytes>` | answers one context of `<bytes>` × `x` | success under `response_bytes`; `invalid_output` over it |
+//! | `update:<bytes>` | answers an `updated-input` object of about `<bytes>` | success under `response_bytes`; `invalid_output` over it |
 //! | `trap` | panics with `chaos: trap requested` | `trap`, with the message from stderr |
 //! | `err:<msg>` | returns `Err(<msg>)` | `trap` with `<msg>` |
 //! | `exit:<code>` | calls `std::process::exit` inside a typed call | `trap` |
@@ -24,6 +26,10 @@
 //! | `env` / `args` | lists what it sees | context with `KEY=value` lines / arguments, one a line |
 //! | `sleep:<ms>` | sleeps (a host call: epochs do not interrupt it) | `timeout` over the deadline |
 //! | `log:<n>` | calls `host::log` `n` times | capped log lines; context `logged <n>` |
+//! | `log-big:<bytes>` | logs one message of `<bytes>` × `x` | one truncated line, or `invalid_output` past the hostcall budget |
+//! | `fs-write-n:<path>:<bytes>` | writes `<bytes>` × `x` to a file (`std::fs::write`) | context `ok` or `err:<kind>:<message>` |
+//! | `fs-append-n:<path>:<bytes>` | appends `<bytes>` × `x` in 4 KiB writes (a file stream) | context `ok` or `err:<kind>:<message>` |
+//! | `fs-create:<dir>:<n>` | creates files `<dir>/f0` … `f<n-1>` | context `created <n>`, or `created <k>; err:<kind>:<message>` |
 //! | `config` | answers the rule's config JSON | context with the config |
 //!
 //! Table growth is not here: Rust has no stable way to grow a wasm table (`core::arch::wasm32`
@@ -70,6 +76,10 @@ fn run(behaviour: &str) -> Result<Response, String> {
         }
         "stdout" => report(flood(&mut std::io::stdout(), number()?)),
         "stderr" => report(flood(&mut std::io::stderr(), number()?)),
+        "respond" => report("x".repeat(size(number()?)?)),
+        "update" => Ok(Response::updated_input(&hookbox_guest::serde_json::json!({
+            "x": "x".repeat(size(number()?)?)
+        }))),
         "bad-json" => Ok(Response {
             updated_input: Some("{not json".to_owned()),
             ..Response::none()
@@ -134,6 +144,30 @@ fn run(behaviour: &str) -> Result<Response, String> {
             }
             report(format!("logged {calls}"))
         }
+        "log-big" => {
+            let message = "x".repeat(size(number()?)?);
+            host::info(&message);
+            report(format!("logged {}", message.len()))
+        }
+        "fs-write-n" => {
+            let (path, bytes) = path_and_number(behaviour, arg)?;
+            report(outcome(std::fs::write(path, vec![b'x'; size(bytes)?])))
+        }
+        "fs-append-n" => {
+            let (path, bytes) = path_and_number(behaviour, arg)?;
+            report(outcome(append(path, size(bytes)?)))
+        }
+        "fs-create" => {
+            let (dir, count) = path_and_number(behaviour, arg)?;
+            let mut created = 0;
+            for i in 0..count {
+                if let Err(e) = std::fs::write(format!("{dir}/f{i}"), b"") {
+                    return report(format!("created {created}; {}", io_error(&e)));
+                }
+                created += 1;
+            }
+            report(format!("created {created}"))
+        }
         "config" => report(host::config_json()?.to_string()),
         _ => Err(format!("chaos: unknown behaviour `{behaviour}`")),
     }
@@ -179,6 +213,37 @@ fn list(path: &str) -> std::io::Result<Vec<String>> {
         .collect::<std::io::Result<Vec<_>>>()?;
     names.sort();
     Ok(names)
+}
+
+fn size(n: u64) -> Result<usize, String> {
+    usize::try_from(n).map_err(|e| e.to_string())
+}
+
+/// `<path>:<number>` (the path may not contain `:`).
+fn path_and_number<'a>(behaviour: &str, arg: &'a str) -> Result<(&'a str, u64), String> {
+    let (path, n) = arg
+        .split_once(':')
+        .ok_or_else(|| format!("chaos: `{behaviour}` needs `<path>:<number>`"))?;
+    let n = n
+        .parse()
+        .map_err(|e| format!("chaos: `{behaviour}` needs a number: {e}"))?;
+    Ok((path, n))
+}
+
+/// Appends `bytes` × `x` to `path` (created if missing) in 4 KiB writes: an append stream.
+fn append(path: &str, bytes: usize) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let chunk = [b'x'; 4096];
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len());
+        file.write_all(&chunk[..n])?;
+        left -= n;
+    }
+    file.flush()
 }
 
 /// `<from>:<to>` (neither may contain `:`, which keeps the syntax trivial).
