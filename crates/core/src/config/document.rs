@@ -10,11 +10,12 @@ use serde_json::{Map, Value};
 use super::foreign::{self, ForeignFormat};
 use super::handler;
 use super::read::parse_json;
+use super::regex_cap::{RegexLimits, RegexUse};
 use super::span::{JsonPath, Locator};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::Dialect;
 use crate::event::{EventName, json_type};
-use crate::matcher::{Matcher, MatcherError};
+use crate::matcher::{Matcher, MatcherError, RegexError};
 use crate::rule::Rule;
 
 /// How a file's top level is read.
@@ -66,6 +67,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) skipped: usize,
     /// Problems that make the config invalid (the ghast dialect then fails the plugin).
     pub(crate) invalid: usize,
+    /// The regex work this document asked for so far, against its caps.
+    regex: RegexUse,
 }
 
 impl<'a> Ctx<'a> {
@@ -86,7 +89,14 @@ impl<'a> Ctx<'a> {
             diagnostics: Vec::new(),
             skipped: 0,
             invalid: 0,
+            regex: RegexUse::default(),
         }
+    }
+
+    /// Caps this document's regex work at `limits` (default [`RegexLimits::default`]).
+    pub(crate) fn with_regex_limits(mut self, limits: RegexLimits) -> Self {
+        self.regex.limits = limits;
+        self
     }
 
     pub(crate) fn location(&mut self, path: &JsonPath) -> (Option<u32>, Option<u32>) {
@@ -435,19 +445,28 @@ pub(crate) fn compile_matcher(
     path: &JsonPath,
     n: usize,
 ) -> Option<Matcher> {
-    match Matcher::from_json(raw, event) {
-        Ok(m) if !m.is_all() && event.matcher_field().is_none() => {
-            let shown = raw.map(Value::to_string).unwrap_or_default();
-            ctx.warn(
-                path,
-                format!("matcher {shown} is ignored: '{event}' has no matcher, so every '{event}' runs this hook"),
-                Some("remove \"matcher\"".to_owned()),
-            );
-            Some(Matcher::All)
-        }
-        Ok(m) => Some(m),
+    let what = if n == 1 {
+        String::new()
+    } else {
+        format!(" ({n} hooks)")
+    };
+    let cap_fix = "use exact names (Edit|Write) where you can, or split the rules across files";
+    if let Err(why) = ctx.regex.admit(&Matcher::regex_sources(raw, event)) {
+        ctx.skip_n(
+            path,
+            format!("Matcher under '{event}' not compiled: {why} — skipped{what}."),
+            Some(cap_fix.to_owned()),
+            n,
+        );
+        return None;
+    }
+    let m = match Matcher::from_json(raw, event) {
+        Ok(m) => m,
         Err(e) => {
             let fix = match &e {
+                MatcherError::Regex(RegexError::TooBig { .. }) => {
+                    "write a smaller pattern: name the tools (Edit|Write), or use .* instead of long counted repetitions"
+                }
                 MatcherError::Regex(_) => {
                     "write a JavaScript regular expression, or plain names separated by | (Edit|Write)"
                 }
@@ -458,18 +477,32 @@ pub(crate) fn compile_matcher(
                     "write the matcher as a string (\"Bash|Edit\") or an object ({\"tool_name\": \"Bash\"})"
                 }
             };
-            let what = if n == 1 {
-                String::new()
-            } else {
-                format!(" ({n} hooks)")
-            };
             ctx.skip_n(
                 path,
                 format!("Invalid matcher under '{event}': {e} — skipped{what}."),
                 Some(fix.to_owned()),
                 n,
             );
-            None
+            return None;
         }
+    };
+    if let Err(why) = ctx.regex.admit_backtracking(m.backtracking_count()) {
+        ctx.skip_n(
+            path,
+            format!("Matcher under '{event}' not loaded: {why} — skipped{what}."),
+            Some(cap_fix.to_owned()),
+            n,
+        );
+        return None;
     }
+    if !m.is_all() && event.matcher_field().is_none() {
+        let shown = raw.map(Value::to_string).unwrap_or_default();
+        ctx.warn(
+            path,
+            format!("matcher {shown} is ignored: '{event}' has no matcher, so every '{event}' runs this hook"),
+            Some("remove \"matcher\"".to_owned()),
+        );
+        return Some(Matcher::All);
+    }
+    Some(m)
 }

@@ -136,7 +136,8 @@ impl Loader<'_> {
             return;
         };
         let shown = display_path(plan.root, &doc.rel);
-        let mut mctx = Ctx::new(&doc.text, &shown, plan.dialect, plan.name, plan.plugin);
+        let mut mctx = Ctx::new(&doc.text, &shown, plan.dialect, plan.name, plan.plugin)
+            .with_regex_limits(self.opts.regex_limits);
         if let Some((path, msg)) = dialect_problem {
             mctx.warn(
                 &path,
@@ -265,7 +266,8 @@ impl Loader<'_> {
             }
             return;
         }
-        let mut ctx = Ctx::new(&text, &shown, plan.dialect, plan.name, plan.plugin);
+        let mut ctx = Ctx::new(&text, &shown, plan.dialect, plan.name, plan.plugin)
+            .with_regex_limits(self.opts.regex_limits);
         let outcome = parse_text(&mut ctx, &text, DocKind::of(rel), &shown);
         self.report.diagnostics.append(&mut ctx.diagnostics);
         plan.invalid += ctx.invalid;

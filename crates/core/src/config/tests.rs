@@ -4,6 +4,7 @@
 
 mod errors;
 mod loading;
+mod regex_cap;
 
 use std::path::Path;
 
