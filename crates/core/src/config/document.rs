@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::duplicates;
 use super::foreign::{self, ForeignFormat};
 use super::handler;
 use super::read::parse_json;
@@ -117,6 +118,27 @@ impl<'a> Ctx<'a> {
             message,
             fix,
         });
+    }
+
+    /// Warns about every key written twice in one object of `text` (this document's text),
+    /// located at the repeat, naming both places: JSON keeps the last and drops the first.
+    pub(crate) fn warn_duplicates(&mut self, text: &str) {
+        for d in duplicates::find(text) {
+            let (l1, c1) = self.loc.line_col(d.first);
+            let (l2, c2) = self.loc.line_col(d.again);
+            let key = Value::String(d.key.clone());
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                file: self.file.to_path_buf(),
+                json_path: Some(d.path.to_string()),
+                line: Some(l2),
+                column: Some(c2),
+                message: format!(
+                    "duplicate key {key} (at {l1}:{c1} and again at {l2}:{c2}): only the last one is read — the first is ignored"
+                ),
+                fix: Some(format!("keep one {key}, merging the two if both are meant")),
+            });
+        }
     }
 
     /// Something looks wrong, but nothing is skipped.
@@ -234,6 +256,7 @@ pub(crate) fn parse_text(
         );
         return Outcome::Foreign(format);
     }
+    ctx.warn_duplicates(text);
     parse_document(ctx, map, &JsonPath::root(), kind)
 }
 

@@ -138,6 +138,7 @@ impl Loader<'_> {
         let shown = display_path(plan.root, &doc.rel);
         let mut mctx = Ctx::new(&doc.text, &shown, plan.dialect, plan.name, plan.plugin)
             .with_regex_limits(self.opts.regex_limits);
+        mctx.warn_duplicates(&doc.text);
         if let Some((path, msg)) = dialect_problem {
             mctx.warn(
                 &path,

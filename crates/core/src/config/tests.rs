@@ -2,6 +2,7 @@
 //! fields here; strict wasm blocks and file-level errors in `tests/errors.rs`; the loader on
 //! temporary folders in `tests/loading.rs`.
 
+mod duplicates;
 mod errors;
 mod loading;
 mod regex_cap;
