@@ -19,11 +19,13 @@ mod document;
 mod duplicates;
 mod foreign;
 mod handler;
+mod http;
 mod manifest;
 mod plugin;
 mod read;
 mod regex_cap;
 mod span;
+mod timeout;
 mod wasm;
 
 use std::path::{Path, PathBuf};

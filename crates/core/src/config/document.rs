@@ -70,6 +70,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) invalid: usize,
     /// The regex work this document asked for so far, against its caps.
     regex: RegexUse,
+    /// Whether this is a Codex file (read in the `claude` dialect; Codex's timeout caps apply).
+    pub(crate) codex: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -91,7 +93,14 @@ impl<'a> Ctx<'a> {
             skipped: 0,
             invalid: 0,
             regex: RegexUse::default(),
+            codex: super::timeout::is_codex_path(file),
         }
+    }
+
+    /// Marks this document as a Codex file (a `.codex-plugin` plugin's), whatever its path.
+    pub(crate) fn with_codex(mut self, codex: bool) -> Self {
+        self.codex = self.codex || codex;
+        self
     }
 
     /// Caps this document's regex work at `limits` (default [`RegexLimits::default`]).
@@ -263,6 +272,32 @@ pub(crate) fn parse_text(
 /// Top-level keys of a bare events object that are not events.
 const NOT_EVENTS: &[&str] = &["description", "$schema", "disableAllHooks", "version"];
 
+/// Top-level keys Claude Code defines beside `hooks` that hookbox does not run or honour, with
+/// what each is (reference notes: mods ≥ 2.1.287, admin settings): each gets a warning, so a
+/// user can tell it was not honoured. (`disableAllHooks` is honoured.)
+const NOT_RUN_KEYS: &[(&str, &str, &str)] = &[
+    (
+        "modules",
+        "Claude Code's mods: JavaScript/TypeScript modules that Claude Code runs inside its own process; hookbox does not run them",
+        "the file's \"hooks\" still load; to run a mod's logic with hookbox, write it as a command, http or wasm hook",
+    ),
+    (
+        "allowedHttpHookUrls",
+        "Claude Code's admin allow-list of http hook URLs; hookbox does not honour it: the host's http policy decides where http hooks may go",
+        "set the destinations in the host policy (HostPolicy) instead",
+    ),
+    (
+        "httpHookAllowedEnvVars",
+        "Claude Code's admin list of variables http hook headers may read; hookbox does not honour it: each rule's allowedEnvVars, within the host policy, decides",
+        "list the variables in each http hook's \"allowedEnvVars\"",
+    ),
+    (
+        "allowManagedHooksOnly",
+        "Claude Code's admin switch that runs only managed hooks; hookbox does not honour it: it runs the files it is given",
+        "load only the hook files you mean to run",
+    ),
+];
+
 /// Walks a parsed document (a file's root, or a manifest's inline `hooks` object at `base`).
 pub(crate) fn parse_document(
     ctx: &mut Ctx<'_>,
@@ -290,6 +325,15 @@ pub(crate) fn parse_document(
                     describe(other)
                 ),
                 None,
+            );
+        }
+    }
+    for (key, what, fix) in NOT_RUN_KEYS {
+        if root.contains_key(*key) {
+            ctx.warn(
+                &base.key(key),
+                format!("'{key}' is {what} — ignored"),
+                Some((*fix).to_owned()),
             );
         }
     }
@@ -338,7 +382,8 @@ pub(crate) fn parse_document(
         }
     }
     for (name, value) in events {
-        if !wrapped && NOT_EVENTS.contains(&name.as_str()) {
+        let not_run = NOT_RUN_KEYS.iter().any(|(k, _, _)| k == name);
+        if !wrapped && (NOT_EVENTS.contains(&name.as_str()) || not_run) {
             continue;
         }
         parse_event(ctx, name, value, &events_path.key(name));
