@@ -2,7 +2,7 @@
 //! verdict **in rule declaration order**, whatever order the hooks finished in.
 //!
 //! One result type per kind of event: [`UserPromptSubmitResult`], [`PreToolUseResult`]
-//! (also `PermissionRequest`), [`StopHookResult`] (also `SubagentStop`), [`PreCompactResult`]
+//! (also `PermissionRequest` and `PreModelSwitch`), [`StopHookResult`] (also `SubagentStop`), [`PreCompactResult`]
 //! (observe-only: always `allow`) and [`EventResult`] for every other event.
 
 mod event;
@@ -73,7 +73,7 @@ impl Default for StopState {
 pub enum Verdict {
     /// `UserPromptSubmit`.
     UserPromptSubmit(UserPromptSubmitResult),
-    /// `PreToolUse` and `PermissionRequest`.
+    /// `PreToolUse`, `PermissionRequest` and `PreModelSwitch` (permission decisions).
     PreToolUse(PreToolUseResult),
     /// `Stop` and `SubagentStop`.
     Stop(StopHookResult),
@@ -106,6 +106,17 @@ impl Verdict {
         }
     }
 
+    /// Messages for the user (`systemMessage`), in rule order (Stop's are joined in one).
+    pub fn system_messages(&self) -> &[String] {
+        match self {
+            Verdict::UserPromptSubmit(r) => &r.system_messages,
+            Verdict::PreToolUse(r) => &r.system_messages,
+            Verdict::Stop(r) => r.system_message.as_slice(),
+            Verdict::PreCompact(r) => &r.system_messages,
+            Verdict::Event(r) => &r.system_messages,
+        }
+    }
+
     /// Every attachment, in rule order.
     pub fn messages(&self) -> &[Attachment] {
         match self {
@@ -124,7 +135,7 @@ pub fn aggregate(event: &Event, reports: &[HookReport], stop: StopState) -> Verd
     ordered.sort_by_key(|r| r.hook.rule_index);
     match event.name {
         EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(&ordered)),
-        EventName::PreToolUse | EventName::PermissionRequest => {
+        EventName::PreToolUse | EventName::PermissionRequest | EventName::PreModelSwitch => {
             Verdict::PreToolUse(tool::aggregate(&ordered))
         }
         EventName::Stop | EventName::SubagentStop => {
@@ -153,6 +164,14 @@ pub fn warnings(reports: &[HookReport]) -> Vec<String> {
 /// Attachments of `reports` in order (they are already ordered by the callers).
 fn messages(reports: &[&HookReport]) -> Vec<Attachment> {
     reports.iter().flat_map(|r| r.attachments()).collect()
+}
+
+/// Every hook's `systemMessage`, in rule order, whatever else the hook decided.
+fn system_messages(reports: &[&HookReport]) -> Vec<String> {
+    reports
+        .iter()
+        .filter_map(|r| r.effect.system_message.clone())
+        .collect()
 }
 
 /// Contexts of `reports` in order.

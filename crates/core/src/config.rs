@@ -16,12 +16,16 @@
 mod command;
 mod discover;
 mod document;
+mod duplicates;
 mod foreign;
 mod handler;
+mod http;
 mod manifest;
 mod plugin;
 mod read;
+mod regex_cap;
 mod span;
+mod timeout;
 mod wasm;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +33,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{ForeignFile, ForeignFormat};
-pub use read::ReadError;
+pub use read::{ReadError, read_file_beneath};
+pub use regex_cap::{
+    MAX_BACKTRACKING_PATTERNS_PER_FILE, MAX_REGEX_BYTES_PER_FILE, MAX_REGEX_PATTERNS_PER_FILE,
+    RegexLimits,
+};
 pub use wasm::WASM_KEYS;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -50,6 +58,8 @@ pub struct LoadOptions {
     /// Files larger than this are refused without being read (default
     /// [`DEFAULT_MAX_FILE_BYTES`]); the read itself is bounded too.
     pub max_file_bytes: u64,
+    /// Caps on each file's regex matchers (default [`RegexLimits::default`]).
+    pub regex_limits: RegexLimits,
 }
 
 impl Default for LoadOptions {
@@ -57,6 +67,7 @@ impl Default for LoadOptions {
         LoadOptions {
             dialect: None,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            regex_limits: RegexLimits::default(),
         }
     }
 }
@@ -71,6 +82,12 @@ impl LoadOptions {
     /// Sets the file size bound.
     pub fn with_max_file_bytes(mut self, max: u64) -> Self {
         self.max_file_bytes = max;
+        self
+    }
+
+    /// Sets the caps on each file's regex matchers.
+    pub fn with_regex_limits(mut self, limits: RegexLimits) -> Self {
+        self.regex_limits = limits;
         self
     }
 }

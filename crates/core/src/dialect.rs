@@ -6,6 +6,22 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::EventName;
+
+/// Claude Code's default timeout for `command` and `http` hooks since 2.1.3: 600 s.
+pub const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+/// Claude Code's default on `UserPromptSubmit`, `PreModelSwitch` and `PostModelSwitch`: 30 s.
+pub const CLAUDE_PROMPT_TIMEOUT_SECS: f64 = 30.0;
+/// Claude Code's default on `MessageDisplay`: 10 s.
+pub const CLAUDE_MESSAGE_DISPLAY_TIMEOUT_SECS: f64 = 10.0;
+/// Claude Code's `SessionEnd` budget: 1.5 s (a rule's own `timeout` raises it, up to
+/// [`CLAUDE_SESSION_END_MAX_SECS`]).
+pub const CLAUDE_SESSION_END_TIMEOUT_SECS: f64 = 1.5;
+/// The most a `SessionEnd` hook may ask for in Claude Code: 60 s.
+pub const CLAUDE_SESSION_END_MAX_SECS: f64 = 60.0;
+/// Codex caps `SessionEnd` and `Interrupt` hooks at 3 s.
+pub const CODEX_SHORT_EVENT_MAX_SECS: f64 = 3.0;
+
 /// Which hook system a file was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -40,12 +56,32 @@ impl Dialect {
         }
     }
 
-    /// A command hook's timeout when the rule gives none, in seconds (SPEC §4.1).
+    /// A command or http hook's timeout when the rule gives none, in seconds, on most events
+    /// (SPEC §4.1): Claude Code's 600 (`claude`), the main source's 60 (`agentao`), 30
+    /// (`simple`), 10 (`ghast`). [`Dialect::default_timeout_secs_for`] has the per-event ones.
     pub fn default_timeout_secs(self) -> f64 {
         match self {
-            Dialect::Claude | Dialect::Agentao => 60.0,
+            Dialect::Claude => CLAUDE_DEFAULT_TIMEOUT_SECS,
+            Dialect::Agentao => 60.0,
             Dialect::Simple => 30.0,
             Dialect::Ghast => 10.0,
+        }
+    }
+
+    /// The default timeout on `event`, in seconds. In the `claude` dialect, Claude Code's:
+    /// 30 on `UserPromptSubmit` and the model-switch events, 10 on `MessageDisplay`, 1.5 on
+    /// `SessionEnd`, and Codex's 3 on `Interrupt` (a Codex-only event); otherwise
+    /// [`Dialect::default_timeout_secs`].
+    pub fn default_timeout_secs_for(self, event: EventName) -> f64 {
+        use EventName::*;
+        match (self, event) {
+            (Dialect::Claude, UserPromptSubmit | PreModelSwitch | PostModelSwitch) => {
+                CLAUDE_PROMPT_TIMEOUT_SECS
+            }
+            (Dialect::Claude, MessageDisplay) => CLAUDE_MESSAGE_DISPLAY_TIMEOUT_SECS,
+            (Dialect::Claude, SessionEnd) => CLAUDE_SESSION_END_TIMEOUT_SECS,
+            (Dialect::Claude, Interrupt) => CODEX_SHORT_EVENT_MAX_SECS,
+            _ => self.default_timeout_secs(),
         }
     }
 

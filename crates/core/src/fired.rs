@@ -62,7 +62,11 @@ impl HookFired {
                 }
             }
             Verdict::PreToolUse(r) => {
-                f.insert("tool".into(), json!(event.tool_name()));
+                if event.name == EventName::PreModelSwitch {
+                    f.insert("to_model".into(), json!(event.field_str("to_model")));
+                } else {
+                    f.insert("tool".into(), json!(event.tool_name()));
+                }
                 f.insert("decision".into(), json!(r.decision.map(|d| d.as_str())));
                 f.insert("added_context_count".into(), json!(added));
             }

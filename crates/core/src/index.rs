@@ -1,15 +1,29 @@
 //! The rule index: which rules fire for an event, without scanning every rule of every tenant
 //! (SPEC §3). Rules are bucketed by event, then by the canonical exact value their matcher names
 //! (tool names through the alias table); only regex, glob-object and match-all rules are tested
-//! one by one. Results come back in rule declaration order.
+//! one by one. Results come back in rule declaration order, with the account of the dispatch's
+//! matching budget ([`Matching`]).
+
+mod matching;
 
 use std::collections::HashMap;
 
-use regex::RegexSet;
+use regex::{RegexSet, RegexSetBuilder};
+
+pub use matching::Matching;
 
 use crate::event::{Event, EventName};
-use crate::matcher::{Matcher, ToolAliases, ValuePattern, glob_match};
+use crate::matcher::{
+    MATCH_BUDGET_STEPS, MatchBudget, Matcher, REGEX_DFA_SIZE_LIMIT, ToolAliases, ValuePattern,
+    glob_match,
+};
 use crate::rule::{IfCondition, PluginInfo, Rule};
+
+/// The most heap the per-event `RegexSet` of regular matchers may take: 4 MiB. Measured: a set
+/// of 1,000 `^mcp__srvN__.*$` patterns compiles to 1.5 MiB, so this holds about 2,500 real
+/// matchers; a larger set is not built and its patterns are tested one by one instead (each
+/// already bounded by [`REGEX_SIZE_LIMIT`](crate::matcher::REGEX_SIZE_LIMIT)).
+pub const REGEX_SET_SIZE_LIMIT: usize = 4 * 1024 * 1024;
 
 /// Patterns of one event tested in one pass over the subject: regular regexes, and the glob or
 /// regex an object matcher puts on the event's matcher field (then checked in full on a hit).
@@ -35,12 +49,27 @@ struct EventRules {
 
 /// An immutable, indexed set of loaded rules: what one dispatch reads. Hosts swap whole sets
 /// atomically, so a dispatch sees the old rules or the new ones, never a mix.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RuleSet {
     plugins: Vec<PluginInfo>,
     rules: Vec<Rule>,
     by_event: HashMap<EventName, EventRules>,
     aliases: ToolAliases,
+    /// Backtracking steps one [`RuleSet::matching`] call may spend (default
+    /// [`MATCH_BUDGET_STEPS`]).
+    match_budget: u64,
+}
+
+impl Default for RuleSet {
+    fn default() -> Self {
+        RuleSet {
+            plugins: Vec::new(),
+            rules: Vec::new(),
+            by_event: HashMap::new(),
+            aliases: ToolAliases::default(),
+            match_budget: MATCH_BUDGET_STEPS,
+        }
+    }
 }
 
 /// A whole-string glob as a `regex`-crate pattern.
@@ -111,7 +140,12 @@ impl RuleSet {
         }
         for (event, list) in patterns {
             let bucket = by_event.entry(event).or_default();
-            match RegexSet::new(list.iter().map(|(p, _, _)| p)) {
+            let built: Result<RegexSet, regex::Error> =
+                RegexSetBuilder::new(list.iter().map(|(p, _, _)| p))
+                    .size_limit(REGEX_SET_SIZE_LIMIT)
+                    .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+                    .build();
+            match built {
                 Ok(set) => {
                     bucket.set = Some(PatternSet {
                         set,
@@ -128,7 +162,20 @@ impl RuleSet {
             rules,
             by_event,
             aliases,
+            match_budget: MATCH_BUDGET_STEPS,
         }
+    }
+
+    /// Sets the backtracking steps one [`RuleSet::matching`] call may spend on all its
+    /// matchers together (default [`MATCH_BUDGET_STEPS`]).
+    pub fn with_match_budget(mut self, steps: u64) -> RuleSet {
+        self.match_budget = steps;
+        self
+    }
+
+    /// The backtracking steps one [`RuleSet::matching`] call may spend.
+    pub fn match_budget(&self) -> u64 {
+        self.match_budget
     }
 
     /// An empty set.
@@ -156,12 +203,25 @@ impl RuleSet {
         self.by_event.contains_key(&event)
     }
 
-    /// The rules that fire for `event`, in declaration order.
-    pub fn matching(&self, event: &Event) -> Vec<&Rule> {
+    /// The rules that fire for `event`, in declaration order. Backtracking matchers share one
+    /// budget of [`RuleSet::match_budget`] steps; a matcher it cannot pay for, or one that gives
+    /// up, counts as no match and is listed in [`Matching::undecided`].
+    pub fn matching(&self, event: &Event) -> Matching<'_> {
+        let mut budget = MatchBudget::new(self.match_budget);
         let Some(bucket) = self.by_event.get(&event.name) else {
-            return Vec::new();
+            return self.account(event, Vec::new(), Vec::new(), &budget);
         };
         let mut hits: Vec<usize> = bucket.all.clone();
+        let mut undecided: Vec<usize> = Vec::new();
+        let mut verify = |pos: usize, budget: &mut MatchBudget, hits: &mut Vec<usize>| match self
+            .rules[pos]
+            .matcher
+            .matches_within(event, &self.aliases, budget)
+        {
+            Some(true) => hits.push(pos),
+            Some(false) => {}
+            None => undecided.push(pos),
+        };
         let is_tool = event.name.matcher_field() == Some("tool_name");
         if let Some(subject) = event.matcher_subject() {
             let key = if is_tool {
@@ -182,31 +242,50 @@ impl RuleSet {
                 // dispatches match nothing, so test that cheaply first.
                 for name in names.into_iter().filter(|n| ps.set.is_match(n)) {
                     for i in ps.set.matches(name).iter() {
-                        let (pos, verify) = ps.rules[i];
-                        if !verify || self.rules[pos].matcher.matches(event, &self.aliases) {
+                        let (pos, needs_check) = ps.rules[i];
+                        if needs_check {
+                            verify(pos, &mut budget, &mut hits);
+                        } else {
                             hits.push(pos);
                         }
                     }
                 }
             }
         }
-        hits.extend(
-            bucket
-                .scan
-                .iter()
-                .copied()
-                .filter(|&p| self.rules[p].matcher.matches(event, &self.aliases)),
-        );
+        for &pos in &bucket.scan {
+            verify(pos, &mut budget, &mut hits);
+        }
         hits.sort_unstable();
         hits.dedup();
-        hits.into_iter()
-            .map(|p| &self.rules[p])
-            .filter(|r| {
-                r.if_condition
-                    .as_ref()
-                    .is_none_or(|c| if_matches(c, event, &self.aliases))
-            })
-            .collect()
+        // A rule undecided for one alias but matched for another did fire.
+        undecided.sort_unstable();
+        undecided.dedup();
+        undecided.retain(|p| hits.binary_search(p).is_err());
+        self.account(event, hits, undecided, &budget)
+    }
+
+    /// The [`Matching`] of positions `hits` (sorted), after the `if` conditions.
+    fn account(
+        &self,
+        event: &Event,
+        hits: Vec<usize>,
+        undecided: Vec<usize>,
+        budget: &MatchBudget,
+    ) -> Matching<'_> {
+        Matching {
+            rules: hits
+                .into_iter()
+                .map(|p| &self.rules[p])
+                .filter(|r| {
+                    r.if_condition
+                        .as_ref()
+                        .is_none_or(|c| if_matches(c, event, &self.aliases))
+                })
+                .collect(),
+            steps: budget.spent(),
+            budget_exhausted: budget.exhausted(),
+            undecided: undecided.into_iter().map(|p| self.rules[p].index).collect(),
+        }
     }
 }
 
@@ -403,5 +482,54 @@ mod tests {
                 .is_empty(),
             "`if` never runs off tool events"
         );
+    }
+
+    #[test]
+    fn backtracking_shares_one_budget_per_dispatch() {
+        // 500 rules of a pattern that backtracks 2^17 ways on `run_shell_command` (an alias of
+        // Bash): unbounded per dispatch they cost ~50 M steps, i.e. seconds.
+        let mut rules: Vec<Rule> = (0..500)
+            .map(|i| rule(i, EventName::PreToolUse, r"(.|.)*\1Z", None))
+            .collect();
+        rules.push(rule(500, EventName::PreToolUse, "Bash", None));
+        rules.push(rule(501, EventName::PreToolUse, "^Ba.*$", None));
+        let set = RuleSet::new(vec![], rules, ToolAliases::default());
+        let m = set.matching(&tool("Bash", "ls"));
+        assert!(m.budget_exhausted);
+        assert!(m.steps <= MATCH_BUDGET_STEPS, "{} steps", m.steps);
+        // Regular and exact matchers never depend on the budget.
+        assert_eq!(
+            m.iter().map(|r| r.index).collect::<Vec<_>>(),
+            vec![500, 501]
+        );
+        assert_eq!(m.undecided, (0..500).collect::<Vec<_>>());
+        // Without the shared budget, 15 such rules already cost more than it allows.
+        let few: Vec<Rule> = (0..15)
+            .map(|i| rule(i, EventName::PreToolUse, r"(.|.)*\1Z", None))
+            .collect();
+        let rich = RuleSet::new(vec![], few, ToolAliases::default()).with_match_budget(u64::MAX);
+        let m = rich.matching(&tool("Bash", "ls"));
+        assert!(!m.budget_exhausted);
+        assert!(m.steps > MATCH_BUDGET_STEPS, "{} steps", m.steps);
+        // `run_shell_command` gives up at BACKTRACK_LIMIT for every rule: still undecided.
+        assert_eq!(m.undecided.len(), 15);
+    }
+
+    #[test]
+    fn a_rule_undecided_for_one_alias_but_matched_for_another_fires() {
+        // Matches `shell` quickly; `run_shell_command` makes it give up.
+        let set = RuleSet::new(
+            vec![],
+            vec![rule(
+                0,
+                EventName::PreToolUse,
+                r"^(?:(.|.)*\1Z|shell)$",
+                None,
+            )],
+            ToolAliases::default(),
+        );
+        let m = set.matching(&tool("Bash", "ls"));
+        assert_eq!(m.len(), 1);
+        assert!(m.undecided.is_empty(), "{:?}", m.undecided);
     }
 }

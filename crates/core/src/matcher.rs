@@ -7,14 +7,19 @@
 //!   `reason`, `agent_type`, `notification_type`; each value a glob or a `^…$` regex; all must match.
 //!
 //! Tool names are compared through [`ToolAliases`], so `Bash` and `run_shell_command` are one tool.
+//! Backtracking regexes draw on one [`MatchBudget`] per dispatch (see `budget`).
 
 mod alias;
+mod budget;
 mod glob;
 mod js_regex;
 
 pub use alias::ToolAliases;
+pub use budget::{BACKTRACK_LIMIT, MATCH_BUDGET_STEPS, MatchBudget, QUICK_BACKTRACK_LIMIT};
 pub use glob::glob_match;
-pub use js_regex::{BACKTRACK_LIMIT, JsRegex, RegexError};
+pub use js_regex::{
+    JsRegex, REGEX_DFA_SIZE_LIMIT, REGEX_MAX_PROGRAM, REGEX_SIZE_LIMIT, RegexError,
+};
 
 use serde_json::{Map, Value};
 
@@ -102,14 +107,7 @@ impl Matcher {
         if s.is_empty() || s == "*" {
             return Ok(Matcher::All);
         }
-        let narrow = matches!(event, EventName::FileChanged | EventName::StopFailure);
-        let exact = s.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || c == '_'
-                || c == '|'
-                || (!narrow && matches!(c, '-' | ' ' | ','))
-        });
-        if exact {
+        if is_exact_list(s, event) {
             let names: Vec<String> = s
                 .split(['|', ','])
                 .map(str::trim)
@@ -134,9 +132,7 @@ impl Matcher {
                 .map(|(_, f)| *f)
                 .ok_or_else(|| MatcherError::UnknownKey { key: key.clone() })?;
             let pat = match v {
-                Value::String(p) if p.starts_with('^') && p.ends_with('$') && p.len() >= 2 => {
-                    ValuePattern::Regex(JsRegex::new(p)?)
-                }
+                Value::String(p) if is_anchored_regex(p) => ValuePattern::Regex(JsRegex::new(p)?),
                 Value::String(p) => ValuePattern::Glob(p.clone()),
                 Value::Null => continue,
                 other => {
@@ -154,47 +150,100 @@ impl Matcher {
         Ok(Matcher::Object(parts))
     }
 
+    /// The regular expressions [`Matcher::from_json`] would compile for this value, without
+    /// compiling them: the loader caps each file's regex work before paying for it.
+    pub fn regex_sources(value: Option<&Value>, event: EventName) -> Vec<&str> {
+        match value {
+            Some(Value::String(s)) if !(s.is_empty() || s == "*" || is_exact_list(s, event)) => {
+                vec![s.as_str()]
+            }
+            Some(Value::Object(map)) => map
+                .values()
+                .filter_map(Value::as_str)
+                .filter(|p| is_anchored_regex(p))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether this matcher fires for `event`. Events without a matcher field (Stop,
     /// UserPromptSubmit, …) match every string matcher, as Claude Code ignores it there.
+    /// Backtracking is bounded per regex match; to bound it across many matchers, use
+    /// [`Matcher::matches_within`].
     pub fn matches(&self, event: &Event, aliases: &ToolAliases) -> bool {
+        self.matches_within(event, aliases, &mut MatchBudget::unlimited())
+            .unwrap_or(false)
+    }
+
+    /// Whether this matcher fires for `event`, paying regex backtracking from `budget`:
+    /// `None` when a regex could not decide (see [`JsRegex::is_match_within`]) and nothing else
+    /// decided. Callers count `None` as no match, and report it.
+    pub fn matches_within(
+        &self,
+        event: &Event,
+        aliases: &ToolAliases,
+        budget: &mut MatchBudget,
+    ) -> Option<bool> {
         match self {
-            Matcher::All => true,
+            Matcher::All => Some(true),
             Matcher::Names(_) | Matcher::Regex(_) => {
                 let Some(field) = event.name.matcher_field() else {
-                    return true;
+                    return Some(true);
                 };
                 let Some(subject) = event.field_str(field) else {
-                    return false;
+                    return Some(false);
                 };
-                self.matches_subject(subject, field == "tool_name", aliases)
+                self.matches_subject_within(subject, field == "tool_name", aliases, budget)
             }
-            Matcher::Object(parts) => parts.iter().all(|(field, pat)| {
-                let Some(subject) = event.field_str(field) else {
-                    return false;
-                };
-                let test = |s: &str| match pat {
-                    ValuePattern::Glob(g) => g == "*" || glob_match(g, s),
-                    ValuePattern::Regex(re) => re.is_match(s),
-                };
-                if field == "tool_name" {
-                    aliases.names(subject).any(test)
-                } else {
-                    test(subject)
+            Matcher::Object(parts) => {
+                // All keys must match: one that does not decides; one undecided leaves it open.
+                let mut answer = Some(true);
+                for (field, pat) in parts {
+                    let Some(subject) = event.field_str(field) else {
+                        return Some(false);
+                    };
+                    let mut test = |s: &str| match pat {
+                        ValuePattern::Glob(g) => Some(g == "*" || glob_match(g, s)),
+                        ValuePattern::Regex(re) => re.is_match_within(s, budget),
+                    };
+                    let part = if field == "tool_name" {
+                        any_of(aliases.names(subject).map(&mut test))
+                    } else {
+                        test(subject)
+                    };
+                    match part {
+                        Some(false) => return Some(false),
+                        None => answer = None,
+                        Some(true) => {}
+                    }
                 }
-            }),
+                answer
+            }
         }
     }
 
     /// Whether a string matcher matches `subject` (through aliases when it is a tool name).
     pub fn matches_subject(&self, subject: &str, is_tool: bool, aliases: &ToolAliases) -> bool {
-        let test = |s: &str| match self {
-            Matcher::All => true,
-            Matcher::Names(names) => names.iter().any(|n| n == s),
-            Matcher::Regex(re) => re.is_match(s),
-            Matcher::Object(_) => false,
+        self.matches_subject_within(subject, is_tool, aliases, &mut MatchBudget::unlimited())
+            .unwrap_or(false)
+    }
+
+    /// [`Matcher::matches_subject`], paying regex backtracking from `budget`.
+    pub fn matches_subject_within(
+        &self,
+        subject: &str,
+        is_tool: bool,
+        aliases: &ToolAliases,
+        budget: &mut MatchBudget,
+    ) -> Option<bool> {
+        let mut test = |s: &str| match self {
+            Matcher::All => Some(true),
+            Matcher::Names(names) => Some(names.iter().any(|n| n == s)),
+            Matcher::Regex(re) => re.is_match_within(s, budget),
+            Matcher::Object(_) => Some(false),
         };
         if is_tool {
-            aliases.names(subject).any(test)
+            any_of(aliases.names(subject).map(&mut test))
         } else {
             test(subject)
         }
@@ -208,10 +257,53 @@ impl Matcher {
         }
     }
 
+    /// How many of its regexes need backtracking (and so draw on a dispatch's budget).
+    pub fn backtracking_count(&self) -> usize {
+        match self {
+            Matcher::Regex(re) => usize::from(re.is_backtracking()),
+            Matcher::Object(parts) => parts
+                .iter()
+                .filter(|(_, p)| matches!(p, ValuePattern::Regex(re) if re.is_backtracking()))
+                .count(),
+            Matcher::All | Matcher::Names(_) => 0,
+        }
+    }
+
     /// Whether this matcher matches every occurrence.
     pub fn is_all(&self) -> bool {
         matches!(self, Matcher::All)
     }
+}
+
+/// Whether a string matcher is a list of exact names: only letters, digits, `_`, `|`, and
+/// (except on `FileChanged` and `StopFailure`, as in Claude Code) `-`, spaces and `,`.
+fn is_exact_list(s: &str, event: EventName) -> bool {
+    let narrow = matches!(event, EventName::FileChanged | EventName::StopFailure);
+    s.chars().all(|c| {
+        c.is_ascii_alphanumeric()
+            || c == '_'
+            || c == '|'
+            || (!narrow && matches!(c, '-' | ' ' | ','))
+    })
+}
+
+/// Whether an object-matcher value is written as a whole-string regex (`^…$`).
+fn is_anchored_regex(p: &str) -> bool {
+    p.starts_with('^') && p.ends_with('$') && p.len() >= 2
+}
+
+/// Any of several answers: a match decides; otherwise one undecided answer leaves it open.
+/// Stops at the first match, so later aliases cost nothing.
+fn any_of(answers: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    let mut answer = Some(false);
+    for a in answers {
+        match a {
+            Some(true) => return Some(true),
+            None => answer = None,
+            Some(false) => {}
+        }
+    }
+    answer
 }
 
 #[cfg(test)]

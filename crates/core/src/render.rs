@@ -1,11 +1,13 @@
 //! How the agent shows a verdict (SPEC §5, the main source's §5.7.5): the early-exit markers
 //! `[Blocked by hook]` / `[Hook stopped]` and the `<user-prompt-submit-hook>` tags wrapping each
-//! injected context. Markers are UserPromptSubmit's only; Stop never renders one.
+//! injected context, for a prompt and for a denied tool call; Stop never renders one. Hooks'
+//! `systemMessage`s are for the user: they follow a marker, one per line, and never go to the
+//! model with a prompt that proceeds.
 
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::UserPromptSubmitResult;
-use crate::output::DEFAULT_STOP_REASON;
+use crate::aggregate::{PreToolUseResult, UserPromptSubmitResult};
+use crate::output::{DEFAULT_STOP_REASON, PermissionDecision};
 
 /// Prefix of a turn blocked by a hook.
 pub const BLOCKED_MARKER: &str = "[Blocked by hook]";
@@ -40,15 +42,31 @@ pub fn wrap_context(ctx: &str) -> String {
     format!("<{PROMPT_HOOK_TAG}>\n{ctx}\n</{PROMPT_HOOK_TAG}>")
 }
 
-/// Renders the user's turn: a block wins over a stop; otherwise each context in its own tags
-/// before the user's message.
+/// `head`, then each system message on its own line.
+fn with_system_messages(head: String, system_messages: &[String]) -> String {
+    let mut out = head;
+    for m in system_messages {
+        out.push('\n');
+        out.push_str(m);
+    }
+    out
+}
+
+/// Renders the user's turn: a block wins over a stop (each followed by the hooks' system
+/// messages); otherwise each context in its own tags before the user's message.
 pub fn render_user_turn(result: &UserPromptSubmitResult, user_message: &str) -> UserTurn {
     if let Some(msg) = &result.blocking_error {
-        return UserTurn::Blocked(format!("{BLOCKED_MARKER} {msg}"));
+        return UserTurn::Blocked(with_system_messages(
+            format!("{BLOCKED_MARKER} {msg}"),
+            &result.system_messages,
+        ));
     }
     if result.prevent_continuation {
         let reason = result.stop_reason.as_deref().unwrap_or(DEFAULT_STOP_REASON);
-        return UserTurn::Stopped(format!("{STOPPED_MARKER} {reason}"));
+        return UserTurn::Stopped(with_system_messages(
+            format!("{STOPPED_MARKER} {reason}"),
+            &result.system_messages,
+        ));
     }
     let mut out = String::new();
     for ctx in &result.additional_contexts {
@@ -57,6 +75,31 @@ pub fn render_user_turn(result: &UserPromptSubmitResult, user_message: &str) -> 
     }
     out.push_str(user_message);
     UserTurn::Proceed(out)
+}
+
+/// What the agent shows for a tool call's verdict: `[Blocked by hook] {reason}` when denied
+/// (the bare marker when the deny gave no reason),
+/// `[Hook stopped] {reason}` when a hook stopped the agent, each followed by the hooks' system
+/// messages; the system messages alone when the call goes ahead; `None` when there is nothing
+/// to show.
+pub fn render_tool_verdict(result: &PreToolUseResult) -> Option<String> {
+    let head = if result.prevent_continuation {
+        let reason = result.stop_reason.as_deref().unwrap_or(DEFAULT_STOP_REASON);
+        Some(format!("{STOPPED_MARKER} {reason}"))
+    } else if result.decision == Some(PermissionDecision::Deny) {
+        // A deny without a reason (hookify explains only in systemMessage) shows the bare marker.
+        Some(match result.reason.as_deref() {
+            Some(reason) => format!("{BLOCKED_MARKER} {reason}"),
+            None => BLOCKED_MARKER.to_owned(),
+        })
+    } else {
+        None
+    };
+    match head {
+        Some(h) => Some(with_system_messages(h, &result.system_messages)),
+        None if result.system_messages.is_empty() => None,
+        None => Some(result.system_messages.join("\n")),
+    }
 }
 
 #[cfg(test)]
@@ -94,5 +137,39 @@ mod tests {
             render_user_turn(&r, "hi"),
             UserTurn::Stopped("[Hook stopped] Hook prevented continuation".into())
         );
+    }
+
+    #[test]
+    fn system_messages_follow_markers_and_never_reach_the_model() {
+        let mut r = UserPromptSubmitResult {
+            blocking_error: Some("no".into()),
+            system_messages: vec!["why one".into(), "why two".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            render_user_turn(&r, "hi").text(),
+            "[Blocked by hook] no\nwhy one\nwhy two"
+        );
+        r.blocking_error = None;
+        assert_eq!(render_user_turn(&r, "hi"), UserTurn::Proceed("hi".into()));
+        let t = PreToolUseResult {
+            decision: Some(PermissionDecision::Deny),
+            blocking_error: Some("Blocked by hook".into()),
+            system_messages: vec!["rm -rf is not allowed here".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            render_tool_verdict(&t).as_deref(),
+            Some("[Blocked by hook]\nrm -rf is not allowed here")
+        );
+        let t = PreToolUseResult {
+            reason: Some("no".into()),
+            ..t
+        };
+        assert_eq!(
+            render_tool_verdict(&t).as_deref(),
+            Some("[Blocked by hook] no\nrm -rf is not allowed here")
+        );
+        assert_eq!(render_tool_verdict(&PreToolUseResult::default()), None);
     }
 }

@@ -75,6 +75,10 @@ pub struct Attachment {
     /// True when it asks the Stop loop to continue.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub force_continue: bool,
+    /// The hook's `systemMessage` (for the user), riding on its first attachment whatever
+    /// else the hook decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<String>,
     /// Wall time of the hook run, in milliseconds.
     pub duration_ms: f64,
 }
@@ -91,6 +95,7 @@ impl HookReport {
             permission_decision: None,
             updated_input: None,
             force_continue: false,
+            system_message: None,
             duration_ms: self.duration_ms,
         };
         let mut out: Vec<Attachment> = e
@@ -131,6 +136,7 @@ impl HookReport {
                 out[0].permission_decision = e.permission;
             }
         }
+        out[0].system_message = e.system_message.clone();
         out
     }
 }
@@ -160,6 +166,23 @@ mod tests {
         let a = report(Effect::default()).attachments();
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].attachment_type, AttachmentType::HookSuccess);
+    }
+
+    #[test]
+    fn a_deciding_hook_keeps_its_system_message() {
+        // hookify: deny, with the explanation only in `systemMessage`.
+        let e = Effect {
+            permission: Some(PermissionDecision::Deny),
+            system_message: Some("rm -rf is blocked by rule 'no-rm'".into()),
+            ..Effect::default()
+        };
+        let a = report(e).attachments();
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].attachment_type, AttachmentType::HookBlockingError);
+        assert_eq!(
+            a[0].system_message.as_deref(),
+            Some("rm -rf is blocked by rule 'no-rm'")
+        );
     }
 
     #[test]

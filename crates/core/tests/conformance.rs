@@ -26,7 +26,7 @@ use hookbox_core::matcher::ToolAliases;
 use hookbox_core::output::{
     HookFailure, HookResponse, RawOutput, RunOutput, effect_of, prompt_effect,
 };
-use hookbox_core::render::render_user_turn;
+use hookbox_core::render::{render_tool_verdict, render_user_turn};
 use hookbox_core::report::{HookRef, HookReport};
 use hookbox_core::rule::{FailMode, Handler};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -186,6 +186,7 @@ fn run_case(dir: &Path) -> Result<Value, String> {
     let fired = HookFired::for_dispatch(&event, &verdict, matched.len());
     let rendered = match &verdict {
         Verdict::UserPromptSubmit(r) => json!(render_user_turn(r, event.prompt().unwrap_or(""))),
+        Verdict::PreToolUse(r) => json!(render_tool_verdict(r)),
         _ => Value::Null,
     };
     let handler_types: Vec<&str> = matched

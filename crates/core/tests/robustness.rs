@@ -2,16 +2,23 @@
 //! extra crates, same seed every run) turns each real hook file of the corpus into thousands of
 //! broken ones — flipped bytes, cuts, splices, deep nesting, huge numbers, invalid UTF-8 — and
 //! feeds them to the config parser; hook outputs, payloads and matcher patterns get the same
-//! treatment. Each call must return (a report, an error), and every diagnostic must name its
-//! file. `fuzz/` has coverage-guided targets over the same entry points for longer runs.
+//! treatment. Each call must return (a report, an error), every diagnostic must name its file,
+//! and what is returned must keep the properties each entry point promises (exit 2 blocks,
+//! fail-closed exits fail, payloads read back as sent, a match stays within its budget); each
+//! test also counts that the mutations reached the branches it checks, so it cannot pass by
+//! exercising nothing. `fuzz/` has coverage-guided targets over the same entry points.
 
 use std::path::Path;
 
 use hookbox_core::config::parse_hooks_bytes;
 use hookbox_core::dialect::Dialect;
-use hookbox_core::event::{Event, EventName};
-use hookbox_core::matcher::{JsRegex, Matcher};
-use hookbox_core::output::{HookResponse, Interpretation, RawOutput};
+use hookbox_core::event::{Event, EventName, wire};
+use hookbox_core::matcher::{
+    BACKTRACK_LIMIT, JsRegex, MatchBudget, Matcher, QUICK_BACKTRACK_LIMIT,
+};
+use hookbox_core::output::{
+    Effect, FailureClass, HookResponse, Interpretation, PermissionDecision, RawOutput,
+};
 use hookbox_core::rule::FailMode;
 
 /// xorshift64*: a tiny deterministic generator, so a failure reproduces exactly.
@@ -156,13 +163,21 @@ fn hostile_outputs_never_panic() {
         EventName::PermissionRequest,
         EventName::PostToolUse,
         EventName::ConfigChange,
+        EventName::PreModelSwitch,
     ];
+    let (mut json_ok, mut json_err, mut closed_failures) = (0, 0, 0);
     for i in 0..4000 {
         let seed = seeds[i % seeds.len()];
         let stdout = String::from_utf8_lossy(&mutate(&mut rng, seed)).into_owned();
         let stderr = String::from_utf8_lossy(&mutate(&mut rng, b"reason on stderr")).into_owned();
         let code = [0, 1, 2, 3, 126, 127, -1][rng.below(7)];
-        let event = Event::new(events[rng.below(events.len())], "s", "/");
+        let name = events[rng.below(events.len())];
+        let event = Event::new(name, "s", "/");
+        // A JSON object on stdout that reads as an answer decides whatever the exit code.
+        let answer = serde_json::from_str::<serde_json::Value>(stdout.trim())
+            .ok()
+            .filter(|v| v.is_object() && stdout.trim_start().starts_with('{'))
+            .map(|v| HookResponse::from_json(&v).is_ok());
         for dialect in Dialect::ALL {
             let interp = Interpretation {
                 dialect,
@@ -170,26 +185,94 @@ fn hostile_outputs_never_panic() {
                 fail_mode: FailMode::Block,
                 timeout_secs: 1.0,
             };
-            let _ = interp.interpret(&RawOutput::exited(code, stdout.clone(), stderr.clone()));
+            let raw = RawOutput::exited(code, stdout.clone(), stderr.clone());
+            let e = interp.interpret(&raw);
+            // Interpreting is a pure function of its input.
+            assert_eq!(e, interp.interpret(&raw), "{dialect} {name} {code}");
+            // Every effect survives the replay record's round trip.
+            let back: Effect = serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
+            assert_eq!(back, e);
+            let blocked = e.block.is_some()
+                || e.permission == Some(PermissionDecision::Deny)
+                || e.follow_up.is_some();
+            match (dialect, code) {
+                // Claude Code's exit 2 blocks wherever the event can block, whatever stdout says.
+                (Dialect::Claude | Dialect::Agentao, 2)
+                    if name.can_block() && name != EventName::PermissionRequest =>
+                {
+                    assert!(blocked, "{dialect} {name} exit 2: {e:?}");
+                }
+                (Dialect::Ghast, 2) if name.can_block() => {
+                    assert!(blocked, "{dialect} {name} exit 2: {e:?}");
+                }
+                // Fail-closed: an exit that is neither an answer nor a block is a failure,
+                // unless a JSON answer on stdout decides.
+                (Dialect::Claude | Dialect::Agentao, 1 | 3 | 126 | 127 | -1)
+                    if answer != Some(true) =>
+                {
+                    let f = e
+                        .failure
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("{dialect} {name} {code}: {e:?}"));
+                    let spawn = matches!(code, 126 | 127);
+                    assert_eq!(f.class == FailureClass::SpawnError, spawn, "{f:?}");
+                    closed_failures += 1;
+                }
+                _ => {}
+            }
         }
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&stdout) {
-            let _ = HookResponse::from_json(&v);
+        match answer {
+            Some(true) => json_ok += 1,
+            Some(false) => json_err += 1,
+            None => {}
         }
     }
+    // The mutations reach every branch: answers that parse, answers of the wrong shape, and
+    // fail-closed exits.
+    assert!(json_ok > 200, "{json_ok} well-formed answers");
+    assert!(json_err > 10, "{json_err} answers of the wrong shape");
+    assert!(
+        closed_failures > 1000,
+        "{closed_failures} fail-closed exits"
+    );
 }
 
 #[test]
 fn hostile_payloads_never_panic() {
     let mut rng = Rng(0x5eed_cafe_f00d_0003);
     let seed = br#"{"hook_event_name":"Stop","session_id":"s","cwd":"/","stop_hook_active":true,"last_assistant_message":"x","turn_end_reason":"max_iterations","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    let (mut ok, mut refused) = (0, 0);
     for _ in 0..4000 {
         let bytes = mutate(&mut rng, seed);
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
-            let name = EventName::ALL[rng.below(EventName::ALL.len())];
-            let _ = Event::from_payload(Some(name), v.clone(), "d", "/");
-            let _ = Event::from_payload(None, v, "d", "/");
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        let name = EventName::ALL[rng.below(EventName::ALL.len())];
+        match Event::from_payload(Some(name), v.clone(), "d", "/") {
+            Ok(ev) => {
+                ok += 1;
+                assert_eq!(ev.name, name);
+                // What hooks are sent reads back as the same event.
+                let sent = serde_json::Value::Object(wire::flat(&ev));
+                let envelope_like = sent.get("event").is_some() && sent.get("data").is_some();
+                if !envelope_like {
+                    let back = Event::from_payload(Some(name), sent, "d", "/").unwrap();
+                    assert_eq!(back, ev);
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(!e.to_string().is_empty());
+            }
+        }
+        if let Ok(ev) = Event::from_payload(None, v, "d", "/") {
+            assert!(EventName::ALL.contains(&ev.name));
         }
     }
+    assert!(
+        ok > 100 && refused > 300,
+        "{ok} accepted, {refused} refused"
+    );
 }
 
 #[test]
@@ -203,12 +286,36 @@ fn hostile_matchers_compile_or_fail_and_always_answer() {
         b"\\u{1F600}[^]",
     ];
     let subject = "a".repeat(64) + "!";
+    let (mut compiled, mut backtracking) = (0, 0);
     for i in 0..4000 {
         let pattern =
             String::from_utf8_lossy(&mutate(&mut rng, seeds[i % seeds.len()])).into_owned();
-        if let Ok(re) = JsRegex::new(&pattern) {
-            let _ = re.is_match(&subject);
+        let regex = JsRegex::new(&pattern);
+        let matcher = Matcher::from_str_for(&pattern, EventName::PreToolUse);
+        if let Ok(re) = &regex {
+            compiled += 1;
+            // One match costs at most one quick and one full attempt, and only if it backtracks.
+            let mut budget = MatchBudget::default();
+            let _ = re.is_match_within(&subject, &mut budget);
+            let most = if re.is_backtracking() {
+                backtracking += 1;
+                (QUICK_BACKTRACK_LIMIT + BACKTRACK_LIMIT) as u64
+            } else {
+                0
+            };
+            assert!(
+                budget.spent() <= most,
+                "{pattern}: {} steps",
+                budget.spent()
+            );
+            // A pattern the regex engine takes is a matcher too (exact lists need no regex).
+            assert!(matcher.is_ok(), "{pattern}: {matcher:?}");
+        } else if let Err(e) = &matcher {
+            assert!(e.to_string().contains("regex"), "{pattern}: {e}");
         }
-        let _ = Matcher::from_str_for(&pattern, EventName::PreToolUse);
     }
+    assert!(
+        compiled > 1000 && backtracking > 100,
+        "{compiled} compiled, {backtracking} backtracking"
+    );
 }

@@ -8,17 +8,26 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
-/// (name, pattern, capture group to redact — 0 for the whole match).
+/// Where a token may start. `\b` is not enough: in JSON text a token often follows an escape
+/// (`\nghp_…`, `\tAKIA…`: the `n` and `t` are word characters) or an underscore (`x_AKIA…`),
+/// and `\b` sees no boundary there. So a token starts at the start of the text, after a
+/// character that is not a letter or digit (`_` included), or after a JSON escape (`\n`,
+/// `\t`, `\r`, `\b`, `\f`, `\u0022`…). The prefix is kept; only the token (group 1) is
+/// redacted. Written `{B}` in [`PATTERNS`].
+const BOUNDARY: &str = r"(?:^|\\[nrtbf]|\\u[0-9A-Fa-f]{4}|[^A-Za-z0-9])";
+
+/// (name, pattern, capture group to redact). `{B}` stands for [`BOUNDARY`]; the group is the
+/// secret itself, so what precedes it survives.
 const PATTERNS: &[(&str, &str, usize)] = &[
     (
         "private_key",
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
-        0,
+        r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z))",
+        1,
     ),
     (
         "aws_access_key_id",
-        r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b",
-        0,
+        r"{B}((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16})",
+        1,
     ),
     (
         "aws_secret_access_key",
@@ -27,46 +36,46 @@ const PATTERNS: &[(&str, &str, usize)] = &[
     ),
     (
         "github_token",
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
-        0,
+        r"{B}((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})",
+        1,
     ),
-    ("github_pat", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 0),
+    ("github_pat", r"{B}(github_pat_[A-Za-z0-9_]{22,255})", 1),
     (
         "gitlab_token",
-        r"\bgl(?:pat|dt|ptt|rt)-[A-Za-z0-9_\-]{20,}",
-        0,
+        r"{B}(gl(?:pat|dt|ptt|rt)-[A-Za-z0-9_\-]{20,})",
+        1,
     ),
-    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 0),
+    ("slack_token", r"{B}(xox[abposr]-[A-Za-z0-9-]{10,})", 1),
     (
         "slack_webhook",
-        r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
-        0,
+        r"(https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+)",
+        1,
     ),
-    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0),
+    ("anthropic_key", r"{B}(sk-ant-[A-Za-z0-9_\-]{20,})", 1),
     (
         "openai_key",
-        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        0,
+        r"{B}(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})",
+        1,
     ),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}\b", 0),
+    ("google_api_key", r"{B}(AIza[0-9A-Za-z_\-]{35})", 1),
     (
         "stripe_key",
-        r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
-        0,
+        r"{B}((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
+        1,
     ),
     (
         "jwt",
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        0,
+        r"{B}(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+        1,
     ),
     (
         "bearer_token",
-        r"(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{12,})",
+        r"(?i){B}bearer\s+([A-Za-z0-9._~+/=\-]{12,})",
         1,
     ),
     (
         "assigned_secret",
-        r#"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[:=]\s*["']?([^\s"',;]{8,})"#,
+        r#"(?i){B}(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[:=]\s*["']?([^\s"',;\\]{8,})"#,
         1,
     ),
 ];
@@ -84,11 +93,13 @@ fn compiled() -> &'static [Compiled] {
             .iter()
             .filter_map(|(name, pat, group)| {
                 // The patterns are constants tested below; a bad one is skipped rather than panicking.
-                Regex::new(pat).ok().map(|re| Compiled {
-                    name,
-                    re,
-                    group: *group,
-                })
+                Regex::new(&pat.replace("{B}", BOUNDARY))
+                    .ok()
+                    .map(|re| Compiled {
+                        name,
+                        re,
+                        group: *group,
+                    })
             })
             .collect()
     })
@@ -152,39 +163,153 @@ mod tests {
         assert_eq!(compiled().len(), PATTERNS.len());
     }
 
+    /// Every pattern: a text it must redact, the secret in it, and a look-alike it must leave
+    /// alone (too short, or glued to a word).
+    const CASES: &[(&str, &str, &str, &str)] = &[
+        // (kind, text, the secret inside it, a look-alike that is not one)
+        (
+            "private_key",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+            "MIIEow",
+            "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
+        ),
+        (
+            "aws_access_key_id",
+            "key AKIAIOSFODNN7EXAMPLE here",
+            "AKIAIOSFODNN7EXAMPLE",
+            "key AKIAIOSFODNN7EXAMP and WAKIAIOSFODNN7EXAMPLE",
+        ),
+        (
+            "aws_secret_access_key",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = wJalrXUtnFEMI",
+        ),
+        (
+            "github_token",
+            "token ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "token ghp_0123456789abcdef and Xghp_0123456789abcdefghijABCDEFGHIJ012345",
+        ),
+        (
+            "github_pat",
+            "github_pat_11ABCDEFG0123456789abcdefghij",
+            "github_pat_11ABCDEFG0123456789abcdefghij",
+            "github_pat_short",
+        ),
+        (
+            "gitlab_token",
+            "glpat-abcdefghij0123456789",
+            "glpat-abcdefghij0123456789",
+            "glpat-short and iglpat-abcdefghij0123456789",
+        ),
+        (
+            "slack_token",
+            "xoxb-123456789012-abcdefghij",
+            "xoxb-123456789012-abcdefghij",
+            "xoxb-123 and xoxz-123456789012-abcdefghij",
+        ),
+        (
+            "slack_webhook",
+            "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+            "https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+            "see https://hooks.slack.com/ for docs",
+        ),
+        (
+            "anthropic_key",
+            "sk-ant-api03-abcdefghijklmnopqrstuv",
+            "sk-ant-api03-abcdefghijklmnopqrstuv",
+            "sk-ant-short",
+        ),
+        (
+            "openai_key",
+            "OPENAI sk-proj-abcdefghijklmnopqrstuvwx",
+            "sk-proj-abcdefghijklmnopqrstuvwx",
+            "sk-short and the task-abcdefghijklmnopqrstuvwx",
+        ),
+        (
+            "google_api_key",
+            "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+            "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+            "AIzaSyA-0123456789",
+        ),
+        (
+            "stripe_key",
+            "sk_live_0123456789abcdefgh",
+            "sk_live_0123456789abcdefgh",
+            "sk_live_short and sk_prod_0123456789abcdefgh",
+        ),
+        (
+            "jwt",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+            "eyJhbGciOiJIUzI1NiJ9.notajwt",
+        ),
+        (
+            "bearer_token",
+            "Authorization: Bearer abcdef.ghijkl.mnopqr",
+            "abcdef.ghijkl.mnopqr",
+            "Authorization: Bearer short and a forbearer of things",
+        ),
+        (
+            "assigned_secret",
+            "password=hunter2hunter2",
+            "hunter2hunter2",
+            "password=short; the secretary said",
+        ),
+    ];
+
     #[test]
-    fn redacts_known_credentials() {
-        let cases = [
-            ("key AKIAIOSFODNN7EXAMPLE here", "aws_access_key_id"),
-            (
-                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-                "aws_secret_access_key",
-            ),
-            (
-                "token ghp_0123456789abcdefghijABCDEFGHIJ012345",
-                "github_token",
-            ),
-            ("glpat-abcdefghij0123456789", "gitlab_token"),
-            ("xoxb-123456789012-abcdefghij", "slack_token"),
-            ("sk-ant-api03-abcdefghijklmnopqrstuv", "anthropic_key"),
-            ("OPENAI sk-proj-abcdefghijklmnopqrstuvwx", "openai_key"),
-            ("Authorization: Bearer abcdef.ghijkl.mnopqr", "bearer_token"),
-            (
-                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
-                "jwt",
-            ),
-            (
-                "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
-                "private_key",
-            ),
-            ("password=hunter2hunter2", "assigned_secret"),
-        ];
-        for (text, kind) in cases {
+    fn every_pattern_has_a_positive_and_a_negative_case() {
+        let kinds: Vec<&str> = CASES.iter().map(|c| c.0).collect();
+        let names: Vec<&str> = PATTERNS.iter().map(|p| p.0).collect();
+        assert_eq!(kinds, names, "one case per pattern, in order");
+        for (kind, text, secret, lookalike) in CASES {
             let r = redact(text);
             assert!(r.contains(&format!("[REDACTED:{kind}]")), "{text} -> {r}");
+            assert!(!r.contains(secret), "{kind}: {secret} survived in {r}");
+            assert_eq!(
+                redact(lookalike),
+                *lookalike,
+                "{kind}: a look-alike was redacted"
+            );
         }
+    }
+
+    #[test]
+    fn tokens_after_json_escapes_and_underscores_are_found() {
+        let ghp = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let akia = "AKIAIOSFODNN7EXAMPLE";
+        let ant = "sk-ant-api03-abcdefghijklmnopqrstuv";
+        for (text, kind) in [
+            (format!(r"line\n{ghp}"), "github_token"),
+            (format!(r"col\t{akia}"), "aws_access_key_id"),
+            (format!(r#"{{"out": "ok\n{ant}"}}"#), "anthropic_key"),
+            (format!("x_{akia}"), "aws_access_key_id"),
+            (format!(r"\u0022{ghp}"), "github_token"),
+            (format!(r"a\r\n{ghp}"), "github_token"),
+            ("my_password=hunter2hunter2".to_owned(), "assigned_secret"),
+        ] {
+            let r = redact(&text);
+            assert!(r.contains(&format!("[REDACTED:{kind}]")), "{text} -> {r}");
+            assert!(
+                !r.contains(ghp) && !r.contains(akia) && !r.contains(ant),
+                "{r}"
+            );
+        }
+        // What precedes the token survives.
+        assert_eq!(
+            redact(&format!(r"line\n{ghp}")),
+            r"line\n[REDACTED:github_token]"
+        );
+        // The same through serde_json, as replay writes it.
+        let line = serde_json::to_string(&format!("out\n{ghp}\t{akia}")).unwrap();
+        assert_eq!(
+            redact(&line),
+            r#""out\n[REDACTED:github_token]\t[REDACTED:aws_access_key_id]""#
+        );
         let r = redact("AKIAIOSFODNN7EXAMPLE");
-        assert!(!r.contains("AKIAIOSFODNN7EXAMPLE"));
+        assert_eq!(r, "[REDACTED:aws_access_key_id]");
     }
 
     #[test]

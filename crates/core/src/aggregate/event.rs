@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Outcome, contexts, messages};
+use super::{Outcome, contexts, messages, system_messages};
 use crate::event::EventName;
 use crate::report::{Attachment, HookReport};
 
@@ -14,6 +14,8 @@ pub struct PreCompactResult {
     pub additional_contexts: Vec<String>,
     /// A block a hook asked for, recorded and ignored.
     pub ignored_block: Option<String>,
+    /// Messages for the user (`systemMessage`), in rule order.
+    pub system_messages: Vec<String>,
     /// Every attachment, in rule order.
     pub messages: Vec<Attachment>,
 }
@@ -54,16 +56,14 @@ pub(super) fn aggregate_pre_compact(reports: &[&HookReport]) -> PreCompactResult
         ignored_block: reports
             .iter()
             .find_map(|r| r.effect.block.clone().or_else(|| r.effect.stop.clone())),
+        system_messages: system_messages(reports),
         messages: messages(reports),
     }
 }
 
 pub(super) fn aggregate(event: EventName, reports: &[&HookReport]) -> EventResult {
     let stop_reason = reports.iter().find_map(|r| r.effect.stop.clone());
-    let mut system_messages: Vec<String> = reports
-        .iter()
-        .filter_map(|r| r.effect.system_message.clone())
-        .collect();
+    let mut system_messages = system_messages(reports);
     let block = reports.iter().find_map(|r| r.effect.block.clone());
     let blocking_error = if event.can_block() {
         block

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Outcome, contexts, messages};
+use super::{Outcome, contexts, messages, system_messages};
 use crate::report::{Attachment, HookReport};
 
 /// The aggregated answer for a submitted prompt (the main source's `UserPromptSubmitResult`).
@@ -16,6 +16,9 @@ pub struct UserPromptSubmitResult {
     pub stop_reason: Option<String>,
     /// Contexts to inject before the user's message, in rule order.
     pub additional_contexts: Vec<String>,
+    /// Messages for the user (`systemMessage`), in rule order, from every hook whatever else it
+    /// decided.
+    pub system_messages: Vec<String>,
     /// Every attachment, in rule order.
     pub messages: Vec<Attachment>,
 }
@@ -38,6 +41,7 @@ pub(super) fn aggregate(reports: &[&HookReport]) -> UserPromptSubmitResult {
         prevent_continuation: stop_reason.is_some(),
         stop_reason,
         additional_contexts: contexts(reports),
+        system_messages: system_messages(reports),
         messages: messages(reports),
     }
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Outcome, contexts, messages};
+use super::{Outcome, contexts, messages, system_messages};
 use crate::output::PermissionDecision;
 use crate::report::{Attachment, HookReport};
 
@@ -25,6 +25,9 @@ pub struct PreToolUseResult {
     pub prevent_continuation: bool,
     /// Why it stopped.
     pub stop_reason: Option<String>,
+    /// Messages for the user (`systemMessage`), in rule order, from every hook whatever else it
+    /// decided — hookify, for one, explains a deny only there.
+    pub system_messages: Vec<String>,
     /// Every attachment, in rule order.
     pub messages: Vec<Attachment>,
 }
@@ -65,6 +68,7 @@ pub(super) fn aggregate(reports: &[&HookReport]) -> PreToolUseResult {
         additional_contexts: contexts(reports),
         prevent_continuation: stop_reason.is_some(),
         stop_reason,
+        system_messages: system_messages(reports),
         messages: messages(reports),
     }
 }

@@ -1,13 +1,61 @@
-//! The `command` handler's own fields: shell form (`command`, run with `sh -c`) or exec form
-//! (`command` + `args`, no shell), `async`, `shell`. The timeout, already checked, falls back to
-//! the dialect's default here.
+//! The `command` handler's own fields: shell form (`command`, run by `shell`: `sh` by default,
+//! `bash`, or PowerShell) or exec form (`command` + `args`, no shell), `async`, `asyncRewake`.
+//! The timeout, already checked, falls back to the dialect's default for the event here.
 
 use serde_json::{Map, Value};
 
 use super::document::{Ctx, describe};
 use super::span::JsonPath;
+use super::timeout;
 use crate::event::EventName;
-use crate::rule::CommandSpec;
+use crate::rule::{CommandSpec, Shell};
+
+/// The values `shell` may take, as the error lists them.
+const SHELLS: &str = "\"sh\", \"bash\", \"powershell\", \"pwsh\"";
+
+/// A handler's optional boolean `key`; `Err` (the rule is skipped) when it is not a boolean.
+fn opt_bool(
+    ctx: &mut Ctx<'_>,
+    obj: &Map<String, Value>,
+    path: &JsonPath,
+    key: &str,
+) -> Result<bool, ()> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => {
+            ctx.skip(
+                &path.key(key),
+                format!(
+                    "'{key}' must be a boolean, found {} — skipped.",
+                    describe(other)
+                ),
+                None,
+            );
+            Err(())
+        }
+    }
+}
+
+/// Claude Code's `shell`: `None` (the rule is skipped, with an error) when unknown.
+fn shell(ctx: &mut Ctx<'_>, obj: &Map<String, Value>, path: &JsonPath) -> Option<Shell> {
+    let problem = match obj.get("shell") {
+        None | Some(Value::Null) => return Some(Shell::Sh),
+        Some(Value::String(s)) => match s.as_str() {
+            "sh" => return Some(Shell::Sh),
+            "bash" => return Some(Shell::Bash),
+            "powershell" | "pwsh" => return Some(Shell::Powershell),
+            _ => format!("unknown shell {}", Value::String(s.clone())),
+        },
+        Some(other) => format!("'shell' must be a string, found {}", describe(other)),
+    };
+    ctx.reject(
+        &path.key("shell"),
+        format!("{problem} — skipped. (Allowed: {SHELLS})"),
+        Some("remove \"shell\" to run the command with sh -c".to_owned()),
+    );
+    None
+}
 
 pub(crate) fn parse_command(
     ctx: &mut Ctx<'_>,
@@ -96,50 +144,30 @@ pub(crate) fn parse_command(
             (None, Some(argv))
         }
     };
-    let run_async = match obj.get("async") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            ctx.skip(
-                &path.key("async"),
-                format!(
-                    "'async' must be a boolean, found {} — skipped.",
-                    describe(other)
-                ),
-                None,
-            );
-            return None;
-        }
+    let Ok(run_async) = opt_bool(ctx, obj, path, "async") else {
+        return None;
     };
-    match obj.get("shell") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if s == "bash" || s == "sh" => {}
-        Some(Value::String(s)) => ctx.warn(
+    // `asyncRewake`: in the background, and an exit 2 wakes the agent — so it is async too.
+    let Ok(async_rewake) = opt_bool(ctx, obj, path, "asyncRewake") else {
+        return None;
+    };
+    let shell = shell(ctx, obj, path)?;
+    if args.is_some() && obj.get("shell").is_some_and(|v| !v.is_null()) {
+        ctx.warn(
             &path.key("shell"),
-            format!(
-                "shell {} is not supported: hookbox runs command hooks with sh -c",
-                Value::String(s.clone())
+            "'shell' is ignored in exec form: 'args' runs the program without a shell".to_owned(),
+            Some(
+                "remove \"shell\", or write the whole command in \"command\" without \"args\""
+                    .to_owned(),
             ),
-            Some("write the command for a POSIX shell, or remove \"shell\"".to_owned()),
-        ),
-        Some(other) => {
-            ctx.skip(
-                &path.key("shell"),
-                format!(
-                    "'shell' must be a string, found {} — skipped.",
-                    describe(other)
-                ),
-                None,
-            );
-            return None;
-        }
+        );
     }
     Some(CommandSpec {
         command,
         args,
-        timeout_secs: timeout.unwrap_or_else(|| ctx.dialect.default_timeout_secs()),
-        run_async,
-        async_rewake: false,
-        shell: crate::rule::Shell::Sh,
+        timeout_secs: timeout.unwrap_or_else(|| timeout::default_secs(ctx, event)),
+        run_async: run_async || async_rewake,
+        async_rewake,
+        shell,
     })
 }

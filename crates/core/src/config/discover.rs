@@ -222,7 +222,8 @@ impl<'o> Loader<'o> {
             }
         };
         let plugin = self.report.plugins.len();
-        let mut ctx = Ctx::new(&text, path, dialect, &name, plugin);
+        let mut ctx =
+            Ctx::new(&text, path, dialect, &name, plugin).with_regex_limits(self.opts.regex_limits);
         let outcome = parse_text(&mut ctx, &text, DocKind::of(path), path);
         if let Outcome::Foreign(format) = outcome {
             self.report.diagnostics.append(&mut ctx.diagnostics);

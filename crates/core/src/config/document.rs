@@ -7,14 +7,16 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::duplicates;
 use super::foreign::{self, ForeignFormat};
 use super::handler;
 use super::read::parse_json;
+use super::regex_cap::{RegexLimits, RegexUse};
 use super::span::{JsonPath, Locator};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::Dialect;
 use crate::event::{EventName, json_type};
-use crate::matcher::{Matcher, MatcherError};
+use crate::matcher::{Matcher, MatcherError, RegexError};
 use crate::rule::Rule;
 
 /// How a file's top level is read.
@@ -66,6 +68,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) skipped: usize,
     /// Problems that make the config invalid (the ghast dialect then fails the plugin).
     pub(crate) invalid: usize,
+    /// The regex work this document asked for so far, against its caps.
+    regex: RegexUse,
+    /// Whether this is a Codex file (read in the `claude` dialect; Codex's timeout caps apply).
+    pub(crate) codex: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -86,7 +92,21 @@ impl<'a> Ctx<'a> {
             diagnostics: Vec::new(),
             skipped: 0,
             invalid: 0,
+            regex: RegexUse::default(),
+            codex: super::timeout::is_codex_path(file),
         }
+    }
+
+    /// Marks this document as a Codex file (a `.codex-plugin` plugin's), whatever its path.
+    pub(crate) fn with_codex(mut self, codex: bool) -> Self {
+        self.codex = self.codex || codex;
+        self
+    }
+
+    /// Caps this document's regex work at `limits` (default [`RegexLimits::default`]).
+    pub(crate) fn with_regex_limits(mut self, limits: RegexLimits) -> Self {
+        self.regex.limits = limits;
+        self
     }
 
     pub(crate) fn location(&mut self, path: &JsonPath) -> (Option<u32>, Option<u32>) {
@@ -107,6 +127,27 @@ impl<'a> Ctx<'a> {
             message,
             fix,
         });
+    }
+
+    /// Warns about every key written twice in one object of `text` (this document's text),
+    /// located at the repeat, naming both places: JSON keeps the last and drops the first.
+    pub(crate) fn warn_duplicates(&mut self, text: &str) {
+        for d in duplicates::find(text) {
+            let (l1, c1) = self.loc.line_col(d.first);
+            let (l2, c2) = self.loc.line_col(d.again);
+            let key = Value::String(d.key.clone());
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                file: self.file.to_path_buf(),
+                json_path: Some(d.path.to_string()),
+                line: Some(l2),
+                column: Some(c2),
+                message: format!(
+                    "duplicate key {key} (at {l1}:{c1} and again at {l2}:{c2}): only the last one is read — the first is ignored"
+                ),
+                fix: Some(format!("keep one {key}, merging the two if both are meant")),
+            });
+        }
     }
 
     /// Something looks wrong, but nothing is skipped.
@@ -224,11 +265,38 @@ pub(crate) fn parse_text(
         );
         return Outcome::Foreign(format);
     }
+    ctx.warn_duplicates(text);
     parse_document(ctx, map, &JsonPath::root(), kind)
 }
 
 /// Top-level keys of a bare events object that are not events.
 const NOT_EVENTS: &[&str] = &["description", "$schema", "disableAllHooks", "version"];
+
+/// Top-level keys Claude Code defines beside `hooks` that hookbox does not run or honour, with
+/// what each is (reference notes: mods ≥ 2.1.287, admin settings): each gets a warning, so a
+/// user can tell it was not honoured. (`disableAllHooks` is honoured.)
+const NOT_RUN_KEYS: &[(&str, &str, &str)] = &[
+    (
+        "modules",
+        "Claude Code's mods: JavaScript/TypeScript modules that Claude Code runs inside its own process; hookbox does not run them",
+        "the file's \"hooks\" still load; to run a mod's logic with hookbox, write it as a command, http or wasm hook",
+    ),
+    (
+        "allowedHttpHookUrls",
+        "Claude Code's admin allow-list of http hook URLs; hookbox does not honour it: the host's http policy decides where http hooks may go",
+        "set the destinations in the host policy (HostPolicy) instead",
+    ),
+    (
+        "httpHookAllowedEnvVars",
+        "Claude Code's admin list of variables http hook headers may read; hookbox does not honour it: each rule's allowedEnvVars, within the host policy, decides",
+        "list the variables in each http hook's \"allowedEnvVars\"",
+    ),
+    (
+        "allowManagedHooksOnly",
+        "Claude Code's admin switch that runs only managed hooks; hookbox does not honour it: it runs the files it is given",
+        "load only the hook files you mean to run",
+    ),
+];
 
 /// Walks a parsed document (a file's root, or a manifest's inline `hooks` object at `base`).
 pub(crate) fn parse_document(
@@ -257,6 +325,15 @@ pub(crate) fn parse_document(
                     describe(other)
                 ),
                 None,
+            );
+        }
+    }
+    for (key, what, fix) in NOT_RUN_KEYS {
+        if root.contains_key(*key) {
+            ctx.warn(
+                &base.key(key),
+                format!("'{key}' is {what} — ignored"),
+                Some((*fix).to_owned()),
             );
         }
     }
@@ -305,7 +382,8 @@ pub(crate) fn parse_document(
         }
     }
     for (name, value) in events {
-        if !wrapped && NOT_EVENTS.contains(&name.as_str()) {
+        let not_run = NOT_RUN_KEYS.iter().any(|(k, _, _)| k == name);
+        if !wrapped && (NOT_EVENTS.contains(&name.as_str()) || not_run) {
             continue;
         }
         parse_event(ctx, name, value, &events_path.key(name));
@@ -435,19 +513,28 @@ pub(crate) fn compile_matcher(
     path: &JsonPath,
     n: usize,
 ) -> Option<Matcher> {
-    match Matcher::from_json(raw, event) {
-        Ok(m) if !m.is_all() && event.matcher_field().is_none() => {
-            let shown = raw.map(Value::to_string).unwrap_or_default();
-            ctx.warn(
-                path,
-                format!("matcher {shown} is ignored: '{event}' has no matcher, so every '{event}' runs this hook"),
-                Some("remove \"matcher\"".to_owned()),
-            );
-            Some(Matcher::All)
-        }
-        Ok(m) => Some(m),
+    let what = if n == 1 {
+        String::new()
+    } else {
+        format!(" ({n} hooks)")
+    };
+    let cap_fix = "use exact names (Edit|Write) where you can, or split the rules across files";
+    if let Err(why) = ctx.regex.admit(&Matcher::regex_sources(raw, event)) {
+        ctx.skip_n(
+            path,
+            format!("Matcher under '{event}' not compiled: {why} — skipped{what}."),
+            Some(cap_fix.to_owned()),
+            n,
+        );
+        return None;
+    }
+    let m = match Matcher::from_json(raw, event) {
+        Ok(m) => m,
         Err(e) => {
             let fix = match &e {
+                MatcherError::Regex(RegexError::TooBig { .. }) => {
+                    "write a smaller pattern: name the tools (Edit|Write), or use .* instead of long counted repetitions"
+                }
                 MatcherError::Regex(_) => {
                     "write a JavaScript regular expression, or plain names separated by | (Edit|Write)"
                 }
@@ -458,18 +545,32 @@ pub(crate) fn compile_matcher(
                     "write the matcher as a string (\"Bash|Edit\") or an object ({\"tool_name\": \"Bash\"})"
                 }
             };
-            let what = if n == 1 {
-                String::new()
-            } else {
-                format!(" ({n} hooks)")
-            };
             ctx.skip_n(
                 path,
                 format!("Invalid matcher under '{event}': {e} — skipped{what}."),
                 Some(fix.to_owned()),
                 n,
             );
-            None
+            return None;
         }
+    };
+    if let Err(why) = ctx.regex.admit_backtracking(m.backtracking_count()) {
+        ctx.skip_n(
+            path,
+            format!("Matcher under '{event}' not loaded: {why} — skipped{what}."),
+            Some(cap_fix.to_owned()),
+            n,
+        );
+        return None;
     }
+    if !m.is_all() && event.matcher_field().is_none() {
+        let shown = raw.map(Value::to_string).unwrap_or_default();
+        ctx.warn(
+            path,
+            format!("matcher {shown} is ignored: '{event}' has no matcher, so every '{event}' runs this hook"),
+            Some("remove \"matcher\"".to_owned()),
+        );
+        return Some(Matcher::All);
+    }
+    Some(m)
 }

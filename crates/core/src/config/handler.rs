@@ -1,17 +1,23 @@
 //! One hook handler, from its JSON object to a [`Rule`]: its type (and whether the event allows
-//! it), matcher, `if`, timeout, failure mode, and the fields of each type. Unknown keys are
-//! tolerated here, as Claude Code files in the wild carry `id`, `description`, `asyncRewake`…;
-//! the wasm block, being hookbox's own, is strict (see `wasm`).
+//! it), matcher, `if`, timeout, failure mode (`on_failure`, or Claude Code's `onFailure`), and
+//! the fields of each type. Unknown keys are tolerated here, as Claude Code files in the wild
+//! carry `id`, `description`…; the wasm block, being hookbox's own, is strict (see `wasm`), and
+//! so is the http block, which reaches the network (see `http`).
 
 use serde_json::{Map, Value};
 
 use super::command;
 use super::document::{Ctx, compile_matcher, describe};
+use super::http;
 use super::span::JsonPath;
+use super::timeout;
 use super::wasm;
 use crate::event::{EventName, HandlerType, KNOWN_UNSUPPORTED_HOOK_TYPES};
 use crate::matcher::Matcher;
 use crate::rule::{FailMode, Handler, IfCondition, Rule, RuleSource};
+
+/// What the fix of an unsupported type says.
+const RUNS: &str = "hookbox runs 'command', 'prompt', 'http' and 'wasm' hooks";
 
 /// `['command', 'wasm']`, as the source document prints the allowlist.
 fn allowed_list(event: EventName) -> String {
@@ -35,9 +41,17 @@ pub(crate) fn parse_handler(
         return;
     };
     if !event.allows(ty) {
-        let fix = (ty == HandlerType::Prompt).then(|| {
-            "prompt hooks run only on 'UserPromptSubmit'; use a command hook that prints the text".to_owned()
-        });
+        let fix = match ty {
+            HandlerType::Prompt => Some(
+                "prompt hooks run only on 'UserPromptSubmit'; use a command hook that prints the text"
+                    .to_owned(),
+            ),
+            HandlerType::Http => Some(
+                "http hooks run on every event but 'SessionStart' and 'Setup' (as in Claude Code); use a command hook here"
+                    .to_owned(),
+            ),
+            _ => None,
+        };
         ctx.skip(
             path,
             format!(
@@ -65,7 +79,7 @@ pub(crate) fn parse_handler(
             None => return,
         },
     };
-    let Ok(timeout) = timeout(ctx, obj, path) else {
+    let Ok(timeout) = timeout::parse(ctx, event, obj, path) else {
         return;
     };
     let Ok(if_condition) = if_condition(ctx, event, obj, path) else {
@@ -108,14 +122,10 @@ pub(crate) fn parse_handler(
             Some(w) => Handler::Wasm(w),
             None => return,
         },
-        HandlerType::Http => {
-            ctx.skip(
-                path,
-                "Hook type 'http' is not supported yet — skipped.".to_owned(),
-                Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
-            );
-            return;
-        }
+        HandlerType::Http => match http::parse_http(ctx, event, obj, path, timeout) {
+            Some(h) => Handler::Http(h),
+            None => return,
+        },
     };
     let (line, column) = ctx.location(path);
     let source = RuleSource {
@@ -171,11 +181,12 @@ fn handler_type(
             "command" => Some(HandlerType::Command),
             "prompt" => Some(HandlerType::Prompt),
             "wasm" => Some(HandlerType::Wasm),
+            "http" => Some(HandlerType::Http),
             s if KNOWN_UNSUPPORTED_HOOK_TYPES.contains(&s) => {
                 ctx.skip(
                     path,
                     format!("Hook type '{s}' is not supported yet — skipped."),
-                    Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
+                    Some(RUNS.to_owned()),
                 );
                 None
             }
@@ -183,7 +194,7 @@ fn handler_type(
                 ctx.skip(
                     path,
                     format!("Unknown hook type '{s}' under '{event}' — skipped."),
-                    Some("hookbox runs 'command', 'prompt' and 'wasm' hooks".to_owned()),
+                    Some(RUNS.to_owned()),
                 );
                 None
             }
@@ -200,75 +211,6 @@ fn handler_type(
             None
         }
     }
-}
-
-/// `12 s`, `50 min`, `8 h 20 min`.
-fn human_secs(secs: f64) -> String {
-    // Timeouts are far below 2^53 s; rounding to whole seconds is what a reader wants.
-    let total = secs.round().clamp(0.0, 9.0e15) as u64;
-    let (h, m, s) = (total / 3600, (total % 3600) / 60, total % 60);
-    match (h, m, s) {
-        (0, 0, s) => format!("{s} s"),
-        (0, m, 0) => format!("{m} min"),
-        (0, m, s) => format!("{m} min {s} s"),
-        (h, 0, _) => format!("{h} h"),
-        (h, m, _) => format!("{h} h {m} min"),
-    }
-}
-
-/// The rule's own timeout in seconds, checked: `Err` when the rule is skipped.
-fn timeout(
-    ctx: &mut Ctx<'_>,
-    obj: &Map<String, Value>,
-    path: &JsonPath,
-) -> Result<Option<f64>, ()> {
-    let tpath = path.key("timeout");
-    let n = match obj.get("timeout") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Number(n)) => n,
-        Some(other) => {
-            ctx.skip(
-                &tpath,
-                format!(
-                    "'timeout' must be a number of seconds, found {} — skipped.",
-                    describe(other)
-                ),
-                None,
-            );
-            return Err(());
-        }
-    };
-    let t = n.as_f64().unwrap_or(f64::NAN);
-    if !(t.is_finite() && t > 0.0) {
-        ctx.skip(
-            &tpath,
-            format!("'timeout' must be a positive number of seconds, found {n} — skipped."),
-            None,
-        );
-        return Err(());
-    }
-    let mut t = t;
-    if t >= 1000.0 {
-        ctx.warn(
-            &tpath,
-            format!("timeout {n} looks like milliseconds: hookbox reads seconds, so this hook may run for {}", human_secs(t)),
-            Some(format!("if you meant {} s, write \"timeout\": {}", t / 1000.0, t / 1000.0)),
-        );
-    }
-    if let Some(max) = ctx.dialect.max_timeout_secs()
-        && t > max
-    {
-        ctx.warn(
-            &tpath,
-            format!(
-                "timeout {n} s is over the {} maximum of {max} s — clamped to {max}",
-                ctx.dialect
-            ),
-            None,
-        );
-        t = max;
-    }
-    Ok(Some(t))
 }
 
 fn opt_string(
@@ -350,26 +292,55 @@ fn if_condition(
     Ok(Some(cond))
 }
 
+/// The rule's failure mode: `on_failure` (hookbox's and the Agent SDK's spelling) or
+/// `onFailure` (Claude Code's, ≥ 2.1.295), `"allow"` or `"block"`. Both spellings with
+/// different values is an error: which one the author meant cannot be guessed.
 fn on_failure(
     ctx: &mut Ctx<'_>,
     obj: &Map<String, Value>,
     path: &JsonPath,
 ) -> Result<Option<FailMode>, ()> {
-    match obj.get("on_failure") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s == "allow" => Ok(Some(FailMode::Allow)),
-        Some(Value::String(s)) if s == "block" => Ok(Some(FailMode::Block)),
-        Some(other) => {
-            ctx.skip(
-                &path.key("on_failure"),
+    let mut found: Option<(&str, FailMode)> = None;
+    for key in ["on_failure", "onFailure"] {
+        let mode = match obj.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) if s == "allow" => FailMode::Allow,
+            Some(Value::String(s)) if s == "block" => FailMode::Block,
+            Some(other) => {
+                ctx.skip(
+                    &path.key(key),
+                    format!(
+                        "'{key}' must be \"allow\" or \"block\", found {} — skipped.",
+                        describe(other)
+                    ),
+                    None,
+                );
+                return Err(());
+            }
+        };
+        if let Some((first, earlier)) = found
+            && earlier != mode
+        {
+            ctx.reject(
+                &path.key(key),
                 format!(
-                    "'on_failure' must be \"allow\" or \"block\", found {} — skipped.",
-                    describe(other)
+                    "'{first}' and '{key}' disagree (\"{}\" and \"{}\"): they are two spellings of one setting — skipped.",
+                    fail_mode_str(earlier),
+                    fail_mode_str(mode)
                 ),
-                None,
+                Some(format!("keep one of '{first}' and '{key}'")),
             );
-            Err(())
+            return Err(());
         }
+        found = Some((key, mode));
+    }
+    Ok(found.map(|(_, m)| m))
+}
+
+fn fail_mode_str(m: FailMode) -> &'static str {
+    match m {
+        FailMode::Allow => "allow",
+        FailMode::Block => "block",
     }
 }
 
@@ -390,14 +361,6 @@ mod tests {
         for bad in ["", "Bash(", "(x)", "Ba sh", "Bash(x"] {
             assert!(parse_if(bad).is_none(), "{bad}");
         }
-    }
-
-    #[test]
-    fn human_durations() {
-        assert_eq!(human_secs(3000.0), "50 min");
-        assert_eq!(human_secs(30000.0), "8 h 20 min");
-        assert_eq!(human_secs(1000.0), "16 min 40 s");
-        assert_eq!(human_secs(7200.0), "2 h");
     }
 
     #[test]

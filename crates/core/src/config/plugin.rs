@@ -24,6 +24,8 @@ struct PluginLoad<'a> {
     plugin: usize,
     name: &'a str,
     dialect: Dialect,
+    /// A `.codex-plugin` plugin: its files are Codex's (Codex's timeout caps apply).
+    codex: bool,
     rules: Vec<Rule>,
     invalid: usize,
 }
@@ -100,6 +102,7 @@ impl Loader<'_> {
             plugin,
             name: &name,
             dialect,
+            codex: layout == Layout::Codex,
             rules: Vec::new(),
             invalid: 0,
         };
@@ -136,7 +139,10 @@ impl Loader<'_> {
             return;
         };
         let shown = display_path(plan.root, &doc.rel);
-        let mut mctx = Ctx::new(&doc.text, &shown, plan.dialect, plan.name, plan.plugin);
+        let mut mctx = Ctx::new(&doc.text, &shown, plan.dialect, plan.name, plan.plugin)
+            .with_regex_limits(self.opts.regex_limits)
+            .with_codex(plan.codex);
+        mctx.warn_duplicates(&doc.text);
         if let Some((path, msg)) = dialect_problem {
             mctx.warn(
                 &path,
@@ -265,7 +271,9 @@ impl Loader<'_> {
             }
             return;
         }
-        let mut ctx = Ctx::new(&text, &shown, plan.dialect, plan.name, plan.plugin);
+        let mut ctx = Ctx::new(&text, &shown, plan.dialect, plan.name, plan.plugin)
+            .with_regex_limits(self.opts.regex_limits)
+            .with_codex(plan.codex);
         let outcome = parse_text(&mut ctx, &text, DocKind::of(rel), &shown);
         self.report.diagnostics.append(&mut ctx.diagnostics);
         plan.invalid += ctx.invalid;

@@ -1,6 +1,10 @@
 //! Reading hook files safely: bounded in size, regular files only, UTF-8 checked with a located
 //! error, JSON syntax errors located in characters. Plugin contents are opened beneath the plugin
 //! folder through `cap_std::fs::Dir`, so no path written in a manifest can reach outside it.
+//!
+//! A file is opened first — without blocking (`O_NONBLOCK`, and `O_NOCTTY`) — and it is the
+//! *opened* file's metadata that is checked, never a `stat` of the path before opening: a FIFO
+//! swapped in between would otherwise block the loader in `open` until a writer came.
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -17,8 +21,11 @@ pub enum ReadError {
     #[error("no such file")]
     NotFound,
     /// A directory, FIFO, device…: reading it could block or mean nothing.
-    #[error("not a regular file")]
-    NotAFile,
+    #[error("not a regular file ({kind})")]
+    NotAFile {
+        /// What it is instead: `a directory`, `a FIFO`, `a character device`, …
+        kind: &'static str,
+    },
     /// The path resolves outside the plugin folder (through `..`, an absolute path or a symlink).
     #[error("path leaves the plugin folder")]
     Escapes,
@@ -68,20 +75,54 @@ impl ReadError {
     }
 }
 
+/// Reads the regular file `rel` beneath the folder `root`, as hook files are read: `rel` may
+/// not leave `root` (through `..`, an absolute path or a symlink), the file is opened without
+/// blocking and refused unless the opened file is a regular file of at most `max_bytes` bytes,
+/// and it must be UTF-8. For host files that a repository controls, such as
+/// `.hookbox/settings.json`: a symlink to `/dev/zero` or a FIFO is refused, never read or
+/// waited on.
+pub fn read_file_beneath(root: &Path, rel: &Path, max_bytes: u64) -> Result<String, ReadError> {
+    let dir =
+        Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(ReadError::from_io)?;
+    read_in_dir(&dir, rel, max_bytes)
+}
+
 /// Reads a file the user named directly (a bare hooks or settings file).
 pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadError> {
-    let meta = std::fs::metadata(path).map_err(ReadError::from_io)?;
-    check_meta(meta.is_file(), meta.len(), max)?;
-    let file = std::fs::File::open(path).map_err(ReadError::from_io)?;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, nonblocking_flags());
+    let file = opts.open(path).map_err(ReadError::from_io)?;
+    check_opened(&file, max)?;
     read_bounded(file, max)
 }
 
 /// Reads `rel` beneath a plugin folder.
 pub(crate) fn read_in_dir(dir: &Dir, rel: &Path, max: u64) -> Result<String, ReadError> {
-    let meta = dir.metadata(rel).map_err(ReadError::from_io)?;
-    check_meta(meta.is_file(), meta.len(), max)?;
-    let file = dir.open(rel).map_err(ReadError::from_io)?;
-    read_bounded(file.into_std(), max)
+    let file = open_in_dir(dir, rel)?;
+    check_opened(&file, max)?;
+    read_bounded(file, max)
+}
+
+/// Opens `rel` beneath `dir` for reading, without blocking whatever it turns out to be.
+fn open_in_dir(dir: &Dir, rel: &Path) -> Result<std::fs::File, ReadError> {
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(&mut opts, nonblocking_flags());
+    dir.open_with(rel, &opts)
+        .map(cap_std::fs::File::into_std)
+        .map_err(ReadError::from_io)
+}
+
+/// `O_NONBLOCK | O_NOCTTY`: opening a FIFO returns at once instead of waiting for a writer,
+/// and opening a terminal never makes it ours. A regular file reads the same either way.
+#[cfg(unix)]
+fn nonblocking_flags() -> i32 {
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    // The flags are small positive constants (0o4000 | 0o400 on Linux).
+    i32::try_from(flags.bits()).unwrap_or(0)
 }
 
 /// Whether `rel` exists beneath the plugin folder as a regular file.
@@ -89,15 +130,47 @@ pub(crate) fn is_file_in_dir(dir: &Dir, rel: &Path) -> bool {
     dir.metadata(rel).is_ok_and(|m| m.is_file())
 }
 
-fn check_meta(is_file: bool, len: u64, max: u64) -> Result<(), ReadError> {
-    if !is_file {
-        return Err(ReadError::NotAFile);
+/// Checks the opened file: a regular file, at most `max` bytes by its metadata.
+fn check_opened(file: &std::fs::File, max: u64) -> Result<(), ReadError> {
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile {
+            kind: kind_of(meta.file_type()),
+        });
     }
     // Refuse before reading: a 100 MB file is never pulled into memory.
-    if len > max {
-        return Err(ReadError::TooLarge { size: len, max });
+    if meta.len() > max {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            max,
+        });
     }
     Ok(())
+}
+
+/// What a file that is not a regular file is, for messages.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
 }
 
 fn read_bounded(file: std::fs::File, max: u64) -> Result<String, ReadError> {
@@ -224,7 +297,9 @@ mod tests {
         assert!(read_ambient(&p, 4096).is_ok());
         assert!(matches!(
             read_ambient(dir.path(), 4096),
-            Err(ReadError::NotAFile)
+            Err(ReadError::NotAFile {
+                kind: "a directory"
+            })
         ));
         assert!(matches!(
             read_ambient(&dir.path().join("nope"), 1),
@@ -255,5 +330,91 @@ mod tests {
             assert!(matches!(e, ReadError::Escapes), "{rel}: {e:?}");
         }
         assert!(!is_file_in_dir(&dir, Path::new("link.json")));
+    }
+
+    #[cfg(unix)]
+    fn fifo(path: &Path) {
+        use rustix::fs::{FileType, Mode, mknodat};
+        mknodat(
+            rustix::fs::CWD,
+            path,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_are_opened_without_blocking() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("settings.json"), "{}").unwrap();
+        let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
+        let file = open_in_dir(&dir, Path::new("settings.json")).unwrap();
+        let flags = rustix::fs::fcntl_getfl(&file).unwrap();
+        assert!(flags.contains(rustix::fs::OFlags::NONBLOCK), "{flags:?}");
+        // So a FIFO with no writer opens at once, and the opened file's type refuses it.
+        fifo(&root.path().join("pipe"));
+        let file = open_in_dir(&dir, Path::new("pipe")).unwrap();
+        assert!(matches!(
+            check_opened(&file, 100),
+            Err(ReadError::NotAFile { kind: "a FIFO" })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_file_beneath_refuses_fifos_devices_escapes_and_oversize() {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("project");
+        std::fs::create_dir_all(root.join(".hookbox")).unwrap();
+        std::fs::write(outer.path().join("outside.json"), "{}").unwrap();
+        std::fs::write(root.join(".hookbox/ok.json"), "{\"replay\": {}}").unwrap();
+        std::fs::write(root.join(".hookbox/big.json"), vec![b' '; 2048]).unwrap();
+        fifo(&root.join(".hookbox/settings.json"));
+        std::os::unix::fs::symlink("/dev/zero", root.join(".hookbox/zero.json")).unwrap();
+        std::os::unix::fs::symlink("../../outside.json", root.join(".hookbox/out.json")).unwrap();
+        let read = |rel: &str| read_file_beneath(&root, Path::new(rel), 1024);
+        assert_eq!(read(".hookbox/ok.json").unwrap(), "{\"replay\": {}}");
+        let e = read(".hookbox/settings.json").unwrap_err();
+        assert!(matches!(e, ReadError::NotAFile { kind: "a FIFO" }), "{e:?}");
+        assert_eq!(e.to_string(), "not a regular file (a FIFO)");
+        for rel in [
+            ".hookbox/zero.json",
+            ".hookbox/out.json",
+            "../outside.json",
+            "/etc/passwd",
+        ] {
+            assert!(
+                matches!(read(rel), Err(ReadError::Escapes)),
+                "{rel}: {:?}",
+                read(rel)
+            );
+        }
+        assert!(matches!(
+            read(".hookbox/big.json"),
+            Err(ReadError::TooLarge {
+                size: 2048,
+                max: 1024
+            })
+        ));
+        assert!(matches!(
+            read(".hookbox/none.json"),
+            Err(ReadError::NotFound)
+        ));
+        // A file named directly may be anywhere, but it must still be a regular file.
+        let e = read_ambient(&root.join(".hookbox/zero.json"), 1024).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReadError::NotAFile {
+                    kind: "a character device"
+                }
+            ),
+            "{e:?}"
+        );
+        let e = read_ambient(&root.join(".hookbox/settings.json"), 1024).unwrap_err();
+        assert!(matches!(e, ReadError::NotAFile { kind: "a FIFO" }), "{e:?}");
     }
 }

@@ -2,8 +2,11 @@
 //! fields here; strict wasm blocks and file-level errors in `tests/errors.rs`; the loader on
 //! temporary folders in `tests/loading.rs`.
 
+mod agents;
+mod duplicates;
 mod errors;
 mod loading;
+mod regex_cap;
 
 use std::path::Path;
 
@@ -64,8 +67,8 @@ fn claude_nested_shape() {
     assert_eq!(command(a).timeout_secs, 5.0);
     assert_eq!(
         command(b).timeout_secs,
-        60.0,
-        "the claude dialect's default"
+        600.0,
+        "the claude dialect's default: Claude Code's 600 s"
     );
     assert_eq!(command(c).timeout_secs, 2.5);
     assert_eq!(a.source.json_path, "hooks.PreToolUse[0].hooks[0]");
@@ -190,7 +193,7 @@ fn prompt_on_stop_uses_the_source_documents_text() {
 
 #[test]
 fn known_unsupported_and_unknown_types() {
-    for t in ["http", "agent", "mcp_tool"] {
+    for t in ["agent", "mcp_tool"] {
         let r = parse(&format!(
             r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "{t}", "url": "u"}}]}}]}}}}"#
         ));
@@ -453,13 +456,14 @@ fn command_fields() {
     let d = only_diag(&r);
     assert_eq!(
         d.message,
-        "shell \"powershell\" is not supported: hookbox runs command hooks with sh -c"
+        "'shell' is ignored in exec form: 'args' runs the program without a shell"
     );
     assert_eq!(
         r.rules.len(),
         2,
-        "a powershell hint is a warning, the rule stays"
+        "a shell beside args is a warning, the rule stays"
     );
+    assert_eq!(command(&r.rules[1]).shell, crate::rule::Shell::Powershell);
     let a = &r.rules[0];
     let c = command(a);
     assert_eq!(c.command, None);

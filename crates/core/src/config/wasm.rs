@@ -30,6 +30,7 @@ pub const WASM_KEYS: &[&str] = &[
     "config",
     "matcher",
     "on_failure",
+    "onFailure",
     "statusMessage",
     "if",
 ];

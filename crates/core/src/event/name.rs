@@ -1,5 +1,7 @@
-//! Event names: the twelve first-class events and every other Claude Code event, with what each
-//! one's matcher is tested against, whether it can block, and which handler types it accepts.
+//! Event names: the twelve first-class events and every other Claude Code (≈ 2.1.317) and Codex
+//! event, with what each one's matcher is tested against, whether it can block, and which
+//! handler types it accepts. Events without typed fields keep their payload in `Event::extra`;
+//! the fields each carries are listed on its variant.
 
 use std::fmt;
 use std::str::FromStr;
@@ -99,6 +101,18 @@ event_names! {
     ElicitationResult,
     /// Claude Code: a message is about to be displayed.
     MessageDisplay,
+    /// Claude Code (≥ 2.1.251): a model switch was requested. Fields `from_model`, `to_model`
+    /// (the matcher's subject), `source`, `context_tokens`, `prompt_cache_warm`, `cache_ttl`,
+    /// `estimated_cache_write_usd`, `pricing`. Hooks may allow, deny or ask (as on
+    /// `PreToolUse`); exit 2 and `decision: "block"` deny; a hook that times out blocks the
+    /// switch unless its rule says `onFailure: "allow"`. Default timeout 30 s.
+    PreModelSwitch,
+    /// Claude Code (≥ 2.1.251): the session's model changed (a switch, a fallback, a resume).
+    /// Same fields as `PreModelSwitch`; observe-only. Default timeout 30 s.
+    PostModelSwitch,
+    /// Codex: the user interrupted a turn (Esc). Common fields (and Codex's `turn_id`); no
+    /// matcher; observe-only. Codex caps its hooks at 3 s.
+    Interrupt,
 }
 
 /// An event name hookbox does not know.
@@ -141,7 +155,7 @@ impl HandlerType {
 }
 
 /// Handler types that Claude Code knows but hookbox does not run (yet): recognised, warned, skipped.
-pub const KNOWN_UNSUPPORTED_HOOK_TYPES: &[&str] = &["http", "agent", "mcp_tool"];
+pub const KNOWN_UNSUPPORTED_HOOK_TYPES: &[&str] = &["agent", "mcp_tool"];
 
 impl EventName {
     /// The main source's eight events plus the four others with full semantics (SPEC §2).
@@ -173,6 +187,9 @@ impl EventName {
             | PostToolUseFailure => Some("tool_name"),
             SubagentStart | SubagentStop => Some("agent_type"),
             StopFailure => Some("error"),
+            // Claude Code compares a canonical name it derives from `to_model`; hookbox compares
+            // `to_model` as the payload gives it.
+            PreModelSwitch | PostModelSwitch => Some("to_model"),
             Notification => Some("notification_type"),
             SessionStart => Some("source"),
             SessionEnd => Some("reason"),
@@ -184,7 +201,8 @@ impl EventName {
             UserPromptExpansion => Some("command_name"),
             Elicitation | ElicitationResult => Some("mcp_server_name"),
             UserPromptSubmit | Stop | PostToolBatch | CwdChanged | WorktreeCreate
-            | WorktreeRemove | TeammateIdle | TaskCreated | TaskCompleted | MessageDisplay => None,
+            | WorktreeRemove | TeammateIdle | TaskCreated | TaskCompleted | MessageDisplay
+            | Interrupt => None,
         }
     }
 
@@ -207,7 +225,24 @@ impl EventName {
                 | TaskCompleted
                 | Elicitation
                 | ElicitationResult
+                | PreModelSwitch
         )
+    }
+
+    /// Whether a decision on this event is a permission decision (allow, deny, ask, defer) and
+    /// a block is a deny: `PreToolUse`, `PermissionRequest` and `PreModelSwitch`.
+    pub fn takes_permission_decision(self) -> bool {
+        matches!(
+            self,
+            EventName::PreToolUse | EventName::PermissionRequest | EventName::PreModelSwitch
+        )
+    }
+
+    /// Whether a hook that times out on this event blocks it when its rule does not say
+    /// otherwise (Claude Code: a `PreModelSwitch` hook cancelled at its timeout blocks the
+    /// switch). Elsewhere a timeout renders no decision unless the rule fails closed.
+    pub fn timeout_blocks(self) -> bool {
+        self == EventName::PreModelSwitch
     }
 
     /// Whether Claude Code evaluates a handler's `if` condition on this event (tool events);
@@ -239,7 +274,10 @@ impl EventName {
         }
     }
 
-    /// The handler types allowed on this event, in the order the warning lists them.
+    /// The handler types the "Allowed for this event" warning lists: SPEC §1.2's allowlist
+    /// (`command`, `prompt` on `UserPromptSubmit`, `wasm`), so the source document's text stays
+    /// verbatim (`['command', 'wasm']` on `Stop`). `http` is not listed: it runs on every event
+    /// but `SessionStart` and `Setup`, as in Claude Code, and its own warning says so.
     pub fn allowed_types(self) -> Vec<HandlerType> {
         [HandlerType::Command, HandlerType::Prompt, HandlerType::Wasm]
             .into_iter()
@@ -267,6 +305,41 @@ mod tests {
             EventName::ALL.iter().filter(|e| e.is_first_class()).count(),
             12
         );
+    }
+
+    #[test]
+    fn every_event_of_the_reference_notes_is_recognised() {
+        // Claude Code's 33 events as of 2.1.303 (reference/claude-code-hooks.md), then Codex's
+        // (reference notes: SessionStart … Interrupt, StopFailure, SessionEnd).
+        let claude = "PreToolUse PostToolUse PostToolUseFailure PostToolBatch PermissionRequest \
+            PermissionDenied Notification UserPromptSubmit UserPromptExpansion Stop StopFailure \
+            SubagentStart SubagentStop PreCompact PostCompact Elicitation ElicitationResult \
+            TeammateIdle TaskCreated TaskCompleted Setup InstructionsLoaded CwdChanged FileChanged \
+            ConfigChange WorktreeCreate WorktreeRemove SessionStart SessionEnd PreModelSwitch \
+            PostModelSwitch MessageDisplay DirectoryAdded";
+        let codex = "SessionStart SubagentStart PreToolUse PermissionRequest PostToolUse PreCompact \
+            PostCompact UserPromptSubmit SubagentStop Stop Interrupt StopFailure SessionEnd";
+        assert_eq!(claude.split_whitespace().count(), 33);
+        for name in claude.split_whitespace().chain(codex.split_whitespace()) {
+            assert!(name.parse::<EventName>().is_ok(), "{name}");
+        }
+        assert_eq!(
+            EventName::ALL.len(),
+            34,
+            "Claude Code's 33 and Codex's Interrupt"
+        );
+    }
+
+    #[test]
+    fn model_switch_events() {
+        let pre = EventName::PreModelSwitch;
+        assert!(pre.can_block() && pre.takes_permission_decision() && pre.timeout_blocks());
+        assert_eq!(pre.matcher_field(), Some("to_model"));
+        let post = EventName::PostModelSwitch;
+        assert!(!post.can_block() && !post.timeout_blocks());
+        assert_eq!(post.matcher_field(), Some("to_model"));
+        assert_eq!(EventName::Interrupt.matcher_field(), None);
+        assert!(!EventName::Interrupt.can_block());
     }
 
     #[test]

@@ -1,18 +1,38 @@
 //! JavaScript regular expressions for matchers, as Claude Code evaluates them
 //! (`RegExp.prototype.test`: unanchored unless written `^…$`).
 //!
-//! Why two crates: `regress` parses ECMAScript syntax exactly, so a pattern is accepted or
+//! Why three crates: `regress` parses ECMAScript syntax exactly, so a pattern is accepted or
 //! rejected as JavaScript would; but it is a pure backtracking engine with no step limit, and a
-//! tenant's `(a+)+$` would hang a shared host. So the pattern, once accepted, is translated to
-//! `fancy-regex`, which runs everything regular on the linear-time `regex` crate and bounds the
-//! backtracking of lookaround/backreferences ([`BACKTRACK_LIMIT`]). The translation keeps
+//! tenant's `(a+)+$` would hang a shared host. So the pattern, once accepted, is translated and
+//! run by the linear-time `regex` crate when it needs no backtracking feature (nearly every
+//! matcher), else by `fancy-regex`, whose backtracking is bounded per match
+//! ([`BACKTRACK_LIMIT`]) and shared per dispatch ([`MatchBudget`]). The translation keeps
 //! JavaScript's ASCII meaning of `\d` and `\w`. A JavaScript-valid pattern that `fancy-regex`
-//! cannot express (e.g. variable-length lookbehind) is rejected at load time, never at dispatch.
+//! cannot express (e.g. variable-length lookbehind), or that compiles to more than
+//! [`REGEX_SIZE_LIMIT`], is rejected at load time, never at dispatch.
 
 use std::fmt;
 
-/// Backtracking steps a match may take before it gives up and counts as "no match".
-pub const BACKTRACK_LIMIT: usize = 100_000;
+use super::budget::{BACKTRACK_LIMIT, MatchBudget, QUICK_BACKTRACK_LIMIT};
+
+/// The most heap one compiled matcher may take (the `regex` crate's `size_limit`, and
+/// `fancy-regex`'s delegate limit): 128 KiB. Measured: real matchers compile to under 4 KiB
+/// (`Bash|Edit|…|TodoWrite` 3.8 KiB, `^mcp__(github|gitlab|linear)__(create|update)_.*$`
+/// 3.1 KiB), a Unicode class `\p{L}+` to 42 KiB. The regex crate's default, 10 MiB, let
+/// `\p{L}{2000}` (82 MiB) cost 140 ms before being refused; at 128 KiB it is refused in ~1 ms.
+pub const REGEX_SIZE_LIMIT: usize = 128 * 1024;
+
+/// The most a matcher's lazy DFA may cache (the `regex` crate's `dfa_size_limit`, per matcher
+/// and thread): 256 KiB instead of the default 2 MiB. A match over a tool name visits at most a
+/// few hundred states of about a KiB each; a smaller cache only means the engine falls back to
+/// its (still linear) NFA simulation.
+pub const REGEX_DFA_SIZE_LIMIT: usize = 256 * 1024;
+
+/// The most instructions a backtracking program may have (`fancy-regex`'s `max_prog_size`).
+pub const REGEX_MAX_PROGRAM: usize = 100_000;
+
+/// How much of a pattern messages quote.
+const QUOTE_CHARS: usize = 120;
 
 /// Why a matcher regex was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,7 +40,7 @@ pub enum RegexError {
     /// Not a valid JavaScript regular expression.
     #[error("invalid JavaScript regex `{pattern}`: {reason}")]
     Syntax {
-        /// The pattern.
+        /// The pattern (cut to 120 characters).
         pattern: String,
         /// The parser's message.
         reason: String,
@@ -28,21 +48,42 @@ pub enum RegexError {
     /// Valid JavaScript, but uses a feature hookbox's bounded engine does not run.
     #[error("regex `{pattern}` uses a JavaScript feature hookbox cannot run safely: {reason}")]
     Unsupported {
-        /// The pattern.
+        /// The pattern (cut to 120 characters).
         pattern: String,
         /// The engine's message.
         reason: String,
     },
+    /// Compiles to more than [`REGEX_SIZE_LIMIT`] bytes: refused before it could cost more.
+    #[error(
+        "regex `{pattern}` is too big: it compiles to more than {limit} bytes, hookbox's limit for one matcher"
+    )]
+    TooBig {
+        /// The pattern (cut to 120 characters).
+        pattern: String,
+        /// The limit it went over, in bytes.
+        limit: usize,
+    },
+}
+
+/// How a compiled pattern runs.
+#[derive(Clone)]
+enum Engine {
+    /// Linear time; costs nothing from the dispatch budget.
+    Regular {
+        /// The pattern in the `regex` crate's syntax.
+        translated: String,
+        re: regex::Regex,
+    },
+    /// Backtracking (lookaround, backreferences): a quick attempt, then a full one. Boxed:
+    /// two programs are large, and rare.
+    Backtracking(Box<[fancy_regex::Regex; 2]>),
 }
 
 /// A compiled JavaScript regex.
 #[derive(Clone)]
 pub struct JsRegex {
     source: String,
-    /// The pattern in the `regex` crate's syntax, when it needs no backtracking feature: the
-    /// rule index can then test many such patterns in one pass (a `RegexSet`).
-    regular: Option<String>,
-    re: fancy_regex::Regex,
+    engine: Engine,
 }
 
 impl fmt::Debug for JsRegex {
@@ -57,26 +98,79 @@ impl PartialEq for JsRegex {
     }
 }
 
+/// `pattern` cut for a message.
+fn quoted(pattern: &str) -> String {
+    match pattern.char_indices().nth(QUOTE_CHARS) {
+        Some((i, _)) => format!("{}…", &pattern[..i]),
+        None => pattern.to_owned(),
+    }
+}
+
+fn fancy(
+    translated: &str,
+    backtrack_limit: usize,
+) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(translated)
+        .backtrack_limit(backtrack_limit)
+        .delegate_size_limit(REGEX_SIZE_LIMIT)
+        .delegate_dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+        .max_prog_size(REGEX_MAX_PROGRAM)
+        .build()
+}
+
+/// The size limit a `fancy-regex` compile error went over, if that is what it is.
+fn fancy_too_big(e: &fancy_regex::Error) -> Option<usize> {
+    match e {
+        fancy_regex::Error::CompileError(c) => match &**c {
+            fancy_regex::CompileError::InnerError(b) => b.size_limit(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 impl JsRegex {
     /// Compiles `pattern` with JavaScript syntax (no flags: case-sensitive, `u` assumed).
     pub fn new(pattern: &str) -> Result<JsRegex, RegexError> {
         regress::Regex::new(pattern).map_err(|e| RegexError::Syntax {
-            pattern: pattern.to_owned(),
+            pattern: quoted(pattern),
             reason: e.to_string(),
         })?;
         let translated = translate(pattern);
-        let re = fancy_regex::RegexBuilder::new(&translated)
-            .backtrack_limit(BACKTRACK_LIMIT)
+        let too_big = |limit: usize| RegexError::TooBig {
+            pattern: quoted(pattern),
+            limit,
+        };
+        // The linear engine first: it takes nearly every matcher, and its size limit stops a
+        // huge pattern early. Only what it cannot parse (lookaround, backreferences) goes on.
+        match regex::RegexBuilder::new(&translated)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
             .build()
-            .map_err(|e| RegexError::Unsupported {
-                pattern: pattern.to_owned(),
-                reason: e.to_string(),
-            })?;
-        let regular = regex::Regex::new(&translated).is_ok().then_some(translated);
+        {
+            Ok(re) => {
+                return Ok(JsRegex {
+                    source: pattern.to_owned(),
+                    engine: Engine::Regular { translated, re },
+                });
+            }
+            Err(regex::Error::CompiledTooBig(limit)) => return Err(too_big(limit)),
+            Err(_) => {}
+        }
+        let build = |limit: usize| {
+            fancy(&translated, limit).map_err(|e| match fancy_too_big(&e) {
+                Some(limit) => too_big(limit),
+                None => RegexError::Unsupported {
+                    pattern: quoted(pattern),
+                    reason: e.to_string(),
+                },
+            })
+        };
+        let quick = build(QUICK_BACKTRACK_LIMIT)?;
+        let full = build(BACKTRACK_LIMIT)?;
         Ok(JsRegex {
             source: pattern.to_owned(),
-            regular,
-            re,
+            engine: Engine::Backtracking(Box::new([quick, full])),
         })
     }
 
@@ -88,13 +182,46 @@ impl JsRegex {
     /// The equivalent `regex`-crate pattern, when the pattern uses no lookaround or
     /// backreference (most matchers): it runs in linear time and can join a `RegexSet`.
     pub fn regular(&self) -> Option<&str> {
-        self.regular.as_deref()
+        match &self.engine {
+            Engine::Regular { translated, .. } => Some(translated),
+            Engine::Backtracking(_) => None,
+        }
+    }
+
+    /// Whether matching may backtrack, and so draws on a dispatch's [`MatchBudget`].
+    pub fn is_backtracking(&self) -> bool {
+        matches!(self.engine, Engine::Backtracking(_))
     }
 
     /// Whether the pattern matches anywhere in `text`. A match that exceeds the backtracking
-    /// limit counts as no match: a hostile pattern can cost at most [`BACKTRACK_LIMIT`] steps.
+    /// limit counts as no match: a hostile pattern costs at most [`BACKTRACK_LIMIT`] steps per
+    /// call. Matching several patterns for one event should share a budget instead
+    /// ([`JsRegex::is_match_within`]).
     pub fn is_match(&self, text: &str) -> bool {
-        self.re.is_match(text).unwrap_or(false)
+        self.is_match_within(text, &mut MatchBudget::unlimited())
+            .unwrap_or(false)
+    }
+
+    /// Whether the pattern matches anywhere in `text`, paying backtracking from `budget`:
+    /// `None` when it could not tell — the budget could not pay for an attempt, or the match
+    /// gave up at [`BACKTRACK_LIMIT`]. Callers count `None` as no match, and report it.
+    pub fn is_match_within(&self, text: &str, budget: &mut MatchBudget) -> Option<bool> {
+        match &self.engine {
+            Engine::Regular { re, .. } => Some(re.is_match(text)),
+            Engine::Backtracking(attempts) => {
+                let [quick, full] = &**attempts;
+                for (re, limit) in [(quick, QUICK_BACKTRACK_LIMIT), (full, BACKTRACK_LIMIT)] {
+                    if !budget.charge(limit) {
+                        return None;
+                    }
+                    // The only runtime error is the backtrack limit: try the next attempt.
+                    if let Ok(hit) = re.is_match(text) {
+                        return Some(hit);
+                    }
+                }
+                None
+            }
+        }
     }
 }
 
@@ -232,6 +359,67 @@ mod tests {
             JsRegex::new("(?i)bash").is_err(),
             "inline flags are not JavaScript"
         );
+    }
+
+    #[test]
+    fn huge_patterns_are_refused_by_the_size_limit() {
+        // 82 MiB with the regex crate's default limit; refused at REGEX_SIZE_LIMIT instead.
+        let e = JsRegex::new(r"\p{L}{2000}").unwrap_err();
+        assert_eq!(
+            e,
+            RegexError::TooBig {
+                pattern: r"\p{L}{2000}".into(),
+                limit: REGEX_SIZE_LIMIT
+            }
+        );
+        assert!(e.to_string().contains(r"`\p{L}{2000}` is too big"), "{e}");
+        // The same through the backtracking engine (a lookahead sends it there).
+        let e = JsRegex::new(r"\p{L}{2000}(?=x)").unwrap_err();
+        assert!(matches!(e, RegexError::TooBig { .. }), "{e}");
+        // Real matchers fit with room to spare.
+        for p in [
+            r"\p{L}+",
+            "^mcp__(github|gitlab|linear)__(create|update)_.*$",
+            "Edit.*",
+        ] {
+            assert!(JsRegex::new(p).unwrap().regular().is_some(), "{p}");
+        }
+    }
+
+    #[test]
+    fn long_patterns_are_quoted_cut() {
+        let long = format!("({}", "a".repeat(500));
+        let e = JsRegex::new(&long).unwrap_err();
+        let RegexError::Syntax { pattern, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(pattern.chars().count(), QUOTE_CHARS + 1, "{pattern}");
+        assert!(pattern.ends_with('…'));
+    }
+
+    #[test]
+    fn backtracking_is_paid_from_the_budget() {
+        let re = JsRegex::new(r"(.|.)*\1Z").unwrap();
+        assert!(re.is_backtracking());
+        let mut b = MatchBudget::new(1_000_000);
+        // 2^17 ways to split `run_shell_command`: the quick attempt and the full one give up.
+        assert_eq!(re.is_match_within("run_shell_command", &mut b), None);
+        assert_eq!(b.spent(), (QUICK_BACKTRACK_LIMIT + BACKTRACK_LIMIT) as u64);
+        // A short subject is decided by the quick attempt alone.
+        assert_eq!(re.is_match_within("Bash", &mut b), Some(false));
+        assert_eq!(
+            b.spent(),
+            (2 * QUICK_BACKTRACK_LIMIT + BACKTRACK_LIMIT) as u64
+        );
+        // A budget that cannot pay for an attempt refuses to run it.
+        let mut poor = MatchBudget::new(10);
+        assert_eq!(re.is_match_within("Bash", &mut poor), None);
+        assert!(poor.exhausted());
+        assert_eq!(poor.spent(), 0);
+        // Regular patterns are free.
+        let re = JsRegex::new("Edit.*").unwrap();
+        assert_eq!(re.is_match_within("NotebookEdit", &mut poor), Some(true));
+        assert_eq!(poor.spent(), 0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub fn to_claude_json(event: EventName, r: &HookResponse) -> Value {
     let mut stop_reason = r.stop_reason.clone();
     let stops = r.continue_ == Some(false) || r.prevent_continuation;
     match event {
-        EventName::PreToolUse => {
+        EventName::PreToolUse | EventName::PreModelSwitch => {
             let decision = r
                 .permission_decision
                 .or(r.blocking_error.as_ref().map(|_| PermissionDecision::Deny));

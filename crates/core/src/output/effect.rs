@@ -60,14 +60,14 @@ impl Effect {
     }
 
     /// Blocks `event` with `reason` in the way that event understands blocking: a deny for
-    /// permission events, a blocking error elsewhere.
+    /// permission events (`PreToolUse`, `PermissionRequest`, `PreModelSwitch`), a blocking error
+    /// elsewhere.
     pub(crate) fn set_block(&mut self, event: EventName, reason: String) {
-        match event {
-            EventName::PreToolUse | EventName::PermissionRequest => {
-                self.permission = Some(PermissionDecision::Deny);
-                self.permission_reason = Some(reason);
-            }
-            _ => self.block = Some(reason),
+        if event.takes_permission_decision() {
+            self.permission = Some(PermissionDecision::Deny);
+            self.permission_reason = Some(reason);
+        } else {
+            self.block = Some(reason);
         }
     }
 
@@ -95,14 +95,14 @@ impl Effect {
             ..Effect::default()
         };
         if let Some(d) = r.permission_decision {
-            if matches!(name, EventName::PreToolUse | EventName::PermissionRequest) {
+            if name.takes_permission_decision() {
                 e.permission = Some(d);
                 e.permission_reason = r
                     .permission_decision_reason
                     .clone()
                     .or_else(|| r.reason.clone());
             } else {
-                e.warnings.push(format!("permissionDecision `{}` is ignored on {name}: only PreToolUse and PermissionRequest take one", d.as_str()));
+                e.warnings.push(format!("permissionDecision `{}` is ignored on {name}: only PreToolUse, PermissionRequest and PreModelSwitch take one", d.as_str()));
             }
         }
         if r.continue_ == Some(false) || r.prevent_continuation {
@@ -131,7 +131,10 @@ impl Effect {
                         e.contexts.push(reason.unwrap_or_else(|| "Blocked by hook".into()));
                     }
                     n if n.can_block() || n == EventName::PreCompact || n == EventName::PermissionRequest => {
-                        if e.permission.is_none() || n != EventName::PreToolUse {
+                        // A hook's permissionDecision wins over its deprecated `decision`.
+                        if e.permission.is_none()
+                            || !matches!(n, EventName::PreToolUse | EventName::PreModelSwitch)
+                        {
                             e.set_block(n, reason.unwrap_or_else(|| "Blocked by hook".into()));
                         }
                     }
@@ -139,7 +142,8 @@ impl Effect {
                 }
             }
             Some(TopDecision::Approve)
-                if name == EventName::PreToolUse && e.permission.is_none() =>
+                if matches!(name, EventName::PreToolUse | EventName::PreModelSwitch)
+                    && e.permission.is_none() =>
             {
                 e.permission = Some(PermissionDecision::Allow);
                 e.permission_reason = r.reason;

@@ -60,6 +60,41 @@ impl Interpretation<'_> {
         )
     }
 
+    /// An exit the dialect gives no meaning to: a warning, or under fail-closed (`onFailure:
+    /// "block"`, as in Claude Code ≥ 2.1.295) a failure that blocks. 126 and 127 are the shell
+    /// saying it could not run the program.
+    fn unexpected_exit(&self, code: Option<i32>, warning: String, stderr_line: &str) -> Effect {
+        if self.fail_mode == FailMode::Allow {
+            let mut e = Effect::default();
+            e.warnings.push(warning);
+            return e;
+        }
+        let (class, what) = match code {
+            Some(126) => (
+                FailureClass::SpawnError,
+                "the program could not be executed (exit 126)".to_owned(),
+            ),
+            Some(127) => (
+                FailureClass::SpawnError,
+                "the program was not found (exit 127)".to_owned(),
+            ),
+            Some(c) => (
+                FailureClass::InvalidOutput,
+                format!("exited with code {c}, which is neither an answer nor a block"),
+            ),
+            None => (
+                FailureClass::InvalidOutput,
+                "was killed by a signal".to_owned(),
+            ),
+        };
+        let message = if stderr_line.is_empty() {
+            what
+        } else {
+            format!("{what}: {stderr_line}")
+        };
+        self.fail(class, message)
+    }
+
     fn timeout(&self) -> Effect {
         self.fail(
             FailureClass::Timeout,
@@ -119,17 +154,17 @@ impl Interpretation<'_> {
             }
             code => match Self::json(&raw.stdout) {
                 Some(Ok((_, r))) => Effect::from_response(self.event, r),
-                _ => {
-                    let mut e = Effect::default();
-                    e.warnings.push(match code {
+                _ => self.unexpected_exit(
+                    code,
+                    match code {
                         Some(c) => format!(
                             "Failed with non-blocking status code {c}: {}",
                             raw.first_stderr_line()
                         ),
                         None => format!("hook was killed by a signal: {}", raw.first_stderr_line()),
-                    });
-                    e
-                }
+                    },
+                    raw.first_stderr_line(),
+                ),
             },
         }
     }
@@ -226,22 +261,17 @@ impl Interpretation<'_> {
                 }
                 e
             }
-            Some(c) => {
-                let mut e = Effect::default();
-                e.warnings.push(format!(
-                    "hook failed with exit code {c}: {}",
-                    raw.first_stderr_line()
-                ));
-                e
-            }
-            None => {
-                let mut e = Effect::default();
-                e.warnings.push(format!(
-                    "hook was killed by a signal: {}",
-                    raw.first_stderr_line()
-                ));
-                e
-            }
+            code => self.unexpected_exit(
+                code,
+                match code {
+                    Some(c) => format!(
+                        "hook failed with exit code {c}: {}",
+                        raw.first_stderr_line()
+                    ),
+                    None => format!("hook was killed by a signal: {}", raw.first_stderr_line()),
+                },
+                raw.first_stderr_line(),
+            ),
         }
     }
 
@@ -258,14 +288,14 @@ impl Interpretation<'_> {
                 e.set_block(self.name(), "hook exited with code 2".into());
                 e
             }
-            code => {
-                let mut e = Effect::default();
-                e.warnings.push(match code {
+            code => self.unexpected_exit(
+                code,
+                match code {
                     Some(c) => format!("hook exited with code {c}; its output is ignored"),
                     None => "hook was killed by a signal; its output is ignored".into(),
-                });
-                e
-            }
+                },
+                raw.first_stderr_line(),
+            ),
         }
     }
 
