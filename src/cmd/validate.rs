@@ -335,7 +335,8 @@ mod tests {
             json!({"kind": "object", "fields": {"tool_name": {"regex": "^Bash$"}}})
         );
         assert_eq!(v["rules"][2]["matcher"], json!({"kind": "all"}));
-        assert_eq!(v["rules"][0]["handler"]["timeout_secs"], 60.0);
+        // Claude Code's default command timeout (2.1.3+).
+        assert_eq!(v["rules"][0]["handler"]["timeout_secs"], 600.0);
         assert_eq!(
             v["rules"][0]["source"]["json_path"],
             "hooks.PreToolUse[0].hooks[0]"
