@@ -70,9 +70,7 @@ impl HostSetup {
         policy.wasm.allow_fuel = true;
         policy.state_dir = state;
         policy.replay = !opts.no_replay;
-        if let Some(cap) = opts.stop_reentry_cap {
-            policy.stop_reentry_cap = cap;
-        }
+        policy.stop_reentry_cap_override = opts.stop_reentry_cap;
         let host =
             HookHost::with_runtime(&runtime, policy).context("cannot set up the hook host")?;
         Ok(HostSetup { host })

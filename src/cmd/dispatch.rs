@@ -199,6 +199,8 @@ pub(crate) fn dispatch_json(d: &Dispatch) -> Value {
         "verdict": d.verdict,
         "rendered": d.user_turn(),
         "hooks": reports,
+        "rechecked": d.rechecked,
+        "system_messages": d.verdict.system_messages(),
         "hook_fired": d.hook_fired,
         "warnings": d.warnings,
     })
@@ -322,6 +324,21 @@ fn human(d: &Dispatch) -> String {
         }
     }
     let _ = writeln!(s, "verdict: {}", verdict_line(&d.verdict));
+    // A hook's `systemMessage` is for the user, whatever else the hook decided.
+    for m in d.verdict.system_messages() {
+        let _ = writeln!(s, "system message: {}", untrusted(m));
+    }
+    for r in &d.rechecked {
+        if let Some(p) = r.effect.permission {
+            let _ = writeln!(
+                s,
+                "  re-checked on the rewritten input: [{}] {} · {}",
+                r.hook.rule_index,
+                untrusted(&r.hook.plugin),
+                p.as_str()
+            );
+        }
+    }
     match d.user_turn() {
         Some(UserTurn::Blocked(t) | UserTurn::Stopped(t)) => {
             let _ = writeln!(s, "agent returns: {}", untrusted(&t).red());

@@ -2,6 +2,7 @@
 //! (`CARGO_BIN_EXE_hookbox`) on temporary folders and on the copied hook-file corpus, and checks
 //! exit codes, stdout and stderr.
 
+mod agents;
 mod demo;
 mod dispatch;
 mod util;

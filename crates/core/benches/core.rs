@@ -120,6 +120,7 @@ fn aggregation(c: &mut Criterion) {
             duration_ms: 1.0,
             exit_code: Some(0),
             output: None,
+            fuel_consumed: None,
         })
         .collect();
     c.bench_function("aggregate/pre-tool-use-10-reports", |b| {

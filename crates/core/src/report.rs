@@ -52,6 +52,10 @@ pub struct HookReport {
     /// What it printed (stdout, then stderr), for logs and replay; not cut here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// Wasm fuel (≈ instructions) it consumed, when the host meters fuel: what a platform
+    /// throttles and bills on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_consumed: Option<u64>,
 }
 
 /// One attachment: what the main source's `HookAttachmentRecord` carries, plus the structured
@@ -158,6 +162,7 @@ mod tests {
             duration_ms: 1.0,
             exit_code: Some(0),
             output: None,
+            fuel_consumed: None,
         }
     }
 

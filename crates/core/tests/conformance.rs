@@ -158,6 +158,7 @@ fn run_case(dir: &Path) -> Result<Value, String> {
             duration_ms: 0.0,
             exit_code,
             output: None,
+            fuel_consumed: None,
         });
     }
     // Reports arrive in finish order, not rule order: aggregation must not care.

@@ -154,19 +154,15 @@ impl Inner {
         let loaded = self.loaded();
         let event = Arc::new(event);
         let span = tracing::info_span!("dispatch", event = %event.name, session = %event.session_id, matched = tracing::field::Empty);
-        let matched: Vec<usize> = if self.enabled() {
+        let (matched, undecided): (Vec<usize>, Vec<usize>) = if self.enabled() {
             let _enter = span.enter();
-            loaded
-                .set
-                .matching(&event)
-                .iter()
-                .map(|r| r.index)
-                .collect()
+            let m = loaded.set.matching(&event);
+            (m.iter().map(|r| r.index).collect(), m.undecided.clone())
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         span.record("matched", matched.len());
-        if matched.is_empty() {
+        if matched.is_empty() && undecided.is_empty() {
             let verdict = aggregate(&event, &[], stop);
             let duration = started.elapsed();
             self.metrics.dispatch(false, duration);
@@ -182,16 +178,26 @@ impl Inner {
                 duration,
             };
         }
-        let reports = self
+        let mut reports = self
             .run_matched(&loaded, &matched, &event, deadline, true)
             .instrument(span.clone())
             .await;
+        // Rules whose matcher could not decide within the dispatch's matching budget: never
+        // silently "no match" — each is reported, and a fail-closed one blocks.
+        if !undecided.is_empty() {
+            for &pos in &undecided {
+                let msg = "refused: whether this rule matches is unknown — its matcher ran out of the dispatch's matching budget (a pathological regex?)";
+                reports.push(self.refused(&loaded, pos, &event, msg));
+            }
+            reports.sort_by_key(|r| r.hook.rule_index);
+        }
+        let matched_rule_count = matched.len() + undecided.len();
         let mut verdict = aggregate(&event, &reports, stop);
         let rechecked = self
             .recheck(&loaded, &event, &mut verdict, deadline, stop)
             .instrument(span)
             .await;
-        let hook_fired = HookFired::for_dispatch(&event, &verdict, matched.len());
+        let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
         let duration = started.elapsed();
         self.metrics.dispatch(true, duration);
         self.runtime.inner.metrics.dispatch(true, duration);
@@ -207,7 +213,7 @@ impl Inner {
             hook_fired,
             reports,
             rechecked,
-            matched_rule_count: matched.len(),
+            matched_rule_count,
             duration,
         };
         self.record_replay(&dispatch);
@@ -363,7 +369,7 @@ impl Inner {
                     unreachable!("only prompt rules run without a runner")
                 };
                 let effect = prompt_effect(prompt, event);
-                self.finish(loaded, rule, event, effect, None, None, started)
+                self.finish(loaded, rule, event, effect, (None, None, None), started)
             }
         }
     }
@@ -394,21 +400,24 @@ impl Inner {
         for w in &mut effect.warnings {
             *w = redact(w).into_owned();
         }
-        self.finish(loaded, rule, event, effect, exit, ran.text, started)
+        self.finish(
+            loaded,
+            rule,
+            event,
+            effect,
+            (exit, ran.text, ran.fuel),
+            started,
+        )
     }
 
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the parts of one report, built in one place"
-    )]
+    /// The report of `rule`: its effect, and `(exit code, output text, fuel consumed)`.
     fn finish(
         &self,
         loaded: &Loaded,
         rule: &Rule,
         event: &Event,
         effect: hookbox_core::output::Effect,
-        exit_code: Option<i32>,
-        output: Option<String>,
+        (exit_code, output, fuel_consumed): (Option<i32>, Option<String>, Option<u64>),
         started: Instant,
     ) -> HookReport {
         let plugin = loaded
@@ -437,6 +446,7 @@ impl Inner {
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
             exit_code,
             output,
+            fuel_consumed,
         }
     }
 
@@ -613,6 +623,7 @@ mod tests {
             duration_ms: 0.0,
             exit_code: None,
             output: None,
+            fuel_consumed: None,
         }
     }
 

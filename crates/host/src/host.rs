@@ -125,7 +125,10 @@ impl HookHost {
             .collect::<Result<Vec<_>, _>>()?;
         let inner = Inner {
             runtime: runtime.clone(),
-            stop_cap: settings.stop.reentry_cap.unwrap_or(policy.stop_reentry_cap),
+            stop_cap: policy
+                .stop_reentry_cap_override
+                .or(settings.stop.reentry_cap)
+                .unwrap_or(policy.stop_reentry_cap),
             capture_full: settings
                 .replay
                 .capture_flags
@@ -158,8 +161,8 @@ impl HookHost {
         &self.inner.runtime
     }
 
-    /// The Stop re-entry cap in force: `.hookbox/settings.json`'s `stop.reentry_cap`, else the
-    /// policy's.
+    /// The Stop re-entry cap in force: the policy's override, else `.hookbox/settings.json`'s
+    /// `stop.reentry_cap`, else the policy's default.
     pub fn stop_reentry_cap(&self) -> u32 {
         self.inner.stop_cap
     }

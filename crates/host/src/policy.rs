@@ -39,6 +39,9 @@ pub struct HostPolicy {
     /// Times a turn's Stop hooks may make it continue (the main source's cap; Claude Code's is
     /// 8). `.hookbox/settings.json` `stop.reentry_cap` overrides it. Default: 3.
     pub stop_reentry_cap: u32,
+    /// A Stop re-entry cap that the project settings cannot change (the CLI's
+    /// `--stop-reentry-cap`). Default: none.
+    pub stop_reentry_cap_override: Option<u32>,
     /// What a failed hook means when its rule does not say (`on_failure` / `onFailure`).
     /// Default: [`FailMode::Allow`] (fail open, as Claude Code).
     pub fail_mode: FailMode,
@@ -96,6 +99,7 @@ impl Default for HostPolicy {
             state_dir: None,
             replay: true,
             stop_reentry_cap: DEFAULT_STOP_REENTRY_CAP,
+            stop_reentry_cap_override: None,
             fail_mode: FailMode::Allow,
             allow_native_commands: true,
             http: HttpPolicy::developer(),

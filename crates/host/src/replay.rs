@@ -58,6 +58,9 @@ pub struct ReplayHook {
     /// True when `output_preview` was cut.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub output_truncated: bool,
+    /// Wasm fuel it consumed, when the host meters fuel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_consumed: Option<u64>,
 }
 
 /// One dispatch in replay.
@@ -142,6 +145,7 @@ impl ReplayRecord {
                         .map(|f| f.class.as_str().to_owned()),
                     output_preview,
                     output_truncated,
+                    fuel_consumed: r.fuel_consumed,
                 }
             })
             .collect();
@@ -484,6 +488,7 @@ mod tests {
             duration_ms: 1.5,
             exit_code: Some(0),
             output: Some(output.into()),
+            fuel_consumed: None,
         }
     }
 

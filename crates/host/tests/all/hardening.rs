@@ -343,3 +343,24 @@ async fn nothing_is_dropped_silently() {
     let out = d.reports[0].output.as_deref().unwrap_or("");
     assert!(out.contains("[hookbox]"), "{out:?}");
 }
+
+#[tokio::test]
+async fn a_matcher_that_cannot_decide_is_reported_and_a_fail_closed_rule_blocks() {
+    // A backreference sends the pattern to the bounded backtracking engine; on a long subject it
+    // gives up. That is never silently "no match".
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "(.|.)*\\1Z", "hooks": [
+        {"type": "command", "command": "true", "onFailure": "block"}
+    ]}]}});
+    let p = project_with(Dialect::Claude, hooks, |_| {});
+    let tool = "a".repeat(40);
+    let d = dispatch(
+        &p,
+        json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": {}}),
+    )
+    .await;
+    assert_eq!(d.reports.len(), 1, "{:?}", d.reports);
+    let (class, message) = failure(&d);
+    assert_eq!(class, "overloaded");
+    assert!(message.contains("matching budget"), "{message}");
+    assert_eq!(d.verdict.outcome(), hookbox_core::Outcome::Block);
+}

@@ -198,6 +198,9 @@ async fn a_tenant_sees_nothing_of_another_tenants_files_records_or_metrics() {
         .await
         .unwrap();
     assert_eq!(contexts(&a), ["ok:a's secret"]);
+    // Fuel is metered for tenants: each hook's report says what it used, for billing.
+    let fuel = a.reports[0].fuel_consumed.expect("fuel is reported");
+    assert!(fuel > 0);
     let a_path = f.folder("a").join("secret.txt").display().to_string();
     for probe in [
         format!("fs-read:{a_path}"),
@@ -229,6 +232,7 @@ async fn a_tenant_sees_nothing_of_another_tenants_files_records_or_metrics() {
     assert_eq!(seen, 3);
     // Metrics are per tenant.
     assert_eq!(f.tenants.metrics(&id("a")).unwrap().dispatches, 1);
+    assert_eq!(f.tenants.metrics(&id("a")).unwrap().fuel_consumed, fuel);
     assert_eq!(f.tenants.metrics(&id("b")).unwrap().dispatches, 3);
     // Replay files are per tenant, outside every tenant's folder.
     f.tenants.runtime().flush_replay();
