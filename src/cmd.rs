@@ -2,6 +2,7 @@
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
 pub(crate) mod bench;
+pub(crate) mod bench_engine;
 pub(crate) mod bench_tenants;
 pub(crate) mod compile;
 pub(crate) mod demo;

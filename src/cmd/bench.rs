@@ -71,6 +71,7 @@ struct Report {
     loads: Vec<Loads>,
     memory: Option<Memory>,
     tenants: super::bench_tenants::TenantNumbers,
+    engine: super::bench_engine::EngineNumbers,
 }
 
 /// Runs `hookbox bench`.
@@ -171,6 +172,12 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     } else {
         None
     };
+    eprintln!("bench: engine settings (fuel, pagemap_scan)…");
+    let engine = rt.block_on(super::bench_engine::measure(
+        scratch,
+        &cache,
+        args.wasm_runs / scale,
+    ))?;
     eprintln!("bench: tenants…");
     let tenant_runtime = HookRuntime::new(RuntimeSettings {
         wasm: wasm_runtime_config().with_cache_dir(&cache),
@@ -202,6 +209,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         loads,
         memory,
         tenants,
+        engine,
     })
 }
 
@@ -485,6 +493,26 @@ fn table(r: &Report) -> String {
             l.component, l.uncached_ms, l.cached_disk_ms, l.cached_memory_ms
         );
     }
+    let _ = writeln!(s, "\nengine settings, same run (alternating rounds):");
+    for v in &r.engine.variants {
+        let _ = writeln!(
+            s,
+            "  {:<42} p50 {:>7.1} µs   p99 {:>7.1} µs{}",
+            v.name,
+            v.p50_us,
+            v.p99_us,
+            if v.name.contains("pagemap_scan on") && !v.pagemap_scan_active {
+                "   (PAGEMAP_SCAN not available here: measured without it)"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  ratios: fuel on/off p50 = {:.2}x, pagemap_scan on/off p50 = {:.2}x",
+        r.engine.ratio_fuel_on_over_off_p50, r.engine.ratio_pagemap_on_over_off_p50
+    );
     let t = &r.tenants;
     let _ = writeln!(
         s,

@@ -19,11 +19,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tenants_dir = tempfile::tempdir()?;
     let state_dir = tempfile::tempdir()?; // outside every tenant's folder
     // Two tenants whose rules disagree.
-    for (id, context) in [("acme", "ACME: deploys need a change ticket."), ("globex", "Globex: staging only.")] {
+    for (id, context) in [
+        ("acme", "ACME: deploys need a change ticket."),
+        ("globex", "Globex: staging only."),
+    ] {
         let hooks = format!(
             r#"{{"hooks": {{"UserPromptSubmit": [{{"type": "prompt", "prompt": "{context}"}}]}}}}"#
         );
-        write(&tenants_dir.path().join(id).join("plugins/rules/hooks/hooks.json"), &hooks)?;
+        write(
+            &tenants_dir
+                .path()
+                .join(id)
+                .join("plugins/rules/hooks/hooks.json"),
+            &hooks,
+        )?;
     }
 
     // One runtime per process: engine, pool, compile cache, fuel metering.
