@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -17,7 +16,6 @@ use tracing::Instrument;
 
 use crate::capture::{Capture, drain};
 use crate::containment::{Active, Containment, ContainmentPolicy};
-use crate::data_dir::{DataDirError, create_plugin_data_dir};
 use crate::env_policy::EnvPolicy;
 use crate::environment::inherited;
 use crate::error::SpawnError;
@@ -32,7 +30,6 @@ use crate::spawn::{Spawned, spawn};
 pub struct CommandRunner {
     limits: CommandLimits,
     env_policy: EnvPolicy,
-    data_root: PathBuf,
     /// The host environment hooks start from, before the deny-list.
     host_env: Arc<[(OsString, OsString)]>,
     /// `host_env` minus the deny-listed and managed names, computed once, not per run.
@@ -65,16 +62,20 @@ pub struct CommandRun {
 }
 
 impl CommandRunner {
-    /// A runner with default limits and environment policy, starting hooks from this process's
-    /// environment as it is now, and creating plugin data folders under `data_root`.
-    pub fn new(data_root: impl Into<PathBuf>) -> CommandRunner {
+    /// A runner with default limits, environment policy and containment, starting hooks from
+    /// this process's environment as it is now. The plugin data folder of a hook comes with its
+    /// request ([`crate::HookContext::with_plugin_data`]; see [`crate::create_plugin_data_dir`]).
+    #[allow(
+        clippy::new_without_default,
+        reason = "building a runner reads the process environment: not a plain default value"
+    )]
+    pub fn new() -> CommandRunner {
         let env_policy = EnvPolicy::default();
         let host_env: Arc<[_]> = std::env::vars_os().collect();
         let inherited = inherited(host_env.iter().cloned(), &env_policy).into();
         CommandRunner {
             limits: CommandLimits::default(),
             env_policy,
-            data_root: data_root.into(),
             host_env,
             inherited,
             containment_policy: ContainmentPolicy::default(),
@@ -143,17 +144,6 @@ impl CommandRunner {
     /// The environment policy.
     pub fn env_policy(&self) -> &EnvPolicy {
         &self.env_policy
-    }
-
-    /// The folder plugin data folders are created under.
-    pub fn data_root(&self) -> &Path {
-        &self.data_root
-    }
-
-    /// Creates (if needed) the data folder of `plugin` for `session` under the data root; see
-    /// [`create_plugin_data_dir`]. Put the result in [`crate::HookContext::plugin_data`].
-    pub fn plugin_data_dir(&self, plugin: &str, session: &str) -> Result<PathBuf, DataDirError> {
-        create_plugin_data_dir(&self.data_root, plugin, session)
     }
 
     /// Runs one command hook to completion, its timeout, or cancellation.
@@ -346,7 +336,6 @@ impl fmt::Debug for CommandRunner {
         f.debug_struct("CommandRunner")
             .field("limits", &self.limits)
             .field("env_policy", &self.env_policy)
-            .field("data_root", &self.data_root)
             .field("containment", &self.containment_policy)
             .field("inherited_vars", &self.inherited.len())
             .finish_non_exhaustive()
@@ -381,7 +370,7 @@ mod tests {
         fn assert_send_sync<T: Send + Sync>() {}
         fn assert_send<T: Send>(_: &T) {}
         assert_send_sync::<CommandRunner>();
-        let runner = CommandRunner::new("/tmp");
+        let runner = CommandRunner::new();
         let req = CommandRequest::new(
             hookbox_core::rule::CommandSpec::shell("true", 1.0),
             crate::HookContext::new(hookbox_core::Dialect::Claude),
@@ -391,7 +380,7 @@ mod tests {
 
     #[test]
     fn debug_hides_the_environment() {
-        let runner = CommandRunner::new("/tmp").with_host_env([("SECRET_THING", "hunter2")]);
+        let runner = CommandRunner::new().with_host_env([("SECRET_THING", "hunter2")]);
         assert!(!format!("{runner:?}").contains("hunter2"));
     }
 }

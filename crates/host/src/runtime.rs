@@ -132,8 +132,9 @@ impl HookRuntime {
         }
         let wasm = WasmRuntime::new(settings.wasm.clone())?;
         let slots = usize::try_from(settings.wasm.pool.slots).unwrap_or(usize::MAX);
-        // Data folders are made by each host beneath its own state folder, not by the runner.
-        let commands = CommandRunner::new(std::path::PathBuf::new())
+        // Data folders are made by each host beneath its own state folder and come with each
+        // request.
+        let commands = CommandRunner::new()
             .with_limits(settings.command_limits)
             .with_env_policy(settings.env_policy.clone())
             .with_containment(settings.containment.clone());

@@ -9,7 +9,7 @@ use crate::util::{Fixture, shell};
 async fn the_data_folder_is_created_sanitised_and_writable_by_the_hook() {
     let fx = Fixture::new();
     let runner = fx.runner();
-    let dir = runner.plugin_data_dir("my plugin", "../../x").unwrap();
+    let dir = fx.data_dir("my plugin", "../../x");
     assert!(dir.is_dir());
     let root = fx.path().join("data").canonicalize().unwrap();
     assert!(
@@ -39,6 +39,6 @@ async fn the_data_folder_is_created_sanitised_and_writable_by_the_hook() {
     );
 
     // The same plugin and session get the same folder back; another session another one.
-    assert_eq!(runner.plugin_data_dir("my plugin", "../../x").unwrap(), dir);
-    assert_ne!(runner.plugin_data_dir("my plugin", "other").unwrap(), dir);
+    assert_eq!(fx.data_dir("my plugin", "../../x"), dir);
+    assert_ne!(fx.data_dir("my plugin", "other"), dir);
 }

@@ -219,7 +219,7 @@ async fn the_hook_runs_in_the_requested_directory() {
 #[tokio::test]
 async fn without_a_cwd_the_hook_runs_in_the_plugin_data_folder() {
     let fx = Fixture::new();
-    let data = fx.runner().plugin_data_dir("plug", "sess").unwrap();
+    let data = fx.data_dir("plug", "sess");
     let ctx = HookContext::new(Dialect::Ghast).with_plugin_data(&data);
     let run = fx
         .runner()

@@ -38,9 +38,15 @@ impl Fixture {
         path
     }
 
-    /// A runner creating data folders under this fixture, with the test process's environment.
+    /// A runner with the test process's environment.
     pub(crate) fn runner(&self) -> CommandRunner {
-        CommandRunner::new(self.dir.path().join("data"))
+        CommandRunner::new()
+    }
+
+    /// The data folder of `plugin` for `session` under this fixture's `data/`.
+    pub(crate) fn data_dir(&self, plugin: &str, session: &str) -> PathBuf {
+        hookbox_command::create_plugin_data_dir(&self.dir.path().join("data"), plugin, session)
+            .unwrap()
     }
 }
 
