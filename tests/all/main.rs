@@ -4,6 +4,10 @@
 
 mod demo;
 mod dispatch;
+mod serve;
+mod serve_ops;
+mod serve_security;
+mod serve_util;
 mod util;
 mod validate;
 mod wasm;
