@@ -3,12 +3,14 @@
 
 pub(crate) mod bench;
 pub(crate) mod bench_engine;
+pub(crate) mod bench_serve;
 pub(crate) mod bench_tenants;
 pub(crate) mod compile;
 pub(crate) mod demo;
 pub(crate) mod dispatch;
 pub(crate) mod exec;
 pub(crate) mod inspect;
+pub(crate) mod serve;
 pub(crate) mod term;
 pub(crate) mod validate;
 
@@ -33,5 +35,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => exec::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }

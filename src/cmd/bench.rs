@@ -76,6 +76,9 @@ struct Report {
 
 /// Runs `hookbox bench`.
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.serve {
+        return super::bench_serve::run(args);
+    }
     let scratch = std::env::temp_dir().join(format!("hookbox-bench-{}", std::process::id()));
     let result = run_in(args, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);

@@ -179,31 +179,10 @@ fn read_payload(args: &DispatchArgs) -> anyhow::Result<Value> {
     Ok(payload)
 }
 
-/// The dispatch as JSON: verdict, rendered turn, reports with attachments, HookFired, warnings.
+/// The dispatch as JSON: verdict, rendered turn, reports with attachments, HookFired, warnings
+/// — the same object `hookbox serve` answers a dispatch with.
 pub(crate) fn dispatch_json(d: &Dispatch) -> Value {
-    let reports: Vec<Value> = d
-        .reports
-        .iter()
-        .map(|r| {
-            let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
-            v["attachments"] = serde_json::to_value(r.attachments()).unwrap_or(Value::Null);
-            v
-        })
-        .collect();
-    json!({
-        "event": d.event.name,
-        "session_id": d.event.session_id,
-        "matched_rule_count": d.matched_rule_count,
-        "duration_ms": d.duration.as_secs_f64() * 1000.0,
-        "outcome": d.verdict.outcome(),
-        "verdict": d.verdict,
-        "rendered": d.user_turn(),
-        "hooks": reports,
-        "rechecked": d.rechecked,
-        "system_messages": d.verdict.system_messages(),
-        "hook_fired": d.hook_fired,
-        "warnings": d.warnings,
-    })
+    hookbox_server::dispatch_json(d)
 }
 
 fn outcome_coloured(o: Outcome) -> String {

@@ -5,6 +5,10 @@
 mod agents;
 mod demo;
 mod dispatch;
+mod serve;
+mod serve_ops;
+mod serve_security;
+mod serve_util;
 mod util;
 mod validate;
 mod wasm;

@@ -1,0 +1,498 @@
+//! The server's configuration: one TOML file (`hookbox serve --config FILE`) whose keys all have
+//! a documented default — [`DEFAULT_CONFIG`] is that documentation, printed by
+//! `hookbox serve --print-default-config`, and a test checks it parses to
+//! [`ServerConfig::default`]. Unknown keys are refused; an out-of-range value is refused naming
+//! its key, never clamped. Relative paths in a file are resolved against the file's folder.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hookbox_host::RuntimeSettings;
+use hookbox_wasm::{PoolingMode, RuntimeConfig};
+use serde::Deserialize;
+
+use crate::token::TokenHash;
+
+/// The default configuration file, every key with its default and what it does.
+pub const DEFAULT_CONFIG: &str = include_str!("../default-config.toml");
+
+/// The default port (`listen = "127.0.0.1:7433"`).
+pub const DEFAULT_PORT: u16 = 7433;
+
+/// A configuration file is small; a bigger one is refused rather than read.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// How logs are written (on stderr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+impl std::str::FromStr for LogFormat {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            other => Err(ConfigError::Invalid {
+                key: "log_format",
+                reason: format!("is `{other}`: it must be `text` or `json`"),
+            }),
+        }
+    }
+}
+
+/// Everything `hookbox serve` reads from its configuration file. See [`DEFAULT_CONFIG`] for
+/// each key's meaning and default.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on. Default **127.0.0.1:7433** (loopback).
+    pub listen: SocketAddr,
+    /// Folder of tenant folders. Default **`tenants`**.
+    pub tenants_dir: PathBuf,
+    /// Digest of the admin token. Default **none**: the admin routes answer 403.
+    pub admin_token_sha256: Option<TokenHash>,
+    /// Digest of a token that may read `/metrics`. Default **none** (only the admin token).
+    pub metrics_token_sha256: Option<TokenHash>,
+    /// Tenants' state folder. Default: `$HOOKBOX_STATE_DIR/tenants`, else
+    /// `$XDG_STATE_HOME/hookbox/tenants`, else `~/.local/state/hookbox/tenants`.
+    pub state_dir: Option<PathBuf>,
+    /// Compiled-component cache. Default: `$HOOKBOX_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/hookbox/wasm`, else `~/.cache/hookbox/wasm`.
+    pub cache_dir: Option<PathBuf>,
+    /// Log format. Default **text**.
+    pub log_format: LogFormat,
+    /// Log filter. Default **info**.
+    pub log_filter: String,
+    /// HTTP limits.
+    pub limits: Limits,
+    /// The hook runtime shared by every tenant.
+    pub runtime: RuntimeKnobs,
+}
+
+/// HTTP limits, each a bound on what one client (or all of them) can make the server hold.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest request body in bytes (413 over it). Default **1 MiB**.
+    pub max_body_bytes: u64,
+    /// Largest request head in bytes (431 over it). Default **16 KiB**.
+    pub max_header_bytes: usize,
+    /// Seconds to send a request head; also the idle keep-alive bound. Default **10**.
+    pub header_read_timeout_secs: f64,
+    /// Seconds to send a body once the head is in (408 after). Default **10**.
+    pub body_read_timeout_secs: f64,
+    /// Requests handled at once (503 over it, at once). Default **256**.
+    pub max_requests_in_flight: usize,
+    /// Open connections (closed at accept over it). Default **1024**.
+    pub max_connections: usize,
+    /// Event streams open at once (503 over it). Default **64**.
+    pub max_sse_subscribers: usize,
+    /// Event streams one tenant may hold (429 over it). Default **4**.
+    pub max_sse_subscribers_per_tenant: usize,
+    /// Seconds between keep-alive comments on an idle event stream. Default **15**.
+    pub sse_keepalive_secs: f64,
+    /// Seconds the server keeps accepting after SIGTERM/SIGINT, answering `/readyz` 503, so a
+    /// load balancer stops routing to it before it closes its port. Default **0**.
+    pub shutdown_delay_secs: f64,
+    /// Seconds accepted requests get to be answered on SIGTERM/SIGINT. Default **30**.
+    pub shutdown_grace_secs: f64,
+    /// Seconds background hooks then get before they are cancelled. Default **10**.
+    pub drain_grace_secs: f64,
+    /// Seconds a removed tenant's running hooks get to finish. Default **5**.
+    pub remove_grace_secs: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1 << 20,
+            max_header_bytes: 16 << 10,
+            header_read_timeout_secs: 10.0,
+            body_read_timeout_secs: 10.0,
+            max_requests_in_flight: 256,
+            max_connections: 1024,
+            max_sse_subscribers: 64,
+            max_sse_subscribers_per_tenant: 4,
+            sse_keepalive_secs: 15.0,
+            shutdown_delay_secs: 0.0,
+            shutdown_grace_secs: 30.0,
+            drain_grace_secs: 10.0,
+            remove_grace_secs: 5.0,
+        }
+    }
+}
+
+/// The [`RuntimeSettings`] an operator tunes; the rest keep the library's defaults.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RuntimeKnobs {
+    /// Meter wasm fuel. Default **true**.
+    pub fuel_metering: bool,
+    /// Instance pool mode. Default **auto**.
+    pub pooling: PoolingMode,
+    /// Wasm hooks running at once (pool slots). Default **256**.
+    pub pool_slots: u32,
+    /// Hooks of any kind running at once. Default **256**.
+    pub max_hooks_in_flight: usize,
+    /// Hook permits kept for idle tenants. Default **16**.
+    pub reserved_hooks: usize,
+    /// Pool slots kept for idle tenants. Default **16**.
+    pub reserved_slots: usize,
+    /// Milliseconds a hook may wait for shared capacity. Default **1000**.
+    pub admission_wait_ms: u64,
+    /// Replay records queued before new ones are dropped. Default **4096**.
+    pub replay_queue: usize,
+    /// Replay files kept open. Default **64**.
+    pub replay_open_files: usize,
+}
+
+impl Default for RuntimeKnobs {
+    fn default() -> Self {
+        let lib = RuntimeSettings::default();
+        RuntimeKnobs {
+            fuel_metering: true,
+            pooling: PoolingMode::Auto,
+            pool_slots: lib.wasm.pool.slots,
+            max_hooks_in_flight: lib.max_hooks_in_flight,
+            reserved_hooks: lib.reserved_hooks,
+            reserved_slots: lib.reserved_slots,
+            admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
+            replay_queue: lib.replay_queue,
+            replay_open_files: lib.replay_open_files,
+        }
+    }
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
+            tenants_dir: PathBuf::from("tenants"),
+            admin_token_sha256: None,
+            metrics_token_sha256: None,
+            state_dir: None,
+            cache_dir: None,
+            log_format: LogFormat::Text,
+            log_filter: "info".to_owned(),
+            limits: Limits::default(),
+            runtime: RuntimeKnobs::default(),
+        }
+    }
+}
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read the configuration {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is bigger than any configuration.
+    #[error("the configuration {} is {size} bytes: over the {MAX_CONFIG_BYTES}-byte limit", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+    },
+    /// The file is not valid TOML or has an unknown key or a value of the wrong type.
+    #[error("the configuration {} is invalid: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message (with line, column and the offending text).
+        message: String,
+    },
+    /// A value is out of range.
+    #[error("configuration key `{key}` {reason}")]
+    Invalid {
+        /// The key (dotted inside tables).
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl ServerConfig {
+    /// Reads `path`: TOML, every key optional, relative paths resolved against its folder.
+    pub fn load(path: &Path) -> Result<ServerConfig, ConfigError> {
+        let read = |source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        };
+        let size = std::fs::metadata(path).map_err(read)?.len();
+        if size > MAX_CONFIG_BYTES {
+            return Err(ConfigError::TooLarge {
+                path: path.to_owned(),
+                size,
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(read)?;
+        let mut config = ServerConfig::parse(&text).map_err(|message| ConfigError::Parse {
+            path: path.to_owned(),
+            message,
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        config.resolve_relative_to(base);
+        Ok(config)
+    }
+
+    /// Parses TOML text (relative paths stay as written); the error is the parser's message.
+    pub fn parse(text: &str) -> Result<ServerConfig, String> {
+        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())
+    }
+
+    /// Makes the relative paths absolute against `base`.
+    pub fn resolve_relative_to(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        fix(&mut self.tenants_dir);
+        if let Some(p) = &mut self.state_dir {
+            fix(p);
+        }
+        if let Some(p) = &mut self.cache_dir {
+            fix(p);
+        }
+    }
+
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let l = &self.limits;
+        positive_secs(
+            "limits.header_read_timeout_secs",
+            l.header_read_timeout_secs,
+        )?;
+        positive_secs("limits.body_read_timeout_secs", l.body_read_timeout_secs)?;
+        positive_secs("limits.sse_keepalive_secs", l.sse_keepalive_secs)?;
+        positive_secs("limits.shutdown_grace_secs", l.shutdown_grace_secs)?;
+        if !(0.0..=3600.0).contains(&l.shutdown_delay_secs) {
+            return Err(ConfigError::Invalid {
+                key: "limits.shutdown_delay_secs",
+                reason: format!(
+                    "is {}: it must be a number of seconds from 0 to 3600",
+                    l.shutdown_delay_secs
+                ),
+            });
+        }
+        positive_secs("limits.drain_grace_secs", l.drain_grace_secs)?;
+        positive_secs("limits.remove_grace_secs", l.remove_grace_secs)?;
+        at_least_one("limits.max_body_bytes", l.max_body_bytes)?;
+        // hyper needs room for a request line and a few headers.
+        if l.max_header_bytes < 1024 {
+            return Err(ConfigError::Invalid {
+                key: "limits.max_header_bytes",
+                reason: format!("is {}: it must be at least 1024", l.max_header_bytes),
+            });
+        }
+        at_least_one(
+            "limits.max_requests_in_flight",
+            l.max_requests_in_flight as u64,
+        )?;
+        at_least_one("limits.max_connections", l.max_connections as u64)?;
+        let r = &self.runtime;
+        at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
+        at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
+        at_least_one("runtime.replay_queue", r.replay_queue as u64)?;
+        at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
+        if r.reserved_hooks >= r.max_hooks_in_flight {
+            return Err(ConfigError::Invalid {
+                key: "runtime.reserved_hooks",
+                reason: format!(
+                    "is {}: it must be below runtime.max_hooks_in_flight ({})",
+                    r.reserved_hooks, r.max_hooks_in_flight
+                ),
+            });
+        }
+        if r.reserved_slots >= r.pool_slots as usize {
+            return Err(ConfigError::Invalid {
+                key: "runtime.reserved_slots",
+                reason: format!(
+                    "is {}: it must be below runtime.pool_slots ({})",
+                    r.reserved_slots, r.pool_slots
+                ),
+            });
+        }
+        if self.log_filter.trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                key: "log_filter",
+                reason: "is empty: use e.g. `info`".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The runtime settings: the library's defaults with the operator's knobs, the compile cache
+    /// in `cache_dir`.
+    pub fn runtime_settings(&self, cache_dir: &Path) -> RuntimeSettings {
+        let r = &self.runtime;
+        let mut wasm = RuntimeConfig::default()
+            .with_cache_dir(cache_dir)
+            .with_fuel(r.fuel_metering);
+        wasm.pooling = r.pooling;
+        wasm.pool.slots = r.pool_slots;
+        RuntimeSettings {
+            wasm,
+            max_hooks_in_flight: r.max_hooks_in_flight,
+            reserved_hooks: r.reserved_hooks,
+            reserved_slots: r.reserved_slots,
+            admission_wait: Duration::from_millis(r.admission_wait_ms),
+            replay_queue: r.replay_queue,
+            replay_open_files: r.replay_open_files,
+            ..RuntimeSettings::default()
+        }
+    }
+}
+
+impl Limits {
+    /// `header_read_timeout_secs`.
+    pub fn header_read_timeout(&self) -> Duration {
+        secs(self.header_read_timeout_secs)
+    }
+    /// `body_read_timeout_secs`.
+    pub fn body_read_timeout(&self) -> Duration {
+        secs(self.body_read_timeout_secs)
+    }
+    /// `sse_keepalive_secs`.
+    pub fn sse_keepalive(&self) -> Duration {
+        secs(self.sse_keepalive_secs)
+    }
+    /// `shutdown_delay_secs` (zero allowed).
+    pub fn shutdown_delay(&self) -> Duration {
+        Duration::try_from_secs_f64(self.shutdown_delay_secs).unwrap_or(Duration::ZERO)
+    }
+    /// `shutdown_grace_secs`.
+    pub fn shutdown_grace(&self) -> Duration {
+        secs(self.shutdown_grace_secs)
+    }
+    /// `drain_grace_secs`.
+    pub fn drain_grace(&self) -> Duration {
+        secs(self.drain_grace_secs)
+    }
+    /// `remove_grace_secs`.
+    pub fn remove_grace(&self) -> Duration {
+        secs(self.remove_grace_secs)
+    }
+}
+
+/// Seconds that passed [`ServerConfig::validate`]; anything else is treated as one second.
+fn secs(v: f64) -> Duration {
+    Duration::try_from_secs_f64(v).unwrap_or(Duration::from_secs(1))
+}
+
+fn positive_secs(key: &'static str, v: f64) -> Result<(), ConfigError> {
+    match Duration::try_from_secs_f64(v) {
+        Ok(d) if !d.is_zero() && d <= Duration::from_secs(86_400) => Ok(()),
+        _ => Err(ConfigError::Invalid {
+            key,
+            reason: format!("is {v}: it must be a number of seconds above 0 and at most 86400"),
+        }),
+    }
+}
+
+fn at_least_one(key: &'static str, v: u64) -> Result<(), ConfigError> {
+    if v == 0 {
+        return Err(ConfigError::Invalid {
+            key,
+            reason: "is 0: it must be at least 1".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_defaults_are_the_defaults() {
+        let parsed = ServerConfig::parse(DEFAULT_CONFIG).unwrap();
+        assert_eq!(parsed, ServerConfig::default());
+        parsed.validate().unwrap();
+        assert!(parsed.listen.ip().is_loopback());
+        assert_eq!(parsed.limits.max_body_bytes, 1 << 20);
+        assert!(parsed.runtime.fuel_metering);
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_are_refused_by_name() {
+        let e = ServerConfig::parse("listn = \"127.0.0.1:1\"").unwrap_err();
+        assert!(e.contains("listn"), "{e}");
+        let e = ServerConfig::parse("[limits]\nmax_body_byte = 5").unwrap_err();
+        assert!(e.contains("max_body_byte"), "{e}");
+        let e = ServerConfig::parse("[limits]\nmax_body_bytes = \"big\"").unwrap_err();
+        assert!(e.contains("max_body_bytes"), "{e}");
+        let e = ServerConfig::parse("listen = \"localhost\"").unwrap_err();
+        assert!(e.contains("listen"), "{e}");
+        let e = ServerConfig::parse("admin_token_sha256 = \"hunter2\"").unwrap_err();
+        assert!(e.contains("hunter2") && e.contains("sha256sum"), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_values_name_their_key() {
+        let cases = [
+            (
+                "[limits]\nbody_read_timeout_secs = 0",
+                "limits.body_read_timeout_secs",
+            ),
+            (
+                "[limits]\nshutdown_grace_secs = -1",
+                "limits.shutdown_grace_secs",
+            ),
+            (
+                "[limits]\nmax_requests_in_flight = 0",
+                "limits.max_requests_in_flight",
+            ),
+            ("[limits]\nmax_header_bytes = 10", "limits.max_header_bytes"),
+            ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
+            ("log_filter = \" \"", "log_filter"),
+        ];
+        for (text, key) in cases {
+            let c = ServerConfig::parse(text).unwrap();
+            let e = c.validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_follow_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.toml");
+        std::fs::write(
+            &file,
+            "tenants_dir = \"t\"\nstate_dir = \"/abs/state\"\ncache_dir = \"c\"\nlisten = \"0.0.0.0:0\"\n",
+        )
+        .unwrap();
+        let c = ServerConfig::load(&file).unwrap();
+        assert_eq!(c.tenants_dir, dir.path().join("t"));
+        assert_eq!(c.state_dir.as_deref(), Some(Path::new("/abs/state")));
+        assert_eq!(c.cache_dir, Some(dir.path().join("c")));
+        assert_eq!(c.listen.port(), 0);
+    }
+
+    #[test]
+    fn runtime_settings_carry_the_knobs() {
+        let mut c = ServerConfig::default();
+        c.runtime.pool_slots = 32;
+        c.runtime.admission_wait_ms = 250;
+        let s = c.runtime_settings(Path::new("/cache"));
+        assert_eq!(s.wasm.pool.slots, 32);
+        assert!(s.wasm.fuel);
+        assert_eq!(s.wasm.cache_dir.as_deref(), Some(Path::new("/cache")));
+        assert_eq!(s.admission_wait, Duration::from_millis(250));
+    }
+}

@@ -1,0 +1,238 @@
+//! The admin routes (admin token only): list tenants, show one (state, rules, diagnostics,
+//! metrics), load one from its folder (`PUT`), reload its plugins, disable, enable, remove.
+//! Loads and removals hold the admin lock, so two never interleave; every load is
+//! validate-then-swap, and a failed one answers 422 with its located diagnostics while the old
+//! rules keep serving.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use hookbox_core::matcher::{Matcher, ValuePattern};
+use hookbox_core::rule::Rule;
+use hookbox_host::{TenantError, TenantId};
+use serde_json::{Value, json};
+
+use super::{json_body, path_id};
+use crate::api_error::ApiError;
+use crate::app::App;
+use crate::auth;
+use crate::loader::{self, LoadError};
+
+/// The `{id}` of an admin route: the admin is told plainly when it is not an id.
+fn admin_id(path: Result<Path<String>, PathRejection>) -> Result<TenantId, ApiError> {
+    let raw = path_id(path);
+    TenantId::new(&raw).map_err(|e| ApiError::invalid("id", e.to_string()))
+}
+
+/// `GET /v1/tenants`.
+pub(super) async fn list(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let mut tenants: Vec<Value> = app
+        .tenants
+        .list()
+        .into_iter()
+        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
+        .collect();
+    tenants.extend(
+        app.registry
+            .failed()
+            .into_iter()
+            .map(|f| serde_json::to_value(f).unwrap_or(Value::Null)),
+    );
+    Ok(json_body(&json!({ "tenants": tenants })))
+}
+
+/// `GET /v1/tenants/{id}`.
+pub(super) async fn get(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    if let Some(s) = app.registry.serving(&id) {
+        let info = app.tenants.info(&id).map_err(tenant_error)?;
+        let diagnostics = app.tenants.diagnostics(&id).map_err(tenant_error)?;
+        let rules = s.host.rules();
+        let plugins = rules.plugins();
+        let mut v = serde_json::to_value(info).unwrap_or(Value::Null);
+        v["rules_loaded"] = rules
+            .rules()
+            .iter()
+            .map(|r| rule_json(r, plugins.get(r.plugin).map(|p| p.name.as_str())))
+            .collect();
+        v["diagnostics"] = json!(diagnostics);
+        v["metrics"] = json!(s.host.metrics());
+        return Ok(json_body(&v));
+    }
+    match app.registry.failed_one(&id) {
+        Some(f) => Ok(json_body(&json!(f))),
+        None => Err(ApiError::not_found(format!("no tenant `{id}`"))),
+    }
+}
+
+/// `PUT /v1/tenants/{id}`: (re)load the tenant from `<tenants_dir>/<id>` — its `tenant.toml`
+/// (token, policy) and its plugins.
+pub(super) async fn put(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    let _lock = app.admin_lock.lock().await;
+    match loader::load_one(&app, &id).await {
+        Ok(info) => Ok(json_body(&json!(info))),
+        Err(e) => Err(load_error(&id, e)),
+    }
+}
+
+/// `POST /v1/tenants/{id}/reload`: reload the tenant's plugins (validate-then-swap); its
+/// `tenant.toml` is read again only by `PUT`.
+pub(super) async fn reload(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    let _lock = app.admin_lock.lock().await;
+    if app.registry.serving(&id).is_none() {
+        return Err(not_served(&app, &id));
+    }
+    let tenants = app.tenants.clone();
+    let tid = id.clone();
+    let result = tokio::task::spawn_blocking(move || tenants.reload(&tid, None))
+        .await
+        .map_err(|_| ApiError::internal("the reload did not finish"))?;
+    match result {
+        Ok(info) => {
+            tracing::info!(tenant = %id, "tenant plugins reloaded");
+            Ok(json_body(&json!(info)))
+        }
+        Err(e) => Err(load_error(&id, LoadError::Tenant(e))),
+    }
+}
+
+/// `POST /v1/tenants/{id}/disable`.
+pub(super) async fn disable(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    if app.registry.serving(&id).is_none() {
+        return Err(not_served(&app, &id));
+    }
+    let info = app.tenants.disable(&id).map_err(tenant_error)?;
+    tracing::info!(tenant = %id, "tenant disabled");
+    Ok(json_body(&json!(info)))
+}
+
+/// `POST /v1/tenants/{id}/enable`.
+pub(super) async fn enable(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    if app.registry.serving(&id).is_none() {
+        return Err(not_served(&app, &id));
+    }
+    let info = app.tenants.enable(&id).map_err(tenant_error)?;
+    tracing::info!(tenant = %id, "tenant enabled");
+    Ok(json_body(&json!(info)))
+}
+
+/// `DELETE /v1/tenants/{id}`: stop serving it (its folder and state stay; the next full reload
+/// — SIGHUP or a restart — loads it again while its folder is there).
+pub(super) async fn delete(
+    State(app): State<Arc<App>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let id = admin_id(path)?;
+    let _lock = app.admin_lock.lock().await;
+    if loader::remove_one(&app, &id).await {
+        Ok(json_body(&json!({"removed": id})))
+    } else {
+        Err(ApiError::not_found(format!("no tenant `{id}`")))
+    }
+}
+
+fn not_served(app: &App, id: &TenantId) -> ApiError {
+    if app.registry.failed_one(id).is_some() {
+        ApiError::conflict(format!(
+            "tenant `{id}` failed to load and is not served; fix its folder and PUT /v1/tenants/{id}"
+        ))
+    } else {
+        ApiError::not_found(format!("no tenant `{id}`"))
+    }
+}
+
+fn tenant_error(e: TenantError) -> ApiError {
+    match e {
+        TenantError::NotFound(id) => ApiError::not_found(format!("no tenant `{id}`")),
+        other => ApiError::internal(other.to_string()),
+    }
+}
+
+fn load_error(id: &TenantId, e: LoadError) -> ApiError {
+    match &e {
+        LoadError::NoFolder(_) => ApiError::not_found(e.to_string()),
+        LoadError::Lost(_) => ApiError::internal(e.to_string()),
+        LoadError::Tenant(TenantError::NotFound(_)) => {
+            ApiError::not_found(format!("no tenant `{id}`"))
+        }
+        _ => ApiError::load_failed(
+            format!("{e}; the tenant's previous rules (if any) keep serving"),
+            json!(e.diagnostics()),
+        ),
+    }
+}
+
+/// A loaded rule, as the admin sees it.
+fn rule_json(r: &Rule, plugin: Option<&str>) -> Value {
+    json!({
+        "index": r.index,
+        "event": r.event,
+        "type": r.handler.handler_type(),
+        "matcher": matcher_json(&r.matcher),
+        "label": r.handler.label(),
+        "plugin": plugin.unwrap_or(&r.source.plugin),
+        "file": r.source.file,
+        "json_path": r.source.json_path,
+        "on_failure": r.on_failure,
+    })
+}
+
+fn matcher_json(m: &Matcher) -> Value {
+    match m {
+        Matcher::All => json!({"kind": "all"}),
+        Matcher::Names(names) => json!({"kind": "names", "names": names}),
+        Matcher::Regex(re) => json!({"kind": "regex", "pattern": re.as_str()}),
+        Matcher::Object(parts) => {
+            let fields: BTreeMap<&str, Value> = parts
+                .iter()
+                .map(|(field, pat)| {
+                    let v = match pat {
+                        ValuePattern::Glob(g) => json!({"glob": g}),
+                        ValuePattern::Regex(re) => json!({"regex": re.as_str()}),
+                    };
+                    (field.as_str(), v)
+                })
+                .collect();
+            json!({"kind": "object", "fields": fields})
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Operations: `/healthz` (the process answers), `/readyz` (tenants loaded and not shutting
+//! down: what a load balancer routes on), `/metrics` (Prometheus text, behind a token: it names
+//! every tenant).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::json_body;
+use crate::api_error::ApiError;
+use crate::app::App;
+use crate::{auth, prometheus};
+
+/// `GET /healthz`: 200 while the process serves HTTP at all.
+pub(super) async fn healthz() -> Response {
+    json_body(&json!({"status": "ok"}))
+}
+
+/// `GET /readyz`: 200 once every tenant of the tenants folder was tried (served or recorded as
+/// failed: one bad tenant must not take a replica out of rotation), 503 before and while
+/// shutting down. Only counts: tenant ids are for the admin API.
+pub(super) async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let (serving, failed) = app.registry.counts();
+    let status = if app.draining.load(Ordering::Acquire) {
+        "draining"
+    } else if app.loaded.load(Ordering::Acquire) {
+        "ready"
+    } else {
+        "loading"
+    };
+    let body = json_body(&json!({
+        "status": status,
+        "tenants": {"serving": serving, "failed": failed},
+    }));
+    if app.ready() {
+        body
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
+    }
+}
+
+/// `GET /metrics`: Prometheus text format 0.0.4.
+pub(super) async fn metrics(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::metrics(&app, &headers)?;
+    let text = prometheus::render(&app);
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        text,
+    )
+        .into_response())
+}
