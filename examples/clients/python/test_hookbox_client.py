@@ -39,7 +39,8 @@ class LiveServer(unittest.TestCase):
     def test_a_prompt_gets_the_tenants_context(self):
         v = self.hooks.dispatch(TENANT, "UserPromptSubmit", {"prompt": "What is left to do?"})
         self.assertEqual(v.additional_contexts, ["Project ATLAS."])
-        self.assertIn("<user-prompt-submit-hook>", v.rendered["proceed"])
+        self.assertEqual(v.rendered["kind"], "proceed")
+        self.assertIn("<user-prompt-submit-hook>", v.rendered["text"])
 
     def test_agentao_envelopes_are_read_too(self):
         v = self.hooks.dispatch(TENANT, "PreToolUse", {
