@@ -269,6 +269,61 @@ pub(crate) struct ExecArgs {
     /// The payload shape a wasi:cli component gets on stdin.
     #[arg(long, value_enum, default_value_t = DialectArg::Claude)]
     pub(crate) dialect: DialectArg,
+
+    /// Core instances the component may create (default 64; componentize-py guests need 38).
+    #[arg(long, value_name = "N")]
+    pub(crate) instances: Option<u64>,
+
+    /// Elements each table may hold (default 10000).
+    #[arg(long, value_name = "N")]
+    pub(crate) table_elements: Option<u64>,
+
+    /// Bytes of stdout and of stderr kept, each (default 1 MiB); the rest is dropped.
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) output_bytes: Option<u64>,
+
+    /// Bytes a typed hook's answer may carry, all its strings together (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) response_bytes: Option<u64>,
+
+    /// `log` calls the guest may make (default 100); later ones are counted and dropped.
+    #[arg(long, value_name = "N")]
+    pub(crate) log_calls: Option<u64>,
+
+    /// Bytes the guest may write to `rw` mounts (default 16 MiB); then writes fail with ENOSPC.
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) write_bytes: Option<u64>,
+
+    /// Files, folders and links the guest may create in `rw` mounts (default 1000).
+    #[arg(long, value_name = "N")]
+    pub(crate) write_files: Option<u64>,
+
+    /// Largest component file read, in bytes (default 64 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_component_bytes: Option<u64>,
+
+    /// Which of the guest's `log` lines reach stderr (default warn: Claude Code shows a hook's
+    /// stderr to the user on some exit codes, so debug chatter stays out unless asked). A typed
+    /// hook's own stderr is shown at debug and below, or when the hook failed.
+    #[arg(long, value_enum, default_value_t = LogLevelArg::Warn)]
+    pub(crate) log_level: LogLevelArg,
+}
+
+/// `hookbox exec --log-level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub(crate) enum LogLevelArg {
+    /// Every line.
+    Trace,
+    /// Debug and above.
+    Debug,
+    /// Info and above.
+    Info,
+    /// Warnings and errors.
+    Warn,
+    /// Errors only.
+    Error,
+    /// Nothing.
+    Off,
 }
 
 /// `hookbox dispatch`.

@@ -19,11 +19,11 @@ use hookbox_core::output::to_claude_json;
 use hookbox_core::rule::{Access, MountSpec, WasmSpec};
 use hookbox_core::{Dialect, Event};
 use hookbox_wasm::{
-    ComponentKind, Invocation, MountDir, PoolingMode, ResolvedMount, RunReport, WasmOutput,
-    WasmPolicy, WasmRuntime, resolve,
+    ComponentKind, Invocation, LogLevel, MountDir, PoolingMode, ResolvedMount, RunReport,
+    WasmOutput, WasmPolicy, WasmRuntime, resolve,
 };
 
-use crate::cli::{ExecArgs, FailureArg};
+use crate::cli::{ExecArgs, FailureArg, LogLevelArg};
 use crate::host_setup::{block_on, wasm_runtime_config};
 
 /// Claude Code's payloads are small; a bigger stdin is refused rather than buffered.
@@ -73,24 +73,33 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         timeout_secs: args.timeout,
         fuel: args.fuel,
         memory_mb: args.memory_mb,
-        table_elements: None,
-        instances: None,
-        output_bytes: None,
-        log_calls: None,
+        table_elements: args.table_elements,
+        instances: args.instances,
+        output_bytes: args.output_bytes,
+        log_calls: args.log_calls,
+        response_bytes: args.response_bytes,
+        write_bytes: args.write_bytes,
+        write_files: args.write_files,
         mounts: mounts.iter().map(|(m, _)| m.clone()).collect(),
         env,
         config,
     };
-    // The person writing the command line is the operator: what they grant is the policy.
-    let policy = WasmPolicy {
+    // The person writing the command line is the operator: what they grant is the policy, up to
+    // the engine's own hard caps (the default maxima), with the write quotas opened as wide.
+    let mut policy = WasmPolicy {
         allow_fuel: args.fuel.is_some(),
         allow_rw_mounts: true,
         ..WasmPolicy::default()
     };
+    policy.maxima.write_bytes = u64::MAX;
+    policy.maxima.write_files = u64::MAX;
     let limits = resolve(&spec, &policy).context("the limits given are refused")?;
     let mut rt_config = wasm_runtime_config().with_fuel(args.fuel.is_some());
     // One event per process: reserving an instance pool would cost more than it saves.
     rt_config.pooling = PoolingMode::Disabled;
+    if let Some(max) = args.max_component_bytes {
+        rt_config.max_component_bytes = max;
+    }
     let wasm = WasmRuntime::new(rt_config).context("cannot start the wasm runtime")?;
     let component = match wasm.load_file(&args.component) {
         Ok(c) => c,
@@ -129,7 +138,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let mut stderr = std::io::stderr().lock();
     match result {
         Ok(run) => {
-            write_logs(&mut stderr, &run.report);
+            write_logs(&mut stderr, &run.report, args.log_level, false);
             match run.output {
                 WasmOutput::Typed(r) => {
                     let json = to_claude_json(event.name, &r);
@@ -149,7 +158,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
             }
         }
         Err(f) => {
-            write_logs(&mut stderr, &f.report);
+            write_logs(&mut stderr, &f.report, args.log_level, true);
             drop(stderr);
             Ok(failed(args.on_failure, &f.failure.to_string()))
         }
@@ -182,14 +191,28 @@ fn parse_mount(s: &str) -> anyhow::Result<(MountSpec, PathBuf)> {
     ))
 }
 
-fn write_logs(err: &mut impl std::io::Write, r: &RunReport) {
-    // Claude Code shows stderr only for failed hooks; logs there cost nothing otherwise.
-    for log in &r.logs {
+/// The guest's `log` lines at `level` and above, and its captured stderr when it failed or at
+/// `debug` and below. (A `wasi:cli` component's stderr is its answer and is written apart.)
+fn write_logs(err: &mut impl std::io::Write, r: &RunReport, level: LogLevelArg, failed: bool) {
+    // Claude Code shows a hook's stderr to the user on some exit codes: only what was asked for.
+    for log in r.logs.iter().filter(|l| shown(l.level, level)) {
         let _ = writeln!(err, "[{:?}] {}", log.level, log.message);
     }
-    if !r.stderr.text.is_empty() {
+    if !r.stderr.text.is_empty() && (failed || level <= LogLevelArg::Debug) {
         let _ = err.write_all(r.stderr.text.as_bytes());
     }
+}
+
+/// Whether a guest log line at `line` passes `--log-level threshold`.
+fn shown(line: LogLevel, threshold: LogLevelArg) -> bool {
+    let line = match line {
+        LogLevel::Trace => LogLevelArg::Trace,
+        LogLevel::Debug => LogLevelArg::Debug,
+        LogLevel::Info => LogLevelArg::Info,
+        LogLevel::Warn => LogLevelArg::Warn,
+        LogLevel::Error => LogLevelArg::Error,
+    };
+    threshold != LogLevelArg::Off && line >= threshold
 }
 
 /// A failed hook: exit 1 (non-blocking) or, fail-closed, exit 2 with the reason on stderr.

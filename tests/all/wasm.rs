@@ -197,3 +197,111 @@ fn compile_fills_the_cache_then_hits_it() {
     assert!(out.contains("cached ") && out.contains("disk"), "{out}");
     assert!(std::fs::read_dir(&cache).unwrap().count() > 0);
 }
+
+fn prompt(behaviour: &str) -> String {
+    serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": behaviour}).to_string()
+}
+
+#[test]
+fn exec_is_quiet_by_default_and_log_level_lets_lines_through() {
+    let cache = Dir::new();
+    let run = exec(&cache, &[guests::CHAOS], &prompt("log:3"));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("logged 3"), "{run:?}");
+    assert!(
+        !run.stderr.contains("chaos log line"),
+        "info lines stay off stderr by default: {run:?}"
+    );
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--log-level", "info"],
+        &prompt("log:3"),
+    );
+    assert!(run.stderr.contains("[Info] chaos log line 2"), "{run:?}");
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--log-level", "error"],
+        &prompt("log:3"),
+    );
+    assert!(!run.stderr.contains("chaos log line"), "{run:?}");
+}
+
+#[test]
+fn exec_flags_set_every_limit_a_component_can_exceed() {
+    let cache = Dir::new();
+    // log_calls: the third line is dropped.
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--log-level", "info", "--log-calls", "2"],
+        &prompt("log:3"),
+    );
+    assert!(run.stderr.contains("chaos log line 1"), "{run:?}");
+    assert!(!run.stderr.contains("chaos log line 2"), "{run:?}");
+    // response_bytes: obeyed, then violated.
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--response-bytes", "4096"],
+        &prompt("respond:2048"),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--response-bytes", "1024"],
+        &prompt("respond:2048"),
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("`response_bytes` limit of 1024"),
+        "{run:?}"
+    );
+    // instances: refused with the count the component needs.
+    let run = exec(&cache, &[guests::CHAOS, "--instances", "1"], &prompt("ok"));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("raise `instances` to at least"),
+        "{run:?}"
+    );
+    // table_elements.
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--table-elements", "1"],
+        &prompt("ok"),
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("table limit of 1"), "{run:?}");
+    // max_component_bytes: the file is refused before it is compiled.
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--max-component-bytes", "1000"],
+        &prompt("ok"),
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("max_component_bytes"), "{run:?}");
+    // write_bytes and write_files: the write fails inside the guest, the run goes on.
+    let d = Dir::new();
+    d.write("out/.keep", "");
+    let mount = format!("{}:/out:rw", d.path().join("out").display());
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--mount", &mount, "--write-bytes", "10"],
+        &prompt("fs-write-n:/out/x:100"),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("err:"),
+        "the write was refused: {run:?}"
+    );
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--mount", &mount, "--write-bytes", "1000"],
+        &prompt("fs-write-n:/out/y:100"),
+    );
+    assert!(!run.stdout.contains("err:"), "{run:?}");
+    assert_eq!(std::fs::read(d.path().join("out/y")).unwrap().len(), 100);
+    let run = exec(
+        &cache,
+        &[guests::CHAOS, "--mount", &mount, "--write-files", "2"],
+        &prompt("fs-create:/out:5"),
+    );
+    assert!(run.stdout.contains("created 2;"), "{run:?}");
+}

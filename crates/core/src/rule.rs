@@ -174,6 +174,15 @@ pub struct WasmSpec {
     pub output_bytes: Option<u64>,
     /// Cap on `log` calls per event.
     pub log_calls: Option<u64>,
+    /// Cap on the bytes of a typed hook's response (all its strings together).
+    #[serde(default)]
+    pub response_bytes: Option<u64>,
+    /// Cap on bytes written to `rw` mounts during one event.
+    #[serde(default)]
+    pub write_bytes: Option<u64>,
+    /// Cap on files, folders and links created in `rw` mounts during one event.
+    #[serde(default)]
+    pub write_files: Option<u64>,
     /// Folders the guest may see.
     pub mounts: Vec<MountSpec>,
     /// The only environment variables the guest gets.

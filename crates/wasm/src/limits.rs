@@ -69,12 +69,14 @@ pub struct WasmLimits {
     /// Cap on bytes written to files of `rw` mounts during one event, all mounts together
     /// (`write`, streams, and growth by `set-size`; holes of sparse files are not counted).
     ///
-    /// Default **16 MiB** (policy-only). Exceeded: the write fails inside the guest with
+    /// Default **16 MiB**; a rule's `write_bytes` may ask up to the policy's maximum (by default
+    /// the same 16 MiB). Exceeded: the write fails inside the guest with
     /// `insufficient-space` ("No space left on device"); the run goes on.
     pub write_bytes: u64,
     /// Cap on files, folders and links created in `rw` mounts during one event.
     ///
-    /// Default **1 000** (policy-only). Exceeded: the create fails inside the guest with
+    /// Default **1 000**; a rule's `write_files` may ask up to the policy's maximum (by default
+    /// the same 1 000). Exceeded: the create fails inside the guest with
     /// `insufficient-space`; the run goes on.
     pub write_files: u64,
     /// Cap on live resource handles (open files, streams, pollables) the guest may make the host

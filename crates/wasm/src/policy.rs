@@ -23,8 +23,9 @@ pub struct WasmPolicy {
     /// The limits of every field a rule leaves out (see [`WasmLimits`] for each default).
     pub defaults: WasmLimits,
     /// The largest value a rule may ask for, per field. `maxima.fuel = None` means "no cap" when
-    /// fuel is allowed. The policy-only fields (`log_message_bytes`, `resource_handles`,
-    /// `write_bytes`, `write_files`) are always taken from `defaults`.
+    /// fuel is allowed. The policy-only fields (`log_message_bytes`, `resource_handles`) are
+    /// always taken from `defaults`; `write_bytes` and `write_files` maxima equal their defaults
+    /// unless the host raises them, so by default a rule may only lower them.
     pub maxima: WasmLimits,
     /// Whether rules may ask for a fuel budget. Default **false**: fuel instrumentation slows
     /// guests down (measured +5…+117 %), so a host opts in and builds its runtime with
@@ -189,18 +190,28 @@ pub fn resolve(spec: &WasmSpec, policy: &WasmPolicy) -> Result<WasmLimits, Polic
             0,
         )?,
         log_calls: count_field("log_calls", spec.log_calls, d.log_calls, m.log_calls, 0)?,
-        // `response_bytes` is meant to be a rule field; until hookbox-core's `WasmSpec` has it,
-        // `None` here gives every rule the policy's default (then: `spec.response_bytes`).
         response_bytes: count_field(
             "response_bytes",
-            None,
+            spec.response_bytes,
             d.response_bytes,
             m.response_bytes,
             1,
         )?,
         log_message_bytes: d.log_message_bytes,
-        write_bytes: d.write_bytes,
-        write_files: d.write_files,
+        write_bytes: count_field(
+            "write_bytes",
+            spec.write_bytes,
+            d.write_bytes,
+            m.write_bytes,
+            1,
+        )?,
+        write_files: count_field(
+            "write_files",
+            spec.write_files,
+            d.write_files,
+            m.write_files,
+            1,
+        )?,
         resource_handles: d.resource_handles,
     };
     check_mounts(spec, policy)?;
@@ -315,6 +326,9 @@ mod tests {
             instances: None,
             output_bytes: None,
             log_calls: None,
+            response_bytes: None,
+            write_bytes: None,
+            write_files: None,
             mounts: vec![],
             env: Default::default(),
             config: Value::Null,
@@ -379,6 +393,56 @@ mod tests {
         assert_eq!(l.timeout, Duration::from_millis(500));
         assert_eq!(l.memory_bytes, 8 * MIB);
         assert_eq!(l.output_bytes, 10);
+    }
+
+    #[test]
+    fn response_and_write_caps_are_rule_fields_within_the_policy() {
+        let p = WasmPolicy::default();
+        let s = WasmSpec {
+            response_bytes: Some(4096),
+            write_bytes: Some(1024),
+            write_files: Some(2),
+            ..spec()
+        };
+        let l = resolve(&s, &p).unwrap();
+        assert_eq!(
+            (l.response_bytes, l.write_bytes, l.write_files),
+            (4096, 1024, 2)
+        );
+        // By default a rule may lower the write caps, not raise them; a host raises the maxima.
+        let more = WasmSpec {
+            write_bytes: Some(WasmLimits::DEFAULT_WRITE_BYTES + 1),
+            ..spec()
+        };
+        assert!(matches!(
+            resolve(&more, &p),
+            Err(PolicyError::AboveMaximum {
+                field: "write_bytes",
+                ..
+            })
+        ));
+        let raised = WasmPolicy {
+            maxima: WasmLimits {
+                write_bytes: 1 << 30,
+                ..p.maxima.clone()
+            },
+            ..p.clone()
+        };
+        assert_eq!(
+            resolve(&more, &raised).unwrap().write_bytes,
+            WasmLimits::DEFAULT_WRITE_BYTES + 1
+        );
+        let huge = WasmSpec {
+            response_bytes: Some(p.maxima.response_bytes + 1),
+            ..spec()
+        };
+        assert!(matches!(
+            resolve(&huge, &p),
+            Err(PolicyError::AboveMaximum {
+                field: "response_bytes",
+                ..
+            })
+        ));
     }
 
     #[test]

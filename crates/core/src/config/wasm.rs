@@ -25,6 +25,9 @@ pub const WASM_KEYS: &[&str] = &[
     "instances",
     "output_bytes",
     "log_calls",
+    "response_bytes",
+    "write_bytes",
+    "write_files",
     "mounts",
     "env",
     "config",
@@ -158,6 +161,9 @@ pub(crate) fn parse_wasm(
     let instances = positive_u64(ctx, obj, path, "instances").ok()?;
     let output_bytes = positive_u64(ctx, obj, path, "output_bytes").ok()?;
     let log_calls = positive_u64(ctx, obj, path, "log_calls").ok()?;
+    let response_bytes = positive_u64(ctx, obj, path, "response_bytes").ok()?;
+    let write_bytes = positive_u64(ctx, obj, path, "write_bytes").ok()?;
+    let write_files = positive_u64(ctx, obj, path, "write_files").ok()?;
     let mounts = mounts(ctx, obj, path)?;
     let env = env(ctx, obj, path)?;
     let config = obj.get("config").cloned().unwrap_or(Value::Null);
@@ -170,6 +176,9 @@ pub(crate) fn parse_wasm(
         instances,
         output_bytes,
         log_calls,
+        response_bytes,
+        write_bytes,
+        write_files,
         mounts,
         env,
         config,

@@ -13,6 +13,7 @@ use crate::rule::{Access, Handler};
 fn wasm_handlers_are_strict() {
     let text = r#"{"hooks": {"PreToolUse": [{"type": "wasm", "component": "./hooks/guard.wasm", "timeout": 2,
         "fuel": 50000000, "memory_mb": 32, "table_elements": 1000, "instances": 4, "output_bytes": 65536, "log_calls": 10,
+        "response_bytes": 4096, "write_bytes": 8192, "write_files": 3,
         "mounts": [{"host": "${CLAUDE_PROJECT_DIR}", "guest": "/project"}, {"host": "/tmp/x", "guest": "/out", "access": "rw"}],
         "env": {"MODE": "strict"}, "config": {"deny": ["rm -rf /"]}, "on_failure": "block"}]}}"#;
     let r = parse(text);
@@ -28,6 +29,10 @@ fn wasm_handlers_are_strict() {
     assert_eq!(
         (w.table_elements, w.instances, w.output_bytes, w.log_calls),
         (Some(1000), Some(4), Some(65536), Some(10))
+    );
+    assert_eq!(
+        (w.response_bytes, w.write_bytes, w.write_files),
+        (Some(4096), Some(8192), Some(3))
     );
     assert_eq!(w.mounts[0].access, Access::Ro);
     assert_eq!(w.mounts[1].access, Access::Rw);
