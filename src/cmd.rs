@@ -3,6 +3,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod bench_engine;
+pub(crate) mod bench_polyglot;
 pub(crate) mod bench_serve;
 pub(crate) mod bench_tenants;
 pub(crate) mod compile;

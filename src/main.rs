@@ -11,6 +11,7 @@
 
 mod cli;
 mod cmd;
+mod guests;
 mod host_setup;
 
 use std::process::ExitCode;

@@ -1,5 +1,5 @@
 //! Builds the guest workspaces (`guest-examples/`, `tests/guests/`) for `wasm32-wasip2`, and the
-//! JavaScript/Python guest examples when their tooling is installed (`build/polyglot.rs`), and
+//! JavaScript/Python guest examples when their tooling is installed (`build-support/polyglot.rs`), and
 //! writes `$OUT_DIR/guests.rs`: one `pub const` path per component, the `ALL` table, the
 //! `foreach_guest!` macro, `POLYGLOT_BUILT` and the `polyglot_test!` macro. It sets the
 //! `hookbox_polyglot` cfg (for this package's own targets) when the polyglot guests were built.
@@ -16,16 +16,20 @@
 //! a test binary was compiled with keep pointing at the bytes it was built against.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
-use std::{env, fs};
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-#[path = "build/polyglot.rs"]
+#[path = "../../build-support/guests.rs"]
+mod guests;
+#[path = "../../build-support/polyglot.rs"]
 mod polyglot;
 
-const TARGET: &str = "wasm32-wasip2";
+use guests::{
+    Artifact, build_workspace, cargo_target_dir, check_target_installed, guests_target_dir, var,
+    watch_dep_info, watch_workspace,
+};
 /// Guest workspaces, relative to the repository root.
 const WORKSPACES: &[&str] = &["guest-examples", "tests/guests"];
 
@@ -40,17 +44,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// One built component.
-struct Artifact {
-    /// The cargo target name (`shell_guard`, `cli-guard`), or a polyglot guest's name.
-    target: String,
-    /// The workspace member's folder, relative to the repository root.
-    source: String,
-    /// `cdylib` → a typed hook; `bin` → a `wasi:cli` command.
-    command: bool,
-    wasm: PathBuf,
-}
-
 fn run() -> Result<(), String> {
     let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
     let out_dir = PathBuf::from(var("OUT_DIR")?);
@@ -62,7 +55,12 @@ fn run() -> Result<(), String> {
     // The WIT and the SDK are inputs of every guest; the dep-info files read after the build
     // name the exact files, these folders also catch new ones.
     let mut watched = BTreeSet::new();
-    for path in ["wit", "crates/guest/Cargo.toml", "crates/guest/src"] {
+    for path in [
+        "wit",
+        "crates/guest/Cargo.toml",
+        "crates/guest/src",
+        "build-support",
+    ] {
         watched.insert(root.join(path));
     }
 
@@ -237,222 +235,4 @@ fn run() -> Result<(), String> {
 
     let generated = out_dir.join("guests.rs");
     fs::write(&generated, code).map_err(|e| format!("cannot write {}: {e}", generated.display()))
-}
-
-fn var(name: &str) -> Result<String, String> {
-    env::var(name).map_err(|e| format!("${name}: {e}"))
-}
-
-/// A guest workspace's manifests and each member's manifest and sources. Not the whole folder:
-/// a `target/` left by a manual build inside it would make every outer build rerun this script.
-fn watch_workspace(workspace: &Path, watched: &mut BTreeSet<PathBuf>) {
-    for file in ["Cargo.toml", "Cargo.lock"] {
-        watched.insert(workspace.join(file));
-    }
-    let Ok(entries) = fs::read_dir(workspace) else {
-        return;
-    };
-    for member in entries.flatten().map(|entry| entry.path()) {
-        if member.join("Cargo.toml").is_file() {
-            watched.insert(member.join("Cargo.toml"));
-            watched.insert(member.join("src"));
-        }
-    }
-}
-
-/// `<target>/<profile>/build/<pkg>-<hash>/out` → `<target>/wasm-guests`; any other layout →
-/// `$OUT_DIR/wasm-guests` (correct, only not shared).
-fn guests_target_dir(out_dir: &Path) -> PathBuf {
-    cargo_target_dir(out_dir).map_or_else(|| out_dir.join("wasm-guests"), |t| t.join("wasm-guests"))
-}
-
-/// The outer cargo target dir (`<target>` in `<target>/<profile>/build/<pkg>-<hash>/out`, or in
-/// `<target>/<triple>/<profile>/…` with an explicit `--target`), when `OUT_DIR` has cargo's
-/// usual layout. `scripts/setup-polyglot.sh` derives the same folder from `CARGO_TARGET_DIR`.
-fn cargo_target_dir(out_dir: &Path) -> Option<PathBuf> {
-    let build = out_dir.parent().and_then(Path::parent)?;
-    if build.file_name() != Some("build".as_ref()) {
-        return None;
-    }
-    let target = build.parent().and_then(Path::parent)?;
-    match (target.file_name(), env::var_os("TARGET")) {
-        (Some(name), Some(triple)) if name == triple => target.parent().map(Path::to_owned),
-        _ => Some(target.to_owned()),
-    }
-}
-
-/// Fails early, with the fix, when the toolchain has no standard library for the target.
-fn check_target_installed() -> Result<(), String> {
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
-    let output = Command::new(&rustc)
-        .args(["--print", "target-libdir", "--target", TARGET])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", rustc.to_string_lossy()))?;
-    let libdir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
-    let has_std = output.status.success()
-        && fs::read_dir(&libdir).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
-        });
-    if has_std {
-        Ok(())
-    } else {
-        Err(format!(
-            "the `{TARGET}` target is not installed for this toolchain; hookbox's test guests \
-             are built for it.\n  help: run `rustup target add {TARGET}`"
-        ))
-    }
-}
-
-/// Runs `cargo build --release --target wasm32-wasip2` in one guest workspace and returns the
-/// components it produced, read from cargo's JSON messages (so a new member needs no edit here).
-fn build_workspace(
-    root: &Path,
-    workspace: &Path,
-    target_dir: &Path,
-) -> Result<Vec<Artifact>, String> {
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(workspace)
-        .args(["build", "--release", "--quiet", "--target", TARGET])
-        .arg("--message-format=json-render-diagnostics");
-    for (key, _) in env::vars_os() {
-        let key = key.to_string_lossy();
-        if leaks_into_inner_build(&key) {
-            cmd.env_remove(&*key);
-        }
-    }
-    // After the clean-up, which drops an inherited `CARGO_TARGET_DIR` (the outer one).
-    cmd.env("CARGO_TARGET_DIR", target_dir);
-    let output = cmd
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", cargo.to_string_lossy()))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-
-    let mut artifacts = Vec::new();
-    let mut diagnostics = String::new();
-    for line in stdout.lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        match message["reason"].as_str() {
-            Some("compiler-message") => {
-                if let Some(rendered) = message["message"]["rendered"].as_str() {
-                    diagnostics.push_str(rendered);
-                }
-            }
-            Some("compiler-artifact") => {
-                let kinds = &message["target"]["kind"];
-                let command = kinds
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|k| k == "bin"));
-                let wasm = message["filenames"].as_array().and_then(|files| {
-                    files
-                        .iter()
-                        .filter_map(serde_json::Value::as_str)
-                        .find(|f| f.ends_with(".wasm"))
-                });
-                let (Some(wasm), Some(target), Some(manifest)) = (
-                    wasm,
-                    message["target"]["name"].as_str(),
-                    message["manifest_path"].as_str(),
-                ) else {
-                    continue;
-                };
-                let source = Path::new(manifest)
-                    .parent()
-                    .and_then(|dir| dir.strip_prefix(root).ok())
-                    .map_or_else(|| manifest.to_owned(), |dir| dir.display().to_string());
-                artifacts.push(Artifact {
-                    target: target.to_owned(),
-                    source,
-                    command,
-                    wasm: PathBuf::from(wasm),
-                });
-            }
-            _ => {}
-        }
-    }
-
-    if !output.status.success() {
-        return Err(format!(
-            "building the guests in {ws} failed ({}):\n{diagnostics}{}\n  \
-             reproduce: cd {ws} && cargo build --release --target {TARGET}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr),
-            ws = workspace.display(),
-        ));
-    }
-    if artifacts.is_empty() {
-        return Err(format!("{} built no .wasm component", workspace.display()));
-    }
-    Ok(artifacts)
-}
-
-/// Variables that cargo sets for this build script, or that configure the outer build, and
-/// that would change the inner build if inherited: flags meant for the host target
-/// (`CARGO_ENCODED_RUSTFLAGS`, `RUSTFLAGS`, `CARGO_TARGET_<triple>_*`), profile overrides, the
-/// clippy driver, and this script's own `CARGO_CFG_*`/`CARGO_FEATURE_*`/`TARGET`/… which the
-/// inner build scripts would otherwise see. Kept: `CARGO_HOME`, the jobserver
-/// (`CARGO_MAKEFLAGS`, so both builds share the `-j` budget), network and registry settings,
-/// `RUSTC`/`RUSTC_WRAPPER`/`RUSTUP_TOOLCHAIN` (same compiler).
-fn leaks_into_inner_build(key: &str) -> bool {
-    const KEEP_PREFIXES: &[&str] = &[
-        "CARGO_HOME",
-        "CARGO_MAKEFLAGS",
-        "CARGO_NET_",
-        "CARGO_HTTP_",
-        "CARGO_REGISTRIES_",
-        "CARGO_REGISTRY_",
-        "CARGO_TERM_",
-    ];
-    const BARE: &[&str] = &[
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "RUSTC_LINKER",
-        "CLIPPY_ARGS",
-        "CLIPPY_CONF_DIR",
-        "OUT_DIR",
-        "TARGET",
-        "HOST",
-        "NUM_JOBS",
-        "OPT_LEVEL",
-        "PROFILE",
-        "DEBUG",
-    ];
-    let cargo_var = key.starts_with("CARGO_") && !KEEP_PREFIXES.iter().any(|p| key.starts_with(p));
-    cargo_var || key.starts_with("__CARGO") || key.starts_with("DEP_") || BARE.contains(&key)
-}
-
-/// Watches the repository files named in a component's dep-info (`.d`): the guest's own
-/// sources, the SDK's, the WIT. Registry sources are immutable and skipped.
-fn watch_dep_info(wasm: &Path, root: &Path, watched: &mut BTreeSet<PathBuf>) {
-    let Ok(contents) = fs::read_to_string(wasm.with_extension("d")) else {
-        return;
-    };
-    let mut files = Vec::new();
-    for line in contents.lines() {
-        let Some((_, deps)) = line.split_once(": ") else {
-            continue;
-        };
-        // Make's escaping: `\ ` is a space inside a path.
-        let mut current = String::new();
-        let mut parts = deps.split(' ').peekable();
-        while let Some(part) = parts.next() {
-            if let Some(stripped) = part.strip_suffix('\\')
-                && parts.peek().is_some()
-            {
-                current.push_str(stripped);
-                current.push(' ');
-                continue;
-            }
-            current.push_str(part);
-            if !current.is_empty() {
-                files.push(PathBuf::from(std::mem::take(&mut current)));
-            }
-        }
-    }
-    watched.extend(files.into_iter().filter(|file| file.starts_with(root)));
 }

@@ -19,12 +19,12 @@ use hookbox_core::matcher::Matcher;
 use hookbox_core::rule::{CommandSpec, Handler, PluginInfo, Rule, RuleSource};
 use hookbox_core::{Dialect, Event, EventName};
 use hookbox_host::{HookHost, HookRuntime, HostPolicy, RuntimeSettings};
-use hookbox_test_artifacts as guests;
 use hookbox_wasm::{CacheStatus, WasmRuntime};
 use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::BenchArgs;
+use crate::guests;
 use crate::host_setup::{runtime, wasm_runtime_config};
 
 /// Latency percentiles of one kind of hook, in microseconds.
@@ -72,6 +72,7 @@ struct Report {
     memory: Option<Memory>,
     tenants: super::bench_tenants::TenantNumbers,
     engine: super::bench_engine::EngineNumbers,
+    polyglot: super::bench_polyglot::PolyglotNumbers,
 }
 
 /// Runs `hookbox bench`.
@@ -116,14 +117,14 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         "typed",
         json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}),
         &hooks,
-        Some(("noop.wasm", guests::NOOP)),
+        Some(("noop.wasm", guests::wasm("noop")?)),
     )?;
     let cli = one_rule_host(
         scratch,
         "cli",
         json!({"type": "wasm", "component": "hooks/noop_cli.wasm", "matcher": "Bash"}),
         &hooks,
-        Some(("noop_cli.wasm", guests::NOOP_CLI)),
+        Some(("noop_cli.wasm", guests::wasm("noop_cli")?)),
     )?;
     let event = bash_event(scratch);
     let dur = Duration::from_millis(args.throughput_ms / scale as u64);
@@ -159,10 +160,14 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     let idle_many = rt.block_on(idle(&many, &event, 200_000 / scale));
     eprintln!("bench: component loads…");
     let loads = vec![
-        load_times("noop (17 KB)", guests::NOOP, &scratch.join("loads-noop"))?,
+        load_times(
+            "noop (17 KB)",
+            guests::wasm("noop")?,
+            &scratch.join("loads-noop"),
+        )?,
         load_times(
             "shell_guard (147 KB)",
-            guests::SHELL_GUARD,
+            guests::wasm("shell_guard")?,
             &scratch.join("loads-shell-guard"),
         )?,
     ];
@@ -192,6 +197,8 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         scratch,
         scale,
     ))?;
+    eprintln!("bench: JavaScript and Python guests beside native node and python3 hooks…");
+    let polyglot = rt.block_on(super::bench_polyglot::measure(scratch, &hooks, scale))?;
     let (nat, typ, cl) = (&latency[0], &latency[1], &latency[2]);
     Ok(Report {
         build: if cfg!(debug_assertions) {
@@ -213,6 +220,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         memory,
         tenants,
         engine,
+        polyglot,
     })
 }
 
@@ -228,16 +236,35 @@ fn one_rule_host(
     name: &str,
     rule: serde_json::Value,
     runtime: &HookRuntime,
-    component: Option<(&str, &str)>,
+    component: Option<(&str, &[u8])>,
+) -> anyhow::Result<HookHost> {
+    host_with_rule(
+        scratch,
+        name,
+        EventName::PreToolUse,
+        rule,
+        runtime,
+        component,
+    )
+}
+
+/// A host with one plugin `name` (in `scratch`) holding one rule on `event`, and its component.
+pub(super) fn host_with_rule(
+    scratch: &Path,
+    name: &str,
+    event: EventName,
+    rule: serde_json::Value,
+    runtime: &HookRuntime,
+    component: Option<(&str, &[u8])>,
 ) -> anyhow::Result<HookHost> {
     let plugin = scratch.join(name);
     std::fs::create_dir_all(plugin.join("hooks"))
         .with_context(|| format!("cannot create {}", plugin.display()))?;
-    if let Some((file, src)) = component {
-        std::fs::copy(src, plugin.join("hooks").join(file))
-            .with_context(|| format!("cannot copy {src}"))?;
+    if let Some((file, bytes)) = component {
+        std::fs::write(plugin.join("hooks").join(file), bytes)
+            .with_context(|| format!("cannot write {file}"))?;
     }
-    let hooks = json!({"hooks": {"PreToolUse": [rule]}});
+    let hooks = json!({"hooks": {event.as_str(): [rule]}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
         .context("cannot write hooks.json")?;
     let host =
@@ -261,7 +288,7 @@ fn bash_event(cwd: &Path) -> Event {
     .unwrap_or_else(|_| Event::new(EventName::PreToolUse, "bench", "/"))
 }
 
-async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
+pub(super) async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
     }
@@ -276,7 +303,7 @@ async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
     out
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(super) fn percentile(sorted: &[f64], q: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
     sorted.get(i).copied().unwrap_or(f64::NAN)
 }
@@ -364,11 +391,10 @@ fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
 const UNCACHED_LOADS: usize = 3;
 const CACHED_LOADS: usize = 15;
 
-fn load_times(name: &'static str, path: &str, scratch: &Path) -> anyhow::Result<Loads> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+fn load_times(name: &'static str, bytes: &[u8], scratch: &Path) -> anyhow::Result<Loads> {
     let time = |rt: &WasmRuntime, want: CacheStatus| -> anyhow::Result<f64> {
         let t = Instant::now();
-        let status = rt.precompile_bytes(&bytes).context("load")?;
+        let status = rt.precompile_bytes(bytes).context("load")?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if status != want {
             bail!("{name}: expected a {want:?} load, got {status:?}");
@@ -420,9 +446,9 @@ async fn memory(scratch: &Path, runtime: &HookRuntime, n: usize) -> anyhow::Resu
     let host = one_rule_host(
         scratch,
         "memory",
-        json!({"type": "wasm", "component": "hooks/chaos.wasm", "matcher": "Bash"}),
+        json!({"type": "wasm", "component": "hooks/runaway.wasm", "matcher": "Bash"}),
         runtime,
-        Some(("chaos.wasm", guests::CHAOS)),
+        Some(("runaway.wasm", guests::wasm("runaway")?)),
     )?;
     let payload = json!({"tool_name": "Bash", "tool_input": {"command": "sleep:400"}});
     let event =
@@ -530,6 +556,27 @@ fn table(r: &Report) -> String {
         t.memory_per_tenant_kib,
         t.reload_10_cached_ms
     );
+    let _ = writeln!(
+        s,
+        "\nguests in other languages beside the native hooks they replace (same logic):"
+    );
+    for row in &r.polyglot.rows {
+        let _ = writeln!(
+            s,
+            "  {:<40} in a host p50 {:>9.1} µs  p99 {:>9.1} µs   whole process {:>7.1} ms",
+            row.form, row.in_host_p50_us, row.in_host_p99_us, row.process_median_ms
+        );
+    }
+    for p in &r.polyglot.pairs {
+        let _ = writeln!(
+            s,
+            "  {} vs {}: {:.0}x faster in a host, {:.2}x as a whole process",
+            p.guest, p.native, p.in_host_speedup, p.process_speedup
+        );
+    }
+    for why in &r.polyglot.missing {
+        let _ = writeln!(s, "  not measured: {why}");
+    }
     if let Some(m) = &r.memory {
         let _ = writeln!(
             s,

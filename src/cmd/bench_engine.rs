@@ -9,7 +9,6 @@ use std::time::Instant;
 use anyhow::Context;
 use hookbox_core::{Event, EventName};
 use hookbox_host::{HookHost, HookRuntime, HostPolicy, RuntimeSettings};
-use hookbox_test_artifacts as guests;
 use hookbox_wasm::RuntimeConfig;
 use serde::Serialize;
 use serde_json::json;
@@ -38,7 +37,7 @@ pub(crate) struct EngineNumbers {
 fn host(scratch: &Path, name: &str, config: RuntimeConfig) -> anyhow::Result<HookHost> {
     let plugin = scratch.join(format!("engine-{name}"));
     std::fs::create_dir_all(plugin.join("hooks")).context("mkdir")?;
-    std::fs::copy(guests::NOOP, plugin.join("hooks/noop.wasm")).context("copy noop")?;
+    std::fs::write(plugin.join("hooks/noop.wasm"), guests::wasm("noop")?).context("write noop")?;
     let hooks = json!({"hooks": {"PreToolUse": [{"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}]}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).context("hooks.json")?;
     let runtime = HookRuntime::new(RuntimeSettings {
@@ -124,3 +123,4 @@ pub(crate) async fn measure(
         variants,
     })
 }
+use crate::guests;

@@ -19,7 +19,6 @@ use anyhow::{Context, bail};
 use hookbox_core::{Event, EventName};
 use hookbox_host::{TenantId, Tenants};
 use hookbox_server::{Server, ServerConfig};
-use hookbox_test_artifacts as guests;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1;
@@ -28,6 +27,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::BenchArgs;
+use crate::guests;
 use crate::host_setup::runtime;
 
 /// The bench tenant's bearer token (a scratch server on loopback, gone after the run).
@@ -134,7 +134,8 @@ fn setup(scratch: &Path) -> anyhow::Result<ServerConfig> {
     let hooks = tenant.join("plugins/noop/hooks");
     std::fs::create_dir_all(&hooks)
         .with_context(|| format!("cannot create {}", hooks.display()))?;
-    std::fs::copy(guests::NOOP, hooks.join("noop.wasm")).context("cannot copy the noop guest")?;
+    std::fs::write(hooks.join("noop.wasm"), guests::wasm("noop")?)
+        .context("cannot write the noop guest")?;
     let rules = json!({"hooks": {"PreToolUse": [{"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}]}});
     std::fs::write(hooks.join("hooks.json"), rules.to_string()).context("hooks.json")?;
     let digest = hookbox_server::TokenHash::of_token(TOKEN).to_hex();

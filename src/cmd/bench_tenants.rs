@@ -15,7 +15,6 @@ use std::time::Instant;
 use anyhow::Context;
 use hookbox_core::Event;
 use hookbox_host::{HookRuntime, TenantId, TenantPolicy, TenantSpec, Tenants};
-use hookbox_test_artifacts as guests;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -52,14 +51,14 @@ fn tenant_folder(
     root: &Path,
     tenant: &str,
     hooks: &Value,
-    components: &[(&str, &str)],
+    components: &[(&str, &[u8])],
 ) -> anyhow::Result<PathBuf> {
     let folder = root.join(tenant);
     let plugin = folder.join("plugins").join("p");
     std::fs::create_dir_all(plugin.join("hooks")).context("mkdir")?;
-    for (name, src) in components {
-        std::fs::copy(src, plugin.join("hooks").join(name))
-            .with_context(|| format!("copy {src}"))?;
+    for (name, bytes) in components {
+        std::fs::write(plugin.join("hooks").join(name), bytes)
+            .with_context(|| format!("write {name}"))?;
     }
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).context("hooks.json")?;
     Ok(folder)
@@ -133,13 +132,18 @@ pub(crate) async fn measure(
     let tenants = Arc::new(Tenants::new(runtime, &state));
     let noop =
         json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}]}});
-    tenant_folder(&root, "quiet", &noop, &[("noop.wasm", guests::NOOP)])?;
+    tenant_folder(
+        &root,
+        "quiet",
+        &noop,
+        &[("noop.wasm", guests::wasm("noop")?)],
+    )?;
     add(&tenants, &root, "quiet", TenantPolicy::default())?;
     // The noisy tenant: a cheap hook on UserPromptSubmit, hostile ones on Notification (where
-    // the chaos guest takes its behaviour from config).
+    // the runaway guest takes its behaviour from config).
     let hostile: Vec<Value> = ["spin", "alloc:200000000", "sleep:5000"]
         .iter()
-        .map(|b| json!({"type": "wasm", "component": "hooks/chaos.wasm", "config": {"behaviour": b}}))
+        .map(|b| json!({"type": "wasm", "component": "hooks/runaway.wasm", "config": {"behaviour": b}}))
         .collect();
     let noisy_hooks = json!({"hooks": {
         "UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}],
@@ -149,7 +153,10 @@ pub(crate) async fn measure(
         &root,
         "noisy",
         &noisy_hooks,
-        &[("noop.wasm", guests::NOOP), ("chaos.wasm", guests::CHAOS)],
+        &[
+            ("noop.wasm", guests::wasm("noop")?),
+            ("runaway.wasm", guests::wasm("runaway")?),
+        ],
     )?;
     add(&tenants, &root, "noisy", TenantPolicy::default())?;
 
@@ -160,7 +167,7 @@ pub(crate) async fn measure(
         .collect();
     let ten = json!({"hooks": {"PreToolUse": ten}});
     let count = (1000 / scale).max(20);
-    let template = tenant_folder(&root, "t0", &ten, &[("noop.wasm", guests::NOOP)])?;
+    let template = tenant_folder(&root, "t0", &ten, &[("noop.wasm", guests::wasm("noop")?)])?;
     add(&tenants, &root, "t0", TenantPolicy::default())?;
     let before = super::bench::rss_mib();
     for i in 1..count {
@@ -197,16 +204,16 @@ pub(crate) async fn measure(
 
     // Reload: a tenant with 10 distinct components, all compiled already.
     let components = [
-        ("a.wasm", guests::NOOP),
-        ("b.wasm", guests::NOOP_CLI),
-        ("c.wasm", guests::SHELL_GUARD),
-        ("d.wasm", guests::CONTEXT_INJECTION),
-        ("e.wasm", guests::EMPTY_ANSWER_RESCUE),
-        ("f.wasm", guests::COMPACTION_AUDIT),
-        ("g.wasm", guests::CLI_GUARD),
-        ("h.wasm", guests::CHAOS),
-        ("i.wasm", guests::NOOP),
-        ("j.wasm", guests::SHELL_GUARD),
+        ("a.wasm", guests::wasm("noop")?),
+        ("b.wasm", guests::wasm("noop_cli")?),
+        ("c.wasm", guests::wasm("shell_guard")?),
+        ("d.wasm", guests::wasm("context_injection")?),
+        ("e.wasm", guests::wasm("empty_answer_rescue")?),
+        ("f.wasm", guests::wasm("compaction_audit")?),
+        ("g.wasm", guests::wasm("cli_guard")?),
+        ("h.wasm", guests::wasm("runaway")?),
+        ("i.wasm", guests::wasm("noop")?),
+        ("j.wasm", guests::wasm("shell_guard")?),
     ];
     let rules: Vec<Value> = components
         .iter()
@@ -243,3 +250,4 @@ pub(crate) async fn measure(
         reload_10_cached_ms: reloads[reloads.len() / 2],
     })
 }
+use crate::guests;

@@ -3,11 +3,12 @@
 //! call, an audit, a Stop rescue and the re-entry cap, an observe-only PreCompact, a hostile
 //! hook contained at its timeout. The scenario is `examples/demo/scenario.json` (built in), or
 //! `--scenario FILE`. Plugins are copied to a scratch folder, where wasm components named after a
-//! guest built from this repository (`shell_guard.wasm`, `chaos.wasm`, …) are supplied.
+//! guest this binary carries (`shell_guard.wasm`, `runaway.wasm`, …) are supplied. The plugins and
+//! guests are built into the binary (`hookbox-bundled`), so the demo runs from any folder.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -32,8 +33,6 @@ use crate::host_setup::{HostSetup, SetupOptions, block_on};
 
 /// The built-in scenario.
 const SCENARIO: &str = include_str!("../../examples/demo/scenario.json");
-/// Where the example plugins live (this repository's `examples/plugins`).
-const PLUGINS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/plugins");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,12 +75,14 @@ pub(crate) fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let scenario: Scenario =
         serde_json::from_str(&text).with_context(|| format!("scenario {origin} is not valid"))?;
-    let plugins_dir = args
-        .plugins_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(PLUGINS_DIR));
     let scratch = std::env::temp_dir().join(format!("hookbox-demo-{}", std::process::id()));
-    let result = run_in(args, &scenario, &origin, &plugins_dir, &scratch);
+    let result = run_in(
+        args,
+        &scenario,
+        &origin,
+        args.plugins_dir.as_deref(),
+        &scratch,
+    );
     if !args.keep {
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -92,7 +93,7 @@ fn run_in(
     args: &DemoArgs,
     scenario: &Scenario,
     origin: &str,
-    plugins_dir: &Path,
+    plugins_dir: Option<&Path>,
     scratch: &Path,
 ) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -101,15 +102,20 @@ fn run_in(
         .with_context(|| format!("cannot create {}", project.display()))?;
     let mut paths = Vec::new();
     for name in &scenario.plugins {
-        let src = plugins_dir.join(name);
-        if !src.is_dir() {
-            bail!(
-                "scenario plugin `{name}` is not a folder under {}",
-                plugins_dir.display()
-            );
-        }
         let dst = scratch.join("plugins").join(name);
-        copy_dir(&src, &dst)?;
+        match plugins_dir {
+            Some(dir) => {
+                let src = dir.join(name);
+                if !src.is_dir() {
+                    bail!(
+                        "scenario plugin `{name}` is not a folder under {}",
+                        dir.display()
+                    );
+                }
+                copy_dir(&src, &dst)?;
+            }
+            None => write_bundled_plugin(name, &dst)?,
+        }
         supply_components(&dst)?;
         paths.push(dst);
     }
@@ -392,22 +398,45 @@ fn copy_dir(src: &Path, dst: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes every `*.wasm` a plugin's hook files name but do not contain, when a guest of that name
-/// was built with this binary (`shell_guard.wasm` ← guest-examples/shell-guard).
+/// Writes the example plugin `name` this binary carries into `dst`.
+fn write_bundled_plugin(name: &str, dst: &Path) -> anyhow::Result<()> {
+    let mut found = false;
+    for (path, bytes) in hookbox_bundled::plugin_files(name) {
+        let to = dst.join(path);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&to, bytes).with_context(|| format!("cannot write {}", to.display()))?;
+        found = true;
+    }
+    if !found {
+        let known: std::collections::BTreeSet<&str> = hookbox_bundled::PLUGIN_FILES
+            .iter()
+            .filter_map(|f| f.path.split('/').next())
+            .collect();
+        bail!(
+            "scenario plugin `{name}` is not one of the example plugins this binary carries ({}); \
+             pass --plugins-dir to use plugins from a folder",
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Writes every `*.wasm` a plugin's hook files name but do not contain, when this binary carries
+/// a guest of that name (`shell_guard.wasm` ← guest-examples/shell-guard).
 fn supply_components(plugin: &Path) -> anyhow::Result<()> {
     let hooks = plugin.join("hooks").join("hooks.json");
     let Ok(text) = std::fs::read_to_string(&hooks) else {
         return Ok(());
     };
-    for guest in hookbox_test_artifacts::ALL {
+    for guest in hookbox_bundled::GUESTS {
         let file = format!("{}.wasm", guest.name);
         if text.contains(&format!("hooks/{file}")) && !plugin.join("hooks").join(&file).exists() {
-            std::fs::copy(guest.path, plugin.join("hooks").join(&file)).with_context(|| {
-                format!(
-                    "cannot copy the built guest {} (was the build interrupted?)",
-                    guest.path
-                )
-            })?;
+            let to = plugin.join("hooks").join(&file);
+            std::fs::write(&to, guest.bytes)
+                .with_context(|| format!("cannot write {}", to.display()))?;
         }
     }
     Ok(())

@@ -135,8 +135,9 @@ fn a_custom_scenario_and_its_errors() {
     let run = hookbox(["demo", "--scenario", bad.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
     assert!(
-        run.stderr
-            .contains("scenario plugin `nope` is not a folder"),
+        run.stderr.contains(
+            "scenario plugin `nope` is not one of the example plugins this binary carries"
+        ),
         "{}",
         run.stderr
     );

@@ -5,6 +5,7 @@
 mod agents;
 mod demo;
 mod dispatch;
+mod packaging;
 mod serve;
 mod serve_ops;
 mod serve_security;

@@ -382,7 +382,7 @@ fn validate_reports_what_loading_would_refuse() {
         .collect();
     assert_eq!(errors.len(), 2, "{}", run.stdout);
     assert!(
-        errors[0].starts_with("examples/plugins/runaway-hook/hooks/hooks.json:5:7: error: wasm hook not loaded: cannot read component `hooks/chaos.wasm`"),
+        errors[0].starts_with("examples/plugins/runaway-hook/hooks/hooks.json:5:7: error: wasm hook not loaded: cannot read component `hooks/runaway.wasm`"),
         "{}",
         errors[0]
     );

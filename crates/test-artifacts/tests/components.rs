@@ -158,6 +158,11 @@ fn noop() {
 }
 
 #[test]
+fn runaway() {
+    assert_sandboxable_hook("runaway");
+}
+
+#[test]
 fn context_injection() {
     assert_sandboxable_hook("context_injection");
     assert!(

@@ -11,7 +11,7 @@ use hookbox_core::output::{FailureClass, Interpretation, PermissionDecision, Raw
 use hookbox_core::rule::{Access, FailMode};
 use hookbox_test_artifacts::{
     CHAOS, CLI_GUARD, COMPACTION_AUDIT, CONTEXT_INJECTION, EMPTY_ANSWER_RESCUE, NET, NOOP,
-    NOOP_CLI, SHELL_GUARD, foreach_guest,
+    NOOP_CLI, RUNAWAY, SHELL_GUARD, foreach_guest,
 };
 use hookbox_wasm::{MountDir, ResolvedMount, WasmOutput, WasmRun};
 use serde_json::{Value, json};
@@ -221,6 +221,30 @@ async fn cli_guard() {
         (out.exit_code, out.stdout.as_str(), out.stderr.as_str()),
         (Some(0), "", "")
     );
+}
+
+/// The demo's misbehaving example: a hog is stopped by the memory cap, a slow hook answers late
+/// (its endless loop meets the timeout in `tests/all/demo.rs` of the CLI).
+#[tokio::test]
+async fn runaway() {
+    let f = run_file(
+        RUNAWAY,
+        &prompt("x"),
+        r#"{"behaviour":"alloc:200000000"}"#,
+        &[],
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        f.class(),
+        FailureClass::MemoryLimit,
+        "{}",
+        f.failure.message
+    );
+    let r = typed(run_file(RUNAWAY, &prompt("alloc:1000"), "null", &[]).await);
+    assert_eq!(r.additional_contexts, ["allocated 1000"]);
+    let r = typed(run_file(RUNAWAY, &prompt("sleep:10"), "null", &[]).await);
+    assert_eq!(r, Default::default());
 }
 
 /// The hostile guests: `chaos` answers on request (its misbehaviours are in `rust_guests.rs`),

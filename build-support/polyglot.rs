@@ -1,5 +1,6 @@
 //! The JavaScript and Python guest examples (`guest-examples/js/`, `guest-examples/python/`),
-//! built by the test-artifacts build script when their tooling is installed, skipped otherwise.
+//! built by the test-artifacts and bundled build scripts when their tooling is installed,
+//! skipped otherwise.
 //!
 //! Tooling: `node` on `PATH` plus `guest-examples/js/node_modules` (`npm ci`), and
 //! `componentize-py` in `<cargo target dir>/polyglot/venv` (where `scripts/setup-polyglot.sh`
@@ -115,6 +116,13 @@ pub(crate) fn build(
     let out_dir = guests_dir.join("polyglot");
     fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    // Two build scripts (test-artifacts and bundled) may run at once and write the same outputs:
+    // one builds, the other waits and then finds the stamps current.
+    let lock_path = out_dir.join(".lock");
+    let lock = fs::File::create(&lock_path)
+        .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     // The two builds are single-threaded for most of their time: run them side by side.
     let results: Vec<Result<PathBuf, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = GUESTS

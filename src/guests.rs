@@ -1,0 +1,16 @@
+//! The example guests this binary carries (`hookbox-bundled`), by name, for `demo` and `bench`.
+
+use anyhow::bail;
+
+/// The bytes of the bundled guest `name` (`noop`, `shell_guard`, `runaway`, …).
+pub(crate) fn wasm(name: &str) -> anyhow::Result<&'static [u8]> {
+    match hookbox_bundled::guest(name) {
+        Some(g) => Ok(g.bytes),
+        None if name.ends_with("_js") || name.ends_with("_py") => bail!(
+            "this hookbox was built without the JavaScript/Python example guests ({}); run \
+             scripts/setup-polyglot.sh and rebuild",
+            hookbox_bundled::POLYGLOT_MISSING.join("; ")
+        ),
+        None => bail!("this hookbox carries no example guest `{name}`"),
+    }
+}
