@@ -27,6 +27,8 @@ forbid hookbox-wasm 'hookbox-command' 'hookbox-host' 'hookbox-http'
 forbid hookbox-http 'wasmtime.*' 'hookbox-wasm' 'hookbox-host' 'hookbox-command'
 # Nothing below the host knows about tenants or HTTP serving.
 forbid hookbox-host 'hookbox-server' 'axum.*'
+# The binary carries example guests, never the hostile test guests (a dev-dependency only).
+forbid hookbox 'hookbox-test-artifacts'
 
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server)"
+echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server; the binary carries no test guest)"
