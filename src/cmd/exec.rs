@@ -101,7 +101,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         rt_config.max_component_bytes = max;
     }
     let wasm = WasmRuntime::new(rt_config).context("cannot start the wasm runtime")?;
-    let component = match wasm.load_file(&args.component) {
+    let component = match wasm.load_file_within(&args.component, &limits) {
         Ok(c) => c,
         Err(e) => return Ok(failed(args.on_failure, &format!("{e}"))),
     };

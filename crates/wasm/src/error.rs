@@ -64,6 +64,15 @@ pub enum WasmError {
         /// Why, naming the offending export or import.
         reason: String,
     },
+    /// The component needs more than the limits its hook would run under (known from its
+    /// structure, so it is refused before it is compiled).
+    #[error("component `{origin}` cannot run within its limits: {reason}")]
+    AboveLimit {
+        /// The file, or `<bytes>`.
+        origin: String,
+        /// Which limit, what it needs and the fix.
+        reason: String,
+    },
     /// A rule or policy asks for more than allowed.
     #[error(transparent)]
     Policy(#[from] PolicyError),
@@ -75,6 +84,7 @@ impl WasmError {
     pub fn failure_class(&self) -> Option<FailureClass> {
         match self {
             WasmError::Incompatible { .. } => Some(FailureClass::IncompatibleComponent),
+            WasmError::AboveLimit { .. } => Some(FailureClass::InstantiateError),
             _ => None,
         }
     }

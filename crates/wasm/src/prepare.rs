@@ -237,10 +237,12 @@ pub fn prepare(
         &spec.component,
         input.max_component_bytes,
     )?;
-    let component = runtime
-        .load_bytes(&bytes)
-        .map_err(|source| PrepareError::Component { path: rel, source })?;
+    // Limits first: a component needing more instances than its rule allows is refused from its
+    // structure, before it is compiled.
     let limits = resolve(spec, input.policy)?;
+    let component = runtime
+        .load_bytes_within(&bytes, &rel.display().to_string(), &limits)
+        .map_err(|source| PrepareError::Component { path: rel, source })?;
     let mut mounts = Vec::with_capacity(spec.mounts.len());
     for m in &spec.mounts {
         let fail = |reason: String| PrepareError::Mount {

@@ -16,6 +16,7 @@ use crate::bindings::HookPre;
 use crate::cache::{self, DiskCache, Sha};
 use crate::config::RuntimeConfig;
 use crate::error::WasmError;
+use crate::limits::WasmLimits;
 use crate::memcache::{MemCache, MemoryCacheUsage, lock};
 use crate::policy::{PolicyError, WasmPolicy};
 use crate::shape::{self, ComponentShape};
@@ -233,7 +234,7 @@ impl WasmRuntime {
     /// [`WasmRuntime::load_bytes`].
     pub fn load_file(&self, path: &Path) -> Result<Arc<LoadedComponent>, WasmError> {
         let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
-        self.load(&bytes, &path.display().to_string())
+        self.load(&bytes, &path.display().to_string(), None)
             .map(|(c, _)| c)
     }
 
@@ -241,20 +242,45 @@ impl WasmRuntime {
     /// version and imports checked, pre-linked. Blocking: a compile takes ~100 ms; call it from
     /// `spawn_blocking` in async code. The same bytes return the same `Arc`.
     pub fn load_bytes(&self, bytes: &[u8]) -> Result<Arc<LoadedComponent>, WasmError> {
-        self.load(bytes, "<bytes>").map(|(c, _)| c)
+        self.load(bytes, "<bytes>", None).map(|(c, _)| c)
+    }
+
+    /// [`WasmRuntime::load_file`] for a hook that will run under `limits`: a component whose
+    /// structure already needs more core instances than `limits.instances` is refused from its
+    /// bytes, before it is compiled (a 19 MB componentize-py guest compiles for seconds).
+    pub fn load_file_within(
+        &self,
+        path: &Path,
+        limits: &WasmLimits,
+    ) -> Result<Arc<LoadedComponent>, WasmError> {
+        let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
+        self.load(&bytes, &path.display().to_string(), Some(limits.instances))
+            .map(|(c, _)| c)
+    }
+
+    /// [`WasmRuntime::load_bytes`] for a hook that will run under `limits` (see
+    /// [`WasmRuntime::load_file_within`]).
+    pub fn load_bytes_within(
+        &self,
+        bytes: &[u8],
+        origin: &str,
+        limits: &WasmLimits,
+    ) -> Result<Arc<LoadedComponent>, WasmError> {
+        self.load(bytes, origin, Some(limits.instances))
+            .map(|(c, _)| c)
     }
 
     /// Compiles the component at `path` into the cache ahead of time (`hookbox compile`), with
     /// the same checks as loading; says whether it was already cached.
     pub fn precompile_file(&self, path: &Path) -> Result<CacheStatus, WasmError> {
         let bytes = crate::read::read_path(path, self.config.max_component_bytes)?;
-        self.load(&bytes, &path.display().to_string())
+        self.load(&bytes, &path.display().to_string(), None)
             .map(|(_, s)| s)
     }
 
     /// [`WasmRuntime::precompile_file`] for bytes.
     pub fn precompile_bytes(&self, bytes: &[u8]) -> Result<CacheStatus, WasmError> {
-        self.load(bytes, "<bytes>").map(|(_, s)| s)
+        self.load(bytes, "<bytes>", None).map(|(_, s)| s)
     }
 
     /// Forgets `component` in the memory cache (a reloaded plugin); runs holding it finish.
@@ -264,14 +290,27 @@ impl WasmRuntime {
         lock(&self.loaded).remove(&component.sha256);
     }
 
+    /// `max_instances`: the rule's `instances` limit, checked against the component's structure
+    /// before compiling (and on a memory-cache hit).
     fn load(
         &self,
         bytes: &[u8],
         origin: &str,
+        max_instances: Option<u64>,
     ) -> Result<(Arc<LoadedComponent>, CacheStatus), WasmError> {
         let incompatible = |reason: String| WasmError::Incompatible {
             origin: origin.to_owned(),
             reason,
+        };
+        let within = |shape: &ComponentShape| match max_instances {
+            Some(max) if shape.core_instances > max => Err(WasmError::AboveLimit {
+                origin: origin.to_owned(),
+                reason: format!(
+                    "it creates {} core instances, above this rule's `instances` limit of {max}; raise `instances` to at least {}",
+                    shape.core_instances, shape.core_instances
+                ),
+            }),
+            _ => Ok(()),
         };
         world::check_header(bytes).map_err(incompatible)?;
         let sha = cache::sha256(bytes);
@@ -279,7 +318,17 @@ impl WasmRuntime {
         // One compile per component: concurrent loads of the same bytes wait here.
         let mut guard = lock(&slot);
         if let Some(loaded) = &*guard {
+            within(&loaded.shape)?;
             return Ok((loaded.clone(), CacheStatus::Memory));
+        }
+        if max_instances.is_some() {
+            let shape =
+                shape::shape(bytes).map_err(|e| incompatible(format!("invalid component: {e}")))?;
+            if let Err(e) = within(&shape) {
+                drop(guard);
+                lock(&self.loaded).remove(&sha);
+                return Err(e);
+            }
         }
         match self.prepare(bytes, sha, origin) {
             Ok(loaded) => {

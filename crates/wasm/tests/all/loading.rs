@@ -232,6 +232,36 @@ fn a_component_too_big_for_the_pool_is_refused_before_compiling() {
     );
 }
 
+/// A component needing more core instances than its rule's `instances` limit is refused from its
+/// structure before any compile (nothing written to the disk cache); within the limit it loads.
+#[test]
+fn a_component_above_its_rules_instances_limit_is_refused_before_compiling() {
+    let dir = tmp_dir("instances-refused");
+    let _ = std::fs::remove_dir_all(&dir);
+    let rt = WasmRuntime::new(RuntimeConfig::default().with_cache_dir(&dir)).unwrap();
+    let tight = WasmLimits {
+        instances: 2,
+        ..WasmLimits::default()
+    };
+    let err = rt.load_file_within(Path::new(CHAOS), &tight).unwrap_err();
+    assert!(matches!(err, WasmError::AboveLimit { .. }), "{err:?}");
+    assert_eq!(err.failure_class(), Some(FailureClass::InstantiateError));
+    assert!(
+        err.to_string()
+            .contains("it creates 3 core instances, above this rule's `instances` limit of 2; raise `instances` to at least 3"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&dir).map_or(0, |d| d.count()), 0);
+    let fits = WasmLimits {
+        instances: 3,
+        ..WasmLimits::default()
+    };
+    rt.load_file_within(Path::new(CHAOS), &fits).unwrap();
+    // Once loaded, the memory cache answers for both limits the same way.
+    assert!(rt.load_file_within(Path::new(CHAOS), &tight).is_err());
+    assert!(rt.load_file_within(Path::new(CHAOS), &fits).is_ok());
+}
+
 /// What the structure says, for the guests of every toolchain: what the pool and the
 /// `instances` limit must hold (componentize-py: 38 core instances).
 #[test]
