@@ -198,7 +198,9 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         scale,
     ))?;
     eprintln!("bench: JavaScript and Python guests beside native node and python3 hooks…");
-    let polyglot = rt.block_on(super::bench_polyglot::measure(scratch, &hooks, scale))?;
+    let polyglot = rt.block_on(super::bench_polyglot::measure(
+        scratch, &hooks, &cache, scale,
+    ))?;
     let (nat, typ, cl) = (&latency[0], &latency[1], &latency[2]);
     Ok(Report {
         build: if cfg!(debug_assertions) {
@@ -566,6 +568,13 @@ fn table(r: &Report) -> String {
             "  {:<40} in a host p50 {:>9.1} µs  p99 {:>9.1} µs   whole process {:>7.1} ms",
             row.form, row.in_host_p50_us, row.in_host_p99_us, row.process_median_ms
         );
+        if let (Some(p50), Some(p99)) = (row.in_host_pagemap_p50_us, row.in_host_pagemap_p99_us) {
+            let _ = writeln!(
+                s,
+                "  {:<40} in a host p50 {p50:>9.1} µs  p99 {p99:>9.1} µs   (pool reset with pagemap_scan on)",
+                ""
+            );
+        }
     }
     for p in &r.polyglot.pairs {
         let _ = writeln!(

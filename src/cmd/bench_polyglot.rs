@@ -17,12 +17,13 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use hookbox_core::{Event, EventName};
-use hookbox_host::HookRuntime;
+use hookbox_host::{HookRuntime, RuntimeSettings};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::bench::{host_with_rule, latencies, percentile};
 use crate::guests;
+use crate::host_setup::wasm_runtime_config;
 
 /// The native hooks, carried by the binary so the bench runs from any folder.
 const NODE_HOOK: &str = include_str!("../../examples/native-hooks/context_injection.mjs");
@@ -39,6 +40,10 @@ pub(crate) struct PolyglotRow {
     pub(crate) in_host_runs: usize,
     pub(crate) in_host_p50_us: f64,
     pub(crate) in_host_p99_us: f64,
+    /// A guest's p50/p99 in a host whose pool resets memory with `PAGEMAP_SCAN` (off by default:
+    /// issue 8 #23), when the kernel offers it: how much of a big guest's time is memory reset.
+    pub(crate) in_host_pagemap_p50_us: Option<f64>,
+    pub(crate) in_host_pagemap_p99_us: Option<f64>,
     pub(crate) process_runs: usize,
     /// Median wall time of one whole process (spawn, run, exit), in milliseconds.
     pub(crate) process_median_ms: f64,
@@ -79,8 +84,17 @@ struct Form {
 pub(crate) async fn measure(
     scratch: &Path,
     runtime: &HookRuntime,
+    cache: &Path,
     scale: usize,
 ) -> anyhow::Result<PolyglotNumbers> {
+    let mut pagemap = wasm_runtime_config().with_cache_dir(cache);
+    pagemap.pool.pagemap_scan = true;
+    let pagemap = HookRuntime::new(RuntimeSettings {
+        wasm: pagemap,
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the pagemap_scan runtime")?;
+    let pagemap = pagemap.wasm().pagemap_scan_active().then_some(pagemap);
     let dir = scratch.join("polyglot");
     std::fs::create_dir_all(&dir).context("cannot create the polyglot scratch folder")?;
     for (file, text) in [
@@ -161,22 +175,28 @@ pub(crate) async fn measure(
             .push("native python3 hook: `python3` is not on PATH".to_owned()),
     }
 
-    let cache = dir.join("exec-cache");
+    let exec_cache = dir.join("exec-cache");
     for (guest, native) in forms {
-        let g = measure_form(
+        let guest_runs = (2000 / scale).max(20);
+        let mut g = measure_form(
             &dir,
             runtime,
             &guest,
-            &cache,
-            (2000 / scale).max(20),
+            &exec_cache,
+            guest_runs,
             (20 / scale).max(5),
         )
         .await?;
+        if let Some(pm) = &pagemap {
+            let (p50, p99) = in_host(&dir.join("pagemap"), pm, &guest, guest_runs).await?;
+            g.in_host_pagemap_p50_us = Some(p50);
+            g.in_host_pagemap_p99_us = Some(p99);
+        }
         let n = measure_form(
             &dir,
             runtime,
             &native,
-            &cache,
+            &exec_cache,
             (100 / scale).max(10),
             (20 / scale).max(5),
         )
@@ -202,6 +222,35 @@ async fn measure_form(
     process_runs: usize,
 ) -> anyhow::Result<PolyglotRow> {
     eprintln!("bench: {}…", form.name);
+    let (p50, p99) = in_host(dir, runtime, form, host_runs).await?;
+    let payload = form.payload.to_string();
+    // One unmeasured run fills `hookbox exec`'s compile cache (and the OS page cache).
+    run_process(&form.process, &payload, exec_cache)?;
+    let mut times = Vec::with_capacity(process_runs);
+    for _ in 0..process_runs {
+        times.push(run_process(&form.process, &payload, exec_cache)?);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(PolyglotRow {
+        form: form.name,
+        in_host_runs: host_runs,
+        in_host_p50_us: p50,
+        in_host_p99_us: p99,
+        in_host_pagemap_p50_us: None,
+        in_host_pagemap_p99_us: None,
+        process_runs: times.len(),
+        process_median_ms: percentile(&times, 0.50),
+    })
+}
+
+/// p50 and p99 of `runs` dispatches of `form`'s rule in a host on `runtime`.
+async fn in_host(
+    dir: &Path,
+    runtime: &HookRuntime,
+    form: &Form,
+    runs: usize,
+) -> anyhow::Result<(f64, f64)> {
+    std::fs::create_dir_all(dir).context("cannot create a bench folder")?;
     let slug: String = form
         .name
         .chars()
@@ -222,23 +271,8 @@ async fn measure_form(
     if let Some(f) = check.reports.iter().find_map(|r| r.effect.failure.as_ref()) {
         bail!("{}: the hook failed: {f}", form.name);
     }
-    let samples = latencies(&host, &event, host_runs).await;
-    let payload = form.payload.to_string();
-    // One unmeasured run fills `hookbox exec`'s compile cache (and the OS page cache).
-    run_process(&form.process, &payload, exec_cache)?;
-    let mut times = Vec::with_capacity(process_runs);
-    for _ in 0..process_runs {
-        times.push(run_process(&form.process, &payload, exec_cache)?);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(PolyglotRow {
-        form: form.name,
-        in_host_runs: samples.len(),
-        in_host_p50_us: percentile(&samples, 0.50),
-        in_host_p99_us: percentile(&samples, 0.99),
-        process_runs: times.len(),
-        process_median_ms: percentile(&times, 0.50),
-    })
+    let samples = latencies(&host, &event, runs).await;
+    Ok((percentile(&samples, 0.50), percentile(&samples, 0.99)))
 }
 
 /// Milliseconds from spawn to exit of `argv` with `payload` on stdin; it must exit 0 with JSON or
