@@ -432,7 +432,17 @@ impl Events {
 
     /// The next event (comments and keep-alives skipped); `None` when the stream ends.
     pub(crate) fn next(&mut self) -> Option<Event> {
+        self.next_within(PATIENCE)
+    }
+
+    /// The next event, or `None` when the stream ends or `wait` passes without one (checked at
+    /// each keep-alive, so the server's `sse_keepalive_secs` must be shorter than `wait`).
+    pub(crate) fn next_within(&mut self, wait: Duration) -> Option<Event> {
+        let until = Instant::now() + wait;
         loop {
+            if Instant::now() >= until {
+                return None;
+            }
             if let Some(end) = self.buf.find("\n\n") {
                 let block: String = self.buf.drain(..end + 2).collect();
                 let mut name = None;

@@ -327,9 +327,6 @@ fn js_regex_cases_match_as_in_javascript() {
 }
 
 #[test]
-#[ignore = "fuzz finding: JsRegex's translation reads JavaScript patterns differently \
-            (`\\A`, `\\z`, `\\pL`, `\\>`, `.` on `\\r`, `\\s`, `\\b`, `{,2}` …): \
-            see the `issue` of each js_regex case"]
 fn js_regex_known_divergences_match_as_in_javascript() {
     let mut failures = Vec::new();
     for path in js_regex_cases(true) {
