@@ -14,6 +14,43 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
+/// A build script's `main`: runs `run` and turns its error into one `error:` line (cargo shows
+/// a failing build script's stderr; keep it to the point).
+pub(crate) fn exit_with(result: Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The script's `OUT_DIR` and the repository root (two folders above the crate's manifest).
+pub(crate) fn out_and_root() -> Result<(PathBuf, PathBuf), String> {
+    let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
+    let out_dir = PathBuf::from(var("OUT_DIR")?);
+    let root = manifest_dir
+        .join("../..")
+        .canonicalize()
+        .map_err(|e| format!("cannot find the repository root: {e}"))?;
+    Ok((out_dir, root))
+}
+
+/// The inputs of every guest besides its own files: the WIT, the SDK and this build code (the
+/// dep-info files read after a build name the exact files; these folders also catch new ones).
+pub(crate) fn common_inputs(root: &Path) -> BTreeSet<PathBuf> {
+    [
+        "wit",
+        "crates/guest/Cargo.toml",
+        "crates/guest/src",
+        "build-support",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect()
+}
+
 /// The guests' target.
 pub(crate) const TARGET: &str = "wasm32-wasip2";
 

@@ -5,7 +5,6 @@
 //! tree. The hostile test guests (`tests/guests/`) are not built here: they belong to
 //! `hookbox-test-artifacts`, a dev-dependency only.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,8 +16,8 @@ mod guests;
 mod polyglot;
 
 use guests::{
-    build_workspace, cargo_target_dir, check_target_installed, guests_target_dir, var,
-    watch_dep_info, watch_workspace,
+    build_workspace, cargo_target_dir, check_target_installed, common_inputs, exit_with,
+    guests_target_dir, out_and_root, watch_dep_info, watch_workspace,
 };
 
 /// The largest example-plugin file carried; the plugins are small text files, and a stray big
@@ -26,32 +25,13 @@ use guests::{
 const MAX_PLUGIN_FILE_BYTES: u64 = 1 << 20;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_with(run())
 }
 
 fn run() -> Result<(), String> {
-    let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
-    let out_dir = PathBuf::from(var("OUT_DIR")?);
-    let root = manifest_dir
-        .join("../..")
-        .canonicalize()
-        .map_err(|e| format!("cannot find the repository root: {e}"))?;
-    let mut watched = BTreeSet::new();
-    for path in [
-        "wit",
-        "crates/guest/Cargo.toml",
-        "crates/guest/src",
-        "build-support",
-        "examples/plugins",
-    ] {
-        watched.insert(root.join(path));
-    }
+    let (out_dir, root) = out_and_root()?;
+    let mut watched = common_inputs(&root);
+    watched.insert(root.join("examples/plugins"));
 
     check_target_installed()?;
     let target_dir = guests_target_dir(&out_dir);

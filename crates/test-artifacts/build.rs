@@ -15,10 +15,9 @@
 //! inner cargo locks its target dir. Each component is then copied into `$OUT_DIR`, so the paths
 //! a test binary was compiled with keep pointing at the bytes it was built against.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[path = "../../build-support/guests.rs"]
@@ -27,42 +26,19 @@ mod guests;
 mod polyglot;
 
 use guests::{
-    Artifact, build_workspace, cargo_target_dir, check_target_installed, guests_target_dir, var,
-    watch_dep_info, watch_workspace,
+    Artifact, build_workspace, cargo_target_dir, check_target_installed, common_inputs, exit_with,
+    guests_target_dir, out_and_root, watch_dep_info, watch_workspace,
 };
 /// Guest workspaces, relative to the repository root.
 const WORKSPACES: &[&str] = &["guest-examples", "tests/guests"];
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            // Cargo shows a failing build script's stderr; keep it to the point.
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_with(run())
 }
 
 fn run() -> Result<(), String> {
-    let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
-    let out_dir = PathBuf::from(var("OUT_DIR")?);
-    let root = manifest_dir
-        .join("../..")
-        .canonicalize()
-        .map_err(|e| format!("cannot find the repository root: {e}"))?;
-
-    // The WIT and the SDK are inputs of every guest; the dep-info files read after the build
-    // name the exact files, these folders also catch new ones.
-    let mut watched = BTreeSet::new();
-    for path in [
-        "wit",
-        "crates/guest/Cargo.toml",
-        "crates/guest/src",
-        "build-support",
-    ] {
-        watched.insert(root.join(path));
-    }
+    let (out_dir, root) = out_and_root()?;
+    let mut watched = common_inputs(&root);
 
     println!("cargo::rustc-check-cfg=cfg(hookbox_polyglot)");
     check_target_installed()?;

@@ -127,14 +127,7 @@ pub(super) async fn disable(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    auth::admin(&app, &headers)?;
-    let id = admin_id(path)?;
-    if app.registry.serving(&id).is_none() {
-        return Err(not_served(&app, &id));
-    }
-    let info = app.tenants.disable(&id).map_err(tenant_error)?;
-    tracing::info!(tenant = %id, "tenant disabled");
-    Ok(json_body(&json!(info)))
+    switch(&app, path, &headers, false)
 }
 
 /// `POST /v1/tenants/{id}/enable`.
@@ -143,13 +136,28 @@ pub(super) async fn enable(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    auth::admin(&app, &headers)?;
+    switch(&app, path, &headers, true)
+}
+
+/// Disables or enables a served tenant: disabled, it keeps its rules and runs none of them.
+fn switch(
+    app: &App,
+    path: Result<Path<String>, PathRejection>,
+    headers: &HeaderMap,
+    enabled: bool,
+) -> Result<Response, ApiError> {
+    auth::admin(app, headers)?;
     let id = admin_id(path)?;
     if app.registry.serving(&id).is_none() {
-        return Err(not_served(&app, &id));
+        return Err(not_served(app, &id));
     }
-    let info = app.tenants.enable(&id).map_err(tenant_error)?;
-    tracing::info!(tenant = %id, "tenant enabled");
+    let info = if enabled {
+        app.tenants.enable(&id)
+    } else {
+        app.tenants.disable(&id)
+    }
+    .map_err(tenant_error)?;
+    tracing::info!(tenant = %id, enabled, "tenant switched");
     Ok(json_body(&json!(info)))
 }
 
