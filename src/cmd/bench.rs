@@ -80,7 +80,18 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.serve {
         return super::bench_serve::run(args);
     }
-    let scratch = std::env::temp_dir().join(format!("hookbox-bench-{}", std::process::id()));
+    measure_and_print(args, "hookbox-bench", run_in, table)
+}
+
+/// Runs `run_in` in a scratch folder named `name-<pid>` (removed afterwards, whatever happened)
+/// and prints its report: JSON with `--json`, else `table`'s text.
+pub(super) fn measure_and_print<R: Serialize>(
+    args: &BenchArgs,
+    name: &str,
+    run_in: impl FnOnce(&BenchArgs, &Path) -> anyhow::Result<R>,
+    table: impl FnOnce(&R) -> String,
+) -> anyhow::Result<ExitCode> {
+    let scratch = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let result = run_in(args, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     let report = result?;

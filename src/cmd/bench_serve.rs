@@ -8,7 +8,6 @@
 //! from a release build.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
@@ -59,20 +58,7 @@ struct Report {
 
 /// Runs `hookbox bench --serve`.
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let scratch = std::env::temp_dir().join(format!("hookbox-bench-serve-{}", std::process::id()));
-    let result = run_in(args, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let report = result?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report).context("cannot encode the report")? + "\n"
-    } else {
-        table(&report)
-    };
-    anstream::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .context("cannot write to stdout")?;
-    Ok(ExitCode::SUCCESS)
+    super::bench::measure_and_print(args, "hookbox-bench-serve", run_in, table)
 }
 
 fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
