@@ -5,7 +5,6 @@
 //! Exit code 1 when any diagnostic is an error, 0 otherwise; a PATH that does not exist is a
 //! usage error (exit 2), since nothing could be validated.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -14,7 +13,6 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_core::config::{FileStatus, FileSummary, LoadOptions, LoadReport};
 use hookbox_core::diagnostic::{Diagnostic, Severity};
-use hookbox_core::matcher::{Matcher, ValuePattern};
 use hookbox_core::rule::{PluginInfo, Rule};
 use owo_colors::OwoColorize;
 use serde_json::{Value, json};
@@ -205,34 +203,12 @@ pub(crate) fn human_report(report: &LoadReport) -> String {
     s
 }
 
-/// How a matcher reads in JSON: `{"kind": "names", "names": [...]}` and the like.
-fn matcher_json(m: &Matcher) -> Value {
-    match m {
-        Matcher::All => json!({"kind": "all"}),
-        Matcher::Names(names) => json!({"kind": "names", "names": names}),
-        Matcher::Regex(re) => json!({"kind": "regex", "pattern": re.as_str()}),
-        Matcher::Object(parts) => {
-            let fields: BTreeMap<&str, Value> = parts
-                .iter()
-                .map(|(field, pat)| {
-                    let v = match pat {
-                        ValuePattern::Glob(g) => json!({"glob": g}),
-                        ValuePattern::Regex(re) => json!({"regex": re.as_str()}),
-                    };
-                    (field.as_str(), v)
-                })
-                .collect();
-            json!({"kind": "object", "fields": fields})
-        }
-    }
-}
-
 fn rule_json(r: &Rule) -> Value {
     json!({
         "index": r.index,
         "event": r.event,
         "type": r.handler.handler_type(),
-        "matcher": matcher_json(&r.matcher),
+        "matcher": r.matcher.describe(),
         "if": r.if_condition,
         "label": r.handler.label(),
         "handler": r.handler,

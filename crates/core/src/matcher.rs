@@ -89,6 +89,30 @@ pub enum MatcherError {
 }
 
 impl Matcher {
+    /// How the matcher reads in JSON (`hookbox validate --json`, the server's tenant view):
+    /// `{"kind": "all"}`, `{"kind": "names", "names": […]}`, `{"kind": "regex", "pattern": …}`
+    /// or `{"kind": "object", "fields": {field: {"glob"|"regex": …}}}`.
+    pub fn describe(&self) -> Value {
+        match self {
+            Matcher::All => serde_json::json!({"kind": "all"}),
+            Matcher::Names(names) => serde_json::json!({"kind": "names", "names": names}),
+            Matcher::Regex(re) => serde_json::json!({"kind": "regex", "pattern": re.as_str()}),
+            Matcher::Object(parts) => {
+                let fields: Map<String, Value> = parts
+                    .iter()
+                    .map(|(field, pat)| {
+                        let v = match pat {
+                            ValuePattern::Glob(g) => serde_json::json!({"glob": g}),
+                            ValuePattern::Regex(re) => serde_json::json!({"regex": re.as_str()}),
+                        };
+                        (field.clone(), v)
+                    })
+                    .collect();
+                serde_json::json!({"kind": "object", "fields": fields})
+            }
+        }
+    }
+
     /// Compiles a matcher from its JSON value; `event` decides the exact-name alphabet
     /// (`FileChanged` and `StopFailure` use the narrower one, as in Claude Code).
     pub fn from_json(value: Option<&Value>, event: EventName) -> Result<Matcher, MatcherError> {
@@ -310,6 +334,26 @@ fn any_of(answers: impl Iterator<Item = Option<bool>>) -> Option<bool> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_matcher_describes_itself_as_json() {
+        let e = EventName::PreToolUse;
+        assert_eq!(Matcher::All.describe(), serde_json::json!({"kind": "all"}));
+        assert_eq!(
+            Matcher::from_str_for("Edit|Write", e).unwrap().describe(),
+            serde_json::json!({"kind": "names", "names": ["Edit", "Write"]})
+        );
+        assert_eq!(
+            Matcher::from_str_for("^mcp__.*$", e).unwrap().describe(),
+            serde_json::json!({"kind": "regex", "pattern": "^mcp__.*$"})
+        );
+        let object =
+            Matcher::from_json(Some(&serde_json::json!({"tool_name": "mcp__*"})), e).unwrap();
+        assert_eq!(
+            object.describe(),
+            serde_json::json!({"kind": "object", "fields": {"tool_name": {"glob": "mcp__*"}}})
+        );
+    }
 
     fn tool_event(name: &str) -> Event {
         Event::from_payload(

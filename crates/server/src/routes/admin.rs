@@ -4,14 +4,12 @@
 //! validate-then-swap, and a failed one answers 422 with its located diagnostics while the old
 //! rules keep serving.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use hookbox_core::matcher::{Matcher, ValuePattern};
 use hookbox_core::rule::Rule;
 use hookbox_host::{TenantError, TenantId};
 use serde_json::{Value, json};
@@ -215,32 +213,11 @@ fn rule_json(r: &Rule, plugin: Option<&str>) -> Value {
         "index": r.index,
         "event": r.event,
         "type": r.handler.handler_type(),
-        "matcher": matcher_json(&r.matcher),
+        "matcher": r.matcher.describe(),
         "label": r.handler.label(),
         "plugin": plugin.unwrap_or(&r.source.plugin),
         "file": r.source.file,
         "json_path": r.source.json_path,
         "on_failure": r.on_failure,
     })
-}
-
-fn matcher_json(m: &Matcher) -> Value {
-    match m {
-        Matcher::All => json!({"kind": "all"}),
-        Matcher::Names(names) => json!({"kind": "names", "names": names}),
-        Matcher::Regex(re) => json!({"kind": "regex", "pattern": re.as_str()}),
-        Matcher::Object(parts) => {
-            let fields: BTreeMap<&str, Value> = parts
-                .iter()
-                .map(|(field, pat)| {
-                    let v = match pat {
-                        ValuePattern::Glob(g) => json!({"glob": g}),
-                        ValuePattern::Regex(re) => json!({"regex": re.as_str()}),
-                    };
-                    (field.as_str(), v)
-                })
-                .collect();
-            json!({"kind": "object", "fields": fields})
-        }
-    }
 }
