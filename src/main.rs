@@ -13,6 +13,7 @@ mod cli;
 mod cmd;
 mod guests;
 mod host_setup;
+mod scratch;
 
 use std::process::ExitCode;
 

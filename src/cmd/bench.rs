@@ -83,7 +83,7 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     measure_and_print(args, "hookbox-bench", run_in, table)
 }
 
-/// Runs `run_in` in a scratch folder named `name-<pid>` (removed afterwards, whatever happened)
+/// Runs `run_in` in a fresh private scratch folder (`name-<pid>-<n>`, removed afterwards, whatever happened)
 /// and prints its report: JSON with `--json`, else `table`'s text.
 pub(super) fn measure_and_print<R: Serialize>(
     args: &BenchArgs,
@@ -91,7 +91,7 @@ pub(super) fn measure_and_print<R: Serialize>(
     run_in: impl FnOnce(&BenchArgs, &Path) -> anyhow::Result<R>,
     table: impl FnOnce(&R) -> String,
 ) -> anyhow::Result<ExitCode> {
-    let scratch = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let scratch = crate::scratch::private_dir(name)?;
     let result = run_in(args, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     let report = result?;

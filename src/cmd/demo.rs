@@ -75,7 +75,7 @@ pub(crate) fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let scenario: Scenario =
         serde_json::from_str(&text).with_context(|| format!("scenario {origin} is not valid"))?;
-    let scratch = std::env::temp_dir().join(format!("hookbox-demo-{}", std::process::id()));
+    let scratch = crate::scratch::private_dir("hookbox-demo")?;
     let result = run_in(
         args,
         &scenario,
