@@ -321,16 +321,19 @@ impl WasmRuntime {
             within(&loaded.shape)?;
             return Ok((loaded.clone(), CacheStatus::Memory));
         }
-        if max_instances.is_some() {
-            let shape =
-                shape::shape(bytes).map_err(|e| incompatible(format!("invalid component: {e}")))?;
-            if let Err(e) = within(&shape) {
+        // The structure is read once, before compiling: the rule's limit, then the pool's.
+        let shape = match shape::shape(bytes)
+            .map_err(|e| incompatible(format!("invalid component: {e}")))
+            .and_then(|shape| within(&shape).map(|()| shape))
+        {
+            Ok(shape) => shape,
+            Err(e) => {
                 drop(guard);
                 lock(&self.loaded).remove(&sha);
                 return Err(e);
             }
-        }
-        match self.prepare(bytes, sha, origin) {
+        };
+        match self.prepare(bytes, sha, origin, shape) {
             Ok(loaded) => {
                 let loaded = Arc::new(loaded);
                 *guard = Some(loaded.clone());
@@ -417,13 +420,17 @@ impl WasmRuntime {
         Ok((component, CacheStatus::Compiled))
     }
 
-    fn prepare(&self, bytes: &[u8], sha: Sha, origin: &str) -> Result<LoadedComponent, WasmError> {
+    fn prepare(
+        &self,
+        bytes: &[u8],
+        sha: Sha,
+        origin: &str,
+        shape: ComponentShape,
+    ) -> Result<LoadedComponent, WasmError> {
         let incompatible = |reason: String| WasmError::Incompatible {
             origin: origin.to_owned(),
             reason,
         };
-        let shape =
-            shape::shape(bytes).map_err(|e| incompatible(format!("invalid component: {e}")))?;
         self.check_shape(&shape).map_err(incompatible)?;
         let (component, status) = self.compile(bytes, &sha, origin)?;
         let analysis = Analysis::of(&self.engine, &component);
