@@ -5,7 +5,6 @@
 
 use hookbox_test_artifacts as guests;
 use serde_json::{Value, json};
-use std::time::Duration;
 
 use crate::serve_util::{ADMIN, Events, Fixture, eventually, metric, request};
 use crate::util::hookbox;
@@ -485,13 +484,16 @@ fn fired_streams_a_tenants_hook_fired_records_and_nothing_of_others() {
         s.call("PUT", "/v1/tenants/a", Some(ADMIN), None).status,
         200
     );
-    // A record fired between the swap and the stream's re-subscription is not seen (documented
-    // in docs/api.md), so dispatch until one arrives, each wait bounded.
-    eventually("the stream follows the new host", || {
+    // The new host feeds the tenant's same stream: the first dispatch after the swap is seen,
+    // and so is every one after it, in order.
+    for n in 1..=3 {
         s.post("/v1/tenants/a/dispatch", Some("token-a"), &prompt("again"));
-        let e = events.next_within(Duration::from_secs(1))?;
-        (e.name == "hook_fired").then_some(())
-    });
+        let e = events
+            .next()
+            .expect("the record of the dispatch after the swap");
+        assert_eq!(e.name, "hook_fired", "dispatch {n} after the swap");
+        assert_eq!(e.id.as_deref(), Some((2 + n).to_string().as_str()), "{e:?}");
+    }
     // Removing the tenant ends the stream with `closed`.
     assert_eq!(
         s.call("DELETE", "/v1/tenants/a", Some(ADMIN), None).status,

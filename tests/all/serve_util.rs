@@ -397,9 +397,10 @@ pub(crate) struct Events {
     buf: String,
 }
 
-/// One event: its `event:` name and `data:` line.
+/// One event: its `id:` (if any), `event:` name and `data:` line.
 #[derive(Debug)]
 pub(crate) struct Event {
+    pub(crate) id: Option<String>,
     pub(crate) name: String,
     pub(crate) data: String,
 }
@@ -446,16 +447,19 @@ impl Events {
             if let Some(end) = self.buf.find("\n\n") {
                 let block: String = self.buf.drain(..end + 2).collect();
                 let mut name = None;
+                let mut id = None;
                 let mut data = String::new();
                 for line in block.lines() {
-                    if let Some(n) = line.strip_prefix("event: ") {
+                    if let Some(i) = line.strip_prefix("id: ") {
+                        id = Some(i.to_owned());
+                    } else if let Some(n) = line.strip_prefix("event: ") {
                         name = Some(n.to_owned());
                     } else if let Some(d) = line.strip_prefix("data: ") {
                         data.push_str(d);
                     }
                 }
                 if let Some(name) = name {
-                    return Some(Event { name, data });
+                    return Some(Event { id, name, data });
                 }
                 continue;
             }

@@ -308,6 +308,20 @@ impl HookHost {
             .subscribe()
     }
 
+    /// Makes this host feed the HookFired stream `previous` feeds, so that subscribers of
+    /// `previous` keep receiving, with nothing lost, when this host replaces it (a tenant
+    /// reloaded with a new policy). Call it before this host is shared: a host whose stream
+    /// already exists (someone subscribed, or it dispatched with a subscriber) keeps its own,
+    /// and this returns false.
+    pub fn continue_fired_stream_of(&self, previous: &HookHost) -> bool {
+        let tx = previous
+            .inner
+            .fired
+            .get_or_init(|| broadcast::channel(FIRED_CHANNEL_CAPACITY).0)
+            .clone();
+        self.inner.fired.set(tx).is_ok()
+    }
+
     /// Wake requests of `asyncRewake` hooks (a background hook that exited 2) from now on.
     pub fn subscribe_wakes(&self) -> broadcast::Receiver<crate::wake::Wake> {
         self.inner

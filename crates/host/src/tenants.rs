@@ -229,14 +229,19 @@ impl Tenants {
 
     /// Adds a tenant or replaces the one with the same id (a new policy, a new folder): the new
     /// tenant is built and loaded first; on error the old one keeps serving. Dispatches in
-    /// flight finish on the host they started with.
+    /// flight finish on the host they started with. The new host feeds the old one's HookFired
+    /// stream, so a subscriber misses nothing across the swap.
     pub fn put(&self, spec: TenantSpec) -> Result<TenantInfo, TenantError> {
         let tenant = self.build(spec)?;
-        let previous = self
-            .map
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(tenant.id.clone(), tenant.clone());
+        let previous = {
+            let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
+            if let Some(old) = map.get(&tenant.id) {
+                // Not yet shared (built just above, not in the map): its stream is unset.
+                let continued = tenant.host.continue_fired_stream_of(&old.host);
+                debug_assert!(continued, "a fresh host has no HookFired stream of its own");
+            }
+            map.insert(tenant.id.clone(), tenant.clone())
+        };
         if let Some(old) = previous
             && !old.host.is_enabled()
         {

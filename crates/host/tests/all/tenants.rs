@@ -354,6 +354,36 @@ async fn a_failing_reload_leaves_the_old_rules_serving() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_keeps_the_tenants_stream_across_a_replacement() {
+    // `put` (a new policy: `PUT /v1/tenants/{id}`, SIGHUP) gives the tenant a new host. A
+    // subscriber of the old host must see the new host's records on the receiver it has, so
+    // none fired between the swap and a re-subscription is lost.
+    let f = fleet();
+    let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "ctx"}]}});
+    f.plugin("t", "p", &hooks, &[]);
+    f.add("t");
+    let old = f.tenants.host(&id("t")).unwrap();
+    let mut fired = old.subscribe();
+    f.tenants
+        .put(f.spec("t", TenantPolicy::default()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    drop(old);
+    let new = f.tenants.host(&id("t")).unwrap();
+    let d = f
+        .tenants
+        .dispatch(&id("t"), prompt_event("hi", "s"))
+        .await
+        .unwrap();
+    assert!(d.hook_fired.is_some());
+    let got = fired
+        .try_recv()
+        .expect("the record reaches the old subscriber");
+    assert_eq!(got.hook_name.as_str(), "UserPromptSubmit");
+    // And it is the tenant's one stream: a new subscriber shares it.
+    assert!(new.subscribe().same_channel(&fired));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disabled_tenants_run_nothing_and_removed_ones_are_gone() {
     let f = fleet();
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "ctx"}]}});

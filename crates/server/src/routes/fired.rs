@@ -178,11 +178,16 @@ enum Wake {
     KeepAlive,
 }
 
-/// Subscribes to the tenant's current host; false when it is no longer served.
+/// Follows the tenant to its current host; false when it is no longer served. A replacement
+/// host feeds the same stream (`Tenants::put`), so the receiver — with whatever it has buffered —
+/// is kept; only a tenant removed and added again has a new stream to subscribe to.
 fn resubscribe(s: &mut Fired) -> bool {
     match s.app.registry.serving(&s.tenant) {
         Some(t) => {
-            s.rx = t.host.subscribe();
+            let fresh = t.host.subscribe();
+            if !fresh.same_channel(&s.rx) {
+                s.rx = fresh;
+            }
             true
         }
         None => false,
