@@ -1,13 +1,17 @@
 //! `hookbox demo`: a scripted agent session through the bundled example plugins, native and
 //! WebAssembly together — context injection, a blocked prompt, a denied and a rewritten tool
 //! call, an audit, a Stop rescue and the re-entry cap, an observe-only PreCompact, a hostile
-//! hook contained at its timeout. The scenario is `examples/demo/scenario.json` (built in), or
-//! `--scenario FILE`. Plugins are copied to a scratch folder, where wasm components named after a
-//! guest this binary carries (`shell_guard.wasm`, `runaway.wasm`, …) are supplied. The plugins and
-//! guests are built into the binary (`hookbox-bundled`), so the demo runs from any folder.
+//! hook contained at its timeout — and, when this binary carries them, hooks written in
+//! JavaScript and Python beside the Rust and shell ones. The scenario is
+//! `examples/demo/scenario.json` (built in), or `--scenario FILE`. Plugins are copied to a scratch
+//! folder, where wasm components named after a guest this binary carries (`shell_guard.wasm`,
+//! `runaway.wasm`, `shell_guard_py.wasm`, …) are supplied. The plugins and guests are built into
+//! the binary (`hookbox-bundled`), so the demo runs from any folder. An optional plugin whose
+//! components are not there (a binary built without the JavaScript/Python tooling) is left out,
+//! and the transcript says why.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -42,6 +46,10 @@ struct Scenario {
     session_id: String,
     /// Plugin folders, relative to the plugins folder.
     plugins: Vec<String>,
+    /// Plugin folders loaded after `plugins` when every component their hooks name is there
+    /// (in the folder or carried by this binary); left out otherwise, with the reason shown.
+    #[serde(default)]
+    optional_plugins: Vec<String>,
     steps: Vec<Step>,
 }
 
@@ -101,7 +109,10 @@ fn run_in(
     std::fs::create_dir_all(&project)
         .with_context(|| format!("cannot create {}", project.display()))?;
     let mut paths = Vec::new();
-    for name in &scenario.plugins {
+    let mut left_out = Vec::new();
+    let required = scenario.plugins.iter().map(|name| (name, false));
+    let optional = scenario.optional_plugins.iter().map(|name| (name, true));
+    for (name, is_optional) in required.chain(optional) {
         let dst = scratch.join("plugins").join(name);
         match plugins_dir {
             Some(dir) => {
@@ -117,10 +128,28 @@ fn run_in(
             None => write_bundled_plugin(name, &dst)?,
         }
         supply_components(&dst)?;
+        if is_optional {
+            let missing = missing_components(&dst)?;
+            if !missing.is_empty() {
+                std::fs::remove_dir_all(&dst)
+                    .with_context(|| format!("cannot remove {}", dst.display()))?;
+                left_out.push((name.clone(), why_left_out(&missing)));
+                continue;
+            }
+        }
         paths.push(dst);
     }
     // The demo's state (plugin data, replay) lives in its scratch folder, beside the project.
     let setup = HostSetup::with_state(&project, &scratch.join("state"), &SetupOptions::default())?;
+    if std::io::stderr().is_terminal() {
+        // The first run compiles every component (the Python guest's 18.5 MB take tens of
+        // seconds): say so rather than sit silent.
+        eprintln!(
+            "loading {} plugins (a first run compiles their wasm components, which can take a \
+             minute; later runs take them from the cache)…",
+            paths.len()
+        );
+    }
     let report = setup.load(&paths, &LoadOptions::default())?;
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut out = String::new();
@@ -143,6 +172,9 @@ fn run_in(
             wasm,
             report.plugins.len()
         );
+        for (name, why) in &left_out {
+            let _ = writeln!(out, "{} {name}: {why}", "left out".yellow());
+        }
         for d in &report.diagnostics {
             write_diagnostic(&mut out, d);
         }
@@ -171,6 +203,7 @@ fn run_in(
     if args.json {
         let v = json!({
             "scenario": origin,
+            "left_out": left_out.iter().map(|(plugin, why)| json!({"plugin": plugin, "why": why})).collect::<Vec<_>>(),
             "diagnostics": report.diagnostics,
             "steps": steps_json,
             "metrics": metrics,
@@ -440,4 +473,49 @@ fn supply_components(plugin: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The components `plugin/hooks/hooks.json` names (`"component": "hooks/x.wasm"`, at any depth)
+/// that are not files in the plugin folder.
+fn missing_components(plugin: &Path) -> anyhow::Result<Vec<String>> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    match value {
+                        Value::String(s) if key == "component" => out.push(s.clone()),
+                        _ => walk(value, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let hooks = plugin.join("hooks").join("hooks.json");
+    let Ok(text) = std::fs::read_to_string(&hooks) else {
+        return Ok(Vec::new());
+    };
+    let doc: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", hooks.display()))?;
+    let mut named = Vec::new();
+    walk(&doc, &mut named);
+    Ok(named
+        .into_iter()
+        .filter(|c| !plugin.join(c).is_file())
+        .collect())
+}
+
+/// Why an optional plugin whose components are `missing` was left out.
+fn why_left_out(missing: &[String]) -> String {
+    let polyglot = missing
+        .iter()
+        .any(|c| c.ends_with("_js.wasm") || c.ends_with("_py.wasm"));
+    match crate::guests::polyglot_missing() {
+        Some(why) if polyglot => why,
+        _ => format!(
+            "its hooks name components that are not there: {}",
+            missing.join(", ")
+        ),
+    }
 }

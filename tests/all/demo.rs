@@ -23,6 +23,8 @@ fn run_demo(args: &[&str], cache: &Dir) -> crate::util::Run {
 
 #[test]
 fn the_bundled_session_shows_every_verdict() {
+    // One compile cache for both runs: the first compiles the components (the Python guest's
+    // 18.5 MB take tens of seconds in a debug build), the transcript run takes them from it.
     let cache = Dir::new();
     let run = run_demo(&["--json"], &cache);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -84,12 +86,74 @@ fn the_bundled_session_shows_every_verdict() {
     assert_eq!(outcome(9), "allow");
     assert_eq!(steps[10]["dispatches"][0]["matched_rule_count"], 0);
     assert!(steps[10]["dispatches"][0]["hook_fired"].is_null());
+    the_polyglot_guests_join_in_or_are_left_out_saying_why(&v);
+    the_transcript_is_readable_and_plain_when_piped(&cache);
 }
 
-#[test]
-fn the_transcript_is_readable_and_plain_when_piped() {
-    let cache = Dir::new();
-    let run = run_demo(&[], &cache);
+/// The JavaScript and Python guests run in the same session with their plugin's config and
+/// nothing else — or, in a binary built without their tooling, their plugin is left out and the
+/// demo says why (never in CI, which requires the tooling).
+fn the_polyglot_guests_join_in_or_are_left_out_saying_why(v: &serde_json::Value) {
+    let steps = v["steps"].as_array().expect("steps");
+    let polyglot_hook = |step: usize| {
+        steps[step]["dispatches"][0]["hooks"]
+            .as_array()
+            .expect("hooks")
+            .iter()
+            .find(|h| h["plugin"] == "polyglot-guests")
+            .cloned()
+    };
+    let left_out = v["left_out"].as_array().expect("left_out");
+    if let Some(entry) = left_out.first() {
+        assert_ne!(
+            std::env::var("HOOKBOX_REQUIRE_POLYGLOT").as_deref(),
+            Ok("1"),
+            "the polyglot guests are required but the demo left them out: {entry}"
+        );
+        assert_eq!(entry["plugin"], "polyglot-guests");
+        assert!(
+            entry["why"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("scripts/setup-polyglot.sh"),
+            "{entry}"
+        );
+        assert!(polyglot_hook(1).is_none() && polyglot_hook(3).is_none());
+        return;
+    }
+    // JavaScript: its context follows the project's, in the text the model receives.
+    let js = polyglot_hook(1).expect("the JavaScript guest ran on the prompt");
+    assert!(js["effect"]["failure"].is_null(), "{js}");
+    assert_eq!(
+        js["effect"]["contexts"][0],
+        "Release freeze: no deploys to prod after Thursday 18:00 UTC (added by a hook written in JavaScript)."
+    );
+    assert!(
+        steps[1]["dispatches"][0]["rendered"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("added by a hook written in JavaScript"),
+        "{}",
+        steps[1]["dispatches"][0]["rendered"]
+    );
+    // Python: it denies the same command the Rust guard denies, with its own reason.
+    let py = polyglot_hook(3).expect("the Python guest ran on the Bash call");
+    assert!(py["effect"]["failure"].is_null(), "{py}");
+    assert_eq!(py["effect"]["permission"], "deny", "{py}");
+    assert!(
+        py["effect"]["permission_reason"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("shell-guard: the command "),
+        "{py}"
+    );
+    // A force-push is no business of the Python guard: it says nothing, the rewrite stands.
+    let quiet = polyglot_hook(4).expect("the Python guest ran on the push");
+    assert!(quiet["effect"]["permission"].is_null(), "{quiet}");
+}
+
+fn the_transcript_is_readable_and_plain_when_piped(cache: &Dir) {
+    let run = run_demo(&[], cache);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         !run.stdout.contains('\u{1b}'),
@@ -140,5 +204,53 @@ fn a_custom_scenario_and_its_errors() {
         ),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn an_optional_plugin_without_its_components_is_left_out_saying_why() {
+    // What a binary built without the JavaScript/Python tooling does with `polyglot-guests`,
+    // shown with a component no binary carries: the plugin is left out, the reason names what is
+    // missing, and the session runs with the rest.
+    let d = Dir::new();
+    let cache = Dir::new();
+    d.write(
+        "plugins/extra/hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"type": "wasm", "component": "hooks/not_built.wasm", "matcher": "Bash"}]}}"#,
+    );
+    d.write(
+        "plugins/guard/hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"no\"}'", "matcher": "Bash"}]}}"#,
+    );
+    let scenario = d.write(
+        "s.json",
+        r#"{"description": "", "session_id": "x", "plugins": ["guard"], "optional_plugins": ["extra"],
+            "steps": [{"title": "guarded", "event": "PreToolUse", "payload": {"tool_name": "Bash", "tool_input": {"command": "ls"}}}]}"#,
+    );
+    let plugins = d.path().join("plugins");
+    let args = [
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--plugins-dir",
+        plugins.to_str().unwrap(),
+    ];
+    let run = run_demo(&[&args[..], &["--json"]].concat(), &cache);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let v = run.json();
+    assert_eq!(v["left_out"][0]["plugin"], "extra", "{v}");
+    assert_eq!(
+        v["left_out"][0]["why"],
+        "its hooks name components that are not there: hooks/not_built.wasm"
+    );
+    let hooks = v["steps"][0]["dispatches"][0]["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 1, "only the guard ran: {hooks:?}");
+    assert_eq!(hooks[0]["plugin"], "guard");
+    let text = run_demo(&args, &cache);
+    assert!(
+        text.stdout.contains(
+            "left out extra: its hooks name components that are not there: hooks/not_built.wasm"
+        ),
+        "{}",
+        text.stdout
     );
 }

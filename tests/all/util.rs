@@ -89,9 +89,18 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    hookbox_in(&repo_root(), args, state)
+}
+
+/// [`hookbox`] run from `cwd`, with its state in `state`.
+fn hookbox_in<I, S>(cwd: &Path, args: I, state: &Path) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
         .args(args)
-        .current_dir(repo_root())
+        .current_dir(cwd)
         .env("NO_COLOR", "1")
         .env("HOOKBOX_STATE_DIR", state)
         .env_remove("HOOKBOX_LOG")
@@ -134,10 +143,15 @@ pub(crate) fn corpus_tree(dir: &Dir) -> Vec<PathBuf> {
 }
 
 /// A copy of `examples/` in `dir` with every wasm component its plugins name supplied from this
-/// build's guests (what `scripts/build-example-guests.sh` does in the repository).
+/// build's guests (what `scripts/build-example-guests.sh` does in the repository). Without the
+/// JavaScript/Python tooling the plugin made of those guests is left out of the copy, as the
+/// script leaves its components out.
 pub(crate) fn examples_with_components(dir: &Dir) -> PathBuf {
     let dst = dir.path().join("examples");
     copy_tree(&repo_root().join("examples"), &dst);
+    if !hookbox_test_artifacts::POLYGLOT_BUILT {
+        fs::remove_dir_all(dst.join("plugins/polyglot-guests")).expect("remove polyglot-guests");
+    }
     for plugin in fs::read_dir(dst.join("plugins"))
         .expect("plugins")
         .flatten()
@@ -154,6 +168,32 @@ pub(crate) fn examples_with_components(dir: &Dir) -> PathBuf {
         }
     }
     dst
+}
+
+/// Runs `hookbox ARGS…` (as [`hookbox`] does) from `dir`, holding a copy of `examples/` with no
+/// wasm component in it: the checkout as a fresh clone has it.
+pub(crate) fn in_examples_without_components<I, S>(dir: &Dir, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let dst = dir.path().join("examples");
+    copy_tree(&repo_root().join("examples"), &dst);
+    for plugin in fs::read_dir(dst.join("plugins"))
+        .expect("plugins")
+        .flatten()
+    {
+        for e in fs::read_dir(plugin.path().join("hooks"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if e.path().extension().is_some_and(|x| x == "wasm") {
+                fs::remove_file(e.path()).expect("remove a built component");
+            }
+        }
+    }
+    hookbox_in(dir.path(), args, dir.state())
 }
 
 fn copy_tree(src: &Path, dst: &Path) {
