@@ -12,7 +12,8 @@ root="$PWD"
 export CARGO_TARGET_DIR="$root/target/wasm-guests"
 (cd guest-examples && cargo build -q --release --target wasm32-wasip2)
 built="$CARGO_TARGET_DIR/wasm32-wasip2/release"
-polyglot="$root/target/wasm-guests/polyglot"
+# Not target/wasm-guests/polyglot: that is the build scripts' own output, kept in step by stamps.
+polyglot="$root/target/example-guests"
 mkdir -p "$polyglot"
 
 # JavaScript: componentize-js from guest-examples/js/node_modules (npm ci).
