@@ -184,8 +184,8 @@ pub(crate) struct DemoArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) scenario: Option<PathBuf>,
 
-    /// The folder the scenario's plugins are read from (default: this repository's
-    /// examples/plugins).
+    /// The folder the scenario's plugins are read from (default: the example plugins this
+    /// binary carries, the files of examples/plugins).
     #[arg(long, value_name = "DIR")]
     pub(crate) plugins_dir: Option<PathBuf>,
 
