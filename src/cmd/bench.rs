@@ -71,6 +71,11 @@ struct Report {
     loads: Vec<Loads>,
     memory: Option<Memory>,
     tenants: super::bench_tenants::TenantNumbers,
+    /// The same tenant figures on a runtime whose pool resets with `pagemap_scan` (off by
+    /// default): what the memory reset costs tenants of each other.
+    tenants_pagemap_scan: super::bench_tenants::TenantNumbers,
+    /// Whether `pagemap_scan` was in force for those (the kernel has it and no swap is set up).
+    tenants_pagemap_scan_active: bool,
     engine: super::bench_engine::EngineNumbers,
     polyglot: super::bench_polyglot::PolyglotNumbers,
 }
@@ -208,6 +213,23 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         scratch,
         scale,
     ))?;
+    eprintln!("bench: tenants, pool reset with pagemap_scan…");
+    let mut paged = wasm_runtime_config().with_cache_dir(&cache);
+    paged.pool.pagemap_scan = true;
+    let paged_runtime = HookRuntime::new(RuntimeSettings {
+        wasm: paged,
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the tenants' runtime with pagemap_scan")?;
+    let tenants_pagemap_scan_active = paged_runtime.wasm().pagemap_scan_active();
+    let paged_scratch = scratch.join("pagemap-scan");
+    std::fs::create_dir_all(&paged_scratch)
+        .with_context(|| format!("cannot create {}", paged_scratch.display()))?;
+    let tenants_pagemap_scan = rt.block_on(super::bench_tenants::measure(
+        paged_runtime,
+        &paged_scratch,
+        scale,
+    ))?;
     eprintln!("bench: JavaScript and Python guests beside native node and python3 hooks…");
     let polyglot = rt.block_on(super::bench_polyglot::measure(
         scratch, &hooks, &cache, scale,
@@ -232,6 +254,8 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         loads,
         memory,
         tenants,
+        tenants_pagemap_scan,
+        tenants_pagemap_scan_active,
         engine,
         polyglot,
     })
@@ -568,6 +592,22 @@ fn table(r: &Report) -> String {
         t.tenants_loaded,
         t.memory_per_tenant_kib,
         t.reload_10_cached_ms
+    );
+    let p = &r.tenants_pagemap_scan;
+    let _ = writeln!(
+        s,
+        "  pool reset with pagemap_scan on: quiet tenant p50 alone {:.1} µs; cheap flood {:.1} µs ({:.2}x, {} noisy dispatches); hostile flood {:.1} µs ({:.2}x){}",
+        p.quiet_alone_p50_us,
+        p.quiet_during_cheap_flood_p50_us,
+        p.ratio_cheap_flood,
+        p.noisy_dispatches,
+        p.quiet_during_hostile_flood_p50_us,
+        p.ratio_hostile_flood,
+        if r.tenants_pagemap_scan_active {
+            ""
+        } else {
+            "   (PAGEMAP_SCAN not in force here: measured without it)"
+        }
     );
     let _ = writeln!(
         s,
