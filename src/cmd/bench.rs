@@ -71,9 +71,9 @@ struct Report {
     loads: Vec<Loads>,
     memory: Option<Memory>,
     tenants: super::bench_tenants::TenantNumbers,
-    /// The same tenant figures on a runtime whose pool resets with `pagemap_scan` (off by
+    /// The isolation figures again on a runtime whose pool resets with `pagemap_scan` (off by
     /// default): what the memory reset costs tenants of each other.
-    tenants_pagemap_scan: super::bench_tenants::TenantNumbers,
+    tenants_pagemap_scan: super::bench_tenants::Isolation,
     /// Whether `pagemap_scan` was in force for those (the kernel has it and no swap is set up).
     tenants_pagemap_scan_active: bool,
     engine: super::bench_engine::EngineNumbers,
@@ -225,7 +225,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     let paged_scratch = scratch.join("pagemap-scan");
     std::fs::create_dir_all(&paged_scratch)
         .with_context(|| format!("cannot create {}", paged_scratch.display()))?;
-    let tenants_pagemap_scan = rt.block_on(super::bench_tenants::measure(
+    let tenants_pagemap_scan = rt.block_on(super::bench_tenants::measure_isolation(
         paged_runtime,
         &paged_scratch,
         scale,
@@ -582,27 +582,16 @@ fn table(r: &Report) -> String {
     let t = &r.tenants;
     let _ = writeln!(
         s,
-        "\ntenants (one runtime, fuel metering on):\n  quiet tenant p50 alone {:.1} µs; during a noisy tenant's flood of cheap hooks {:.1} µs ({:.2}x, {} noisy dispatches); during a flood of spinning/memory-bombing/sleeping guests {:.1} µs ({:.2}x)\n  memory per loaded tenant (10 wasm rules, {} tenants): {:.0} KiB; reload of a tenant with 10 compiled components: {:.2} ms",
-        t.quiet_alone_p50_us,
-        t.quiet_during_cheap_flood_p50_us,
-        t.ratio_cheap_flood,
-        t.noisy_dispatches,
-        t.quiet_during_hostile_flood_p50_us,
-        t.ratio_hostile_flood,
+        "\ntenants (one runtime, fuel metering on):\n  {}\n  memory per loaded tenant (10 wasm rules, {} tenants): {:.0} KiB; reload of a tenant with 10 compiled components: {:.2} ms",
+        t.isolation.line(),
         t.tenants_loaded,
         t.memory_per_tenant_kib,
         t.reload_10_cached_ms
     );
-    let p = &r.tenants_pagemap_scan;
     let _ = writeln!(
         s,
-        "  pool reset with pagemap_scan on: quiet tenant p50 alone {:.1} µs; cheap flood {:.1} µs ({:.2}x, {} noisy dispatches); hostile flood {:.1} µs ({:.2}x){}",
-        p.quiet_alone_p50_us,
-        p.quiet_during_cheap_flood_p50_us,
-        p.ratio_cheap_flood,
-        p.noisy_dispatches,
-        p.quiet_during_hostile_flood_p50_us,
-        p.ratio_hostile_flood,
+        "  pool reset with pagemap_scan on: {}{}",
+        r.tenants_pagemap_scan.line(),
         if r.tenants_pagemap_scan_active {
             ""
         } else {

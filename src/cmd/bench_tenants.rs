@@ -18,9 +18,9 @@ use hookbox_host::{HookRuntime, TenantId, TenantPolicy, TenantSpec, Tenants};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// The tenant figures.
+/// A quiet tenant's dispatch p50 alone and while a noisy tenant floods the same runtime.
 #[derive(Debug, Serialize)]
-pub(crate) struct TenantNumbers {
+pub(crate) struct Isolation {
     /// Quiet tenant's p50 with nothing else running, µs.
     pub(crate) quiet_alone_p50_us: f64,
     /// Its p50 while another tenant dispatches cheap hooks as fast as it can, µs.
@@ -33,6 +33,28 @@ pub(crate) struct TenantNumbers {
     pub(crate) ratio_hostile_flood: f64,
     /// Noisy dispatches completed during the cheap flood.
     pub(crate) noisy_dispatches: u64,
+}
+
+impl Isolation {
+    /// The figures as one line of the bench table.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "quiet tenant p50 alone {:.1} µs; during a noisy tenant's flood of cheap hooks {:.1} µs ({:.2}x, {} noisy dispatches); during a flood of spinning/memory-bombing/sleeping guests {:.1} µs ({:.2}x)",
+            self.quiet_alone_p50_us,
+            self.quiet_during_cheap_flood_p50_us,
+            self.ratio_cheap_flood,
+            self.noisy_dispatches,
+            self.quiet_during_hostile_flood_p50_us,
+            self.ratio_hostile_flood,
+        )
+    }
+}
+
+/// The tenant figures.
+#[derive(Debug, Serialize)]
+pub(crate) struct TenantNumbers {
+    /// The quiet tenant against the noisy one.
+    pub(crate) isolation: Isolation,
     /// Tenants loaded for the memory figure.
     pub(crate) tenants_loaded: usize,
     /// Resident memory per loaded tenant (10 wasm rules each), KiB (goal ≤ 256).
@@ -121,24 +143,18 @@ async fn during_flood(
     Ok((p?, done.load(Ordering::Relaxed)))
 }
 
-/// The tenant figures; `scale` divides the sample counts (`--quick`).
-pub(crate) async fn measure(
-    runtime: HookRuntime,
-    scratch: &Path,
-    scale: usize,
-) -> anyhow::Result<TenantNumbers> {
-    let root = scratch.join("tenants");
-    let state = scratch.join("tenant-state");
-    let tenants = Arc::new(Tenants::new(runtime, &state));
+/// Adds the quiet tenant (one cheap wasm hook) and the noisy one (the same hook, and hostile
+/// ones on Notification) to `tenants`, their folders under `root`.
+fn add_quiet_and_noisy(tenants: &Tenants, root: &Path) -> anyhow::Result<()> {
     let noop =
         json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}]}});
     tenant_folder(
-        &root,
+        root,
         "quiet",
         &noop,
         &[("noop.wasm", guests::wasm("noop")?)],
     )?;
-    add(&tenants, &root, "quiet", TenantPolicy::default())?;
+    add(tenants, root, "quiet", TenantPolicy::default())?;
     // The noisy tenant: a cheap hook on UserPromptSubmit, hostile ones on Notification (where
     // the runaway guest takes its behaviour from config).
     let hostile: Vec<Value> = ["spin", "alloc:200000000", "sleep:5000"]
@@ -150,7 +166,7 @@ pub(crate) async fn measure(
         "Notification": hostile,
     }});
     tenant_folder(
-        &root,
+        root,
         "noisy",
         &noisy_hooks,
         &[
@@ -158,7 +174,59 @@ pub(crate) async fn measure(
             ("runaway.wasm", guests::wasm("runaway")?),
         ],
     )?;
-    add(&tenants, &root, "noisy", TenantPolicy::default())?;
+    add(tenants, root, "noisy", TenantPolicy::default())?;
+    Ok(())
+}
+
+/// The quiet tenant's p50 alone and during the noisy tenant's two floods (both added already).
+async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isolation> {
+    let quiet_event = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
+    let runs = (4000 / scale).max(50);
+    p50(tenants, &id("quiet")?, &quiet_event, runs / 4).await?;
+    let alone = p50(tenants, &id("quiet")?, &quiet_event, runs).await?;
+    let (cheap, noisy_dispatches) =
+        during_flood(tenants, &quiet_event, 8, &quiet_event, runs).await?;
+    let hostile_event = event(json!({"hook_event_name": "Notification", "message": "m"}))?;
+    let (hostile, _) = during_flood(
+        tenants,
+        &hostile_event,
+        32,
+        &quiet_event,
+        (runs / 4).max(20),
+    )
+    .await?;
+    Ok(Isolation {
+        quiet_alone_p50_us: alone,
+        quiet_during_cheap_flood_p50_us: cheap,
+        quiet_during_hostile_flood_p50_us: hostile,
+        ratio_cheap_flood: cheap / alone,
+        ratio_hostile_flood: hostile / alone,
+        noisy_dispatches,
+    })
+}
+
+/// Only the isolation figures, on `runtime` (for a second pool setting): no memory or reload
+/// figure, which do not depend on it.
+pub(crate) async fn measure_isolation(
+    runtime: HookRuntime,
+    scratch: &Path,
+    scale: usize,
+) -> anyhow::Result<Isolation> {
+    let tenants = Arc::new(Tenants::new(runtime, scratch.join("tenant-state")));
+    add_quiet_and_noisy(&tenants, &scratch.join("tenants"))?;
+    isolation(&tenants, scale).await
+}
+
+/// The tenant figures; `scale` divides the sample counts (`--quick`).
+pub(crate) async fn measure(
+    runtime: HookRuntime,
+    scratch: &Path,
+    scale: usize,
+) -> anyhow::Result<TenantNumbers> {
+    let root = scratch.join("tenants");
+    let state = scratch.join("tenant-state");
+    let tenants = Arc::new(Tenants::new(runtime, &state));
+    add_quiet_and_noisy(&tenants, &root)?;
 
     // Memory first, before the floods leave freed memory the allocator would reuse: many tenants
     // of 10 wasm rules each, all on one compiled component.
@@ -186,21 +254,7 @@ pub(crate) async fn measure(
     let after = super::bench::rss_mib();
     let memory_per_tenant_kib = (after - before) * 1024.0 / (count - 1) as f64;
 
-    let quiet_event = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
-    let runs = (4000 / scale).max(50);
-    p50(&tenants, &id("quiet")?, &quiet_event, runs / 4).await?;
-    let alone = p50(&tenants, &id("quiet")?, &quiet_event, runs).await?;
-    let (cheap, noisy_dispatches) =
-        during_flood(&tenants, &quiet_event, 8, &quiet_event, runs).await?;
-    let hostile_event = event(json!({"hook_event_name": "Notification", "message": "m"}))?;
-    let (hostile, _) = during_flood(
-        &tenants,
-        &hostile_event,
-        32,
-        &quiet_event,
-        (runs / 4).max(20),
-    )
-    .await?;
+    let isolation = isolation(&tenants, scale).await?;
 
     // Reload: a tenant with 10 distinct components, all compiled already.
     let components = [
@@ -239,12 +293,7 @@ pub(crate) async fn measure(
     }
     reloads.sort_by(f64::total_cmp);
     Ok(TenantNumbers {
-        quiet_alone_p50_us: alone,
-        quiet_during_cheap_flood_p50_us: cheap,
-        quiet_during_hostile_flood_p50_us: hostile,
-        ratio_cheap_flood: cheap / alone,
-        ratio_hostile_flood: hostile / alone,
-        noisy_dispatches,
+        isolation,
         tenants_loaded: count,
         memory_per_tenant_kib,
         reload_10_cached_ms: reloads[reloads.len() / 2],
