@@ -27,11 +27,12 @@ use hookbox_core::event::{Event, EventName, wire};
 use hookbox_core::matcher::{
     BACKTRACK_LIMIT, JsRegex, MatchBudget, Matcher, QUICK_BACKTRACK_LIMIT, ToolAliases,
 };
-use hookbox_core::output::{
-    Effect, FailureClass, HookResponse, Interpretation, PermissionDecision, RawOutput,
-};
 use hookbox_core::rule::FailMode;
 use serde_json::Value;
+
+/// The `hook_output` fuzz target's properties, the same file it checks them with.
+#[path = "../../../fuzz/props/hook_output.rs"]
+mod hook_output_props;
 
 /// The case files of one target, sorted; fails if there are none (a moved folder must not
 /// pass silently).
@@ -194,51 +195,17 @@ fn hook_output_cases_give_the_expected_effect() {
         };
         let stdout = str_field(&case, "stdout", &path);
         let stderr = str_field(&case, "stderr", &path);
-        let event = Event::new(event_name, "s", "/");
-        let trimmed = stdout.trim();
-        let answer = serde_json::from_str::<Value>(trimmed)
-            .ok()
-            .filter(|v| v.is_object())
-            .map(|v| HookResponse::from_json(&v).is_ok());
-        for dialect in Dialect::ALL {
-            let interp = Interpretation {
-                dialect,
-                event: &event,
-                fail_mode,
-                timeout_secs: 1.0,
-            };
-            let raw = RawOutput::exited(code, stdout.to_owned(), stderr.to_owned());
-            let e = interp.interpret(&raw);
-            assert_eq!(
-                e,
-                interp.interpret(&raw),
-                "{name} {dialect}: not deterministic"
-            );
-            let json = serde_json::to_value(&e).expect("an effect serialises");
-            let back: Effect = serde_json::from_value(json).expect("an effect reads back");
-            assert_eq!(back, e, "{name} {dialect}: replay round trip");
-            let blocked = e.block.is_some()
-                || e.permission == Some(PermissionDecision::Deny)
-                || e.follow_up.is_some();
-            if matches!(dialect, Dialect::Claude | Dialect::Agentao)
-                && matches!(code, 1 | 3 | 126 | 127 | -1 | 255)
-                && answer != Some(true)
-                && fail_mode == FailMode::Block
-            {
-                let f = e
-                    .failure
-                    .as_ref()
-                    .unwrap_or_else(|| panic!("{name} {dialect}: fails open: {e:?}"));
-                assert_eq!(
-                    f.class == FailureClass::SpawnError,
-                    matches!(code, 126 | 127),
-                    "{name} {dialect}: {f:?}"
-                );
-            }
-            if dialect == Dialect::Claude {
-                assert_eq!(blocked, bool_field(&case, "blocks", &path), "{name}: {e:?}");
-            }
-        }
+        let checked = hook_output_props::check(event_name, code, fail_mode, stdout, stderr);
+        let (_, claude) = checked
+            .effects
+            .iter()
+            .find(|(d, _)| *d == Dialect::Claude)
+            .expect("Claude Code is a dialect");
+        assert_eq!(
+            hook_output_props::blocks(claude),
+            bool_field(&case, "blocks", &path),
+            "{name}: {claude:?}"
+        );
     }
 }
 

@@ -16,10 +16,11 @@ use hookbox_core::event::{Event, EventName, wire};
 use hookbox_core::matcher::{
     BACKTRACK_LIMIT, JsRegex, MatchBudget, Matcher, QUICK_BACKTRACK_LIMIT,
 };
-use hookbox_core::output::{
-    Effect, FailureClass, HookResponse, Interpretation, PermissionDecision, RawOutput,
-};
 use hookbox_core::rule::FailMode;
+
+/// The `hook_output` fuzz target's properties (the same file it checks them with).
+#[path = "../../../fuzz/props/hook_output.rs"]
+mod hook_output_props;
 
 /// xorshift64*: a tiny deterministic generator, so a failure reproduces exactly.
 struct Rng(u64);
@@ -172,55 +173,9 @@ fn hostile_outputs_never_panic() {
         let stderr = String::from_utf8_lossy(&mutate(&mut rng, b"reason on stderr")).into_owned();
         let code = [0, 1, 2, 3, 126, 127, -1][rng.below(7)];
         let name = events[rng.below(events.len())];
-        let event = Event::new(name, "s", "/");
-        // A JSON object on stdout that reads as an answer decides whatever the exit code.
-        let answer = serde_json::from_str::<serde_json::Value>(stdout.trim())
-            .ok()
-            .filter(|v| v.is_object() && stdout.trim_start().starts_with('{'))
-            .map(|v| HookResponse::from_json(&v).is_ok());
-        for dialect in Dialect::ALL {
-            let interp = Interpretation {
-                dialect,
-                event: &event,
-                fail_mode: FailMode::Block,
-                timeout_secs: 1.0,
-            };
-            let raw = RawOutput::exited(code, stdout.clone(), stderr.clone());
-            let e = interp.interpret(&raw);
-            // Interpreting is a pure function of its input.
-            assert_eq!(e, interp.interpret(&raw), "{dialect} {name} {code}");
-            // Every effect survives the replay record's round trip.
-            let back: Effect = serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
-            assert_eq!(back, e);
-            let blocked = e.block.is_some()
-                || e.permission == Some(PermissionDecision::Deny)
-                || e.follow_up.is_some();
-            match (dialect, code) {
-                // Claude Code's exit 2 blocks wherever the event can block, whatever stdout says.
-                (Dialect::Claude | Dialect::Agentao, 2)
-                    if name.can_block() && name != EventName::PermissionRequest =>
-                {
-                    assert!(blocked, "{dialect} {name} exit 2: {e:?}");
-                }
-                (Dialect::Ghast, 2) if name.can_block() => {
-                    assert!(blocked, "{dialect} {name} exit 2: {e:?}");
-                }
-                // Fail-closed: an exit that is neither an answer nor a block is a failure,
-                // unless a JSON answer on stdout decides.
-                (Dialect::Claude | Dialect::Agentao, 1 | 3 | 126 | 127 | -1)
-                    if answer != Some(true) =>
-                {
-                    let f = e
-                        .failure
-                        .as_ref()
-                        .unwrap_or_else(|| panic!("{dialect} {name} {code}: {e:?}"));
-                    let spawn = matches!(code, 126 | 127);
-                    assert_eq!(f.class == FailureClass::SpawnError, spawn, "{f:?}");
-                    closed_failures += 1;
-                }
-                _ => {}
-            }
-        }
+        let checked = hook_output_props::check(name, code, FailMode::Block, &stdout, &stderr);
+        closed_failures += checked.closed_failures;
+        let answer = checked.answer;
         match answer {
             Some(true) => json_ok += 1,
             Some(false) => json_err += 1,
