@@ -10,14 +10,16 @@
 
 use std::path::Path;
 
-use hookbox_core::RuleSet;
 use hookbox_core::config::parse_hooks_str;
 use hookbox_core::dialect::Dialect;
 use hookbox_core::event::{Event, EventName};
-use hookbox_core::matcher::{MatchBudget, ToolAliases};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
+
+/// The properties, shared with hookbox-core's regression replay.
+#[path = "../props/rules.rs"]
+mod props;
 
 #[derive(Debug, Arbitrary)]
 enum MatcherIn<'a> {
@@ -133,62 +135,5 @@ fuzz_target!(|input: Input<'_>| {
         return;
     };
 
-    let aliases = ToolAliases::default();
-    let set = RuleSet::new(
-        report.plugins.clone(),
-        report.rules.clone(),
-        aliases.clone(),
-    );
-    let m = set.matching(&event);
-    assert!(
-        m.steps <= set.match_budget(),
-        "{} steps of {}",
-        m.steps,
-        set.match_budget()
-    );
-    if m.budget_exhausted {
-        return;
-    }
-    let fired = |idx: usize| m.rules.iter().any(|r| r.index == idx);
-    for r in &report.rules {
-        if m.undecided.contains(&r.index) {
-            continue;
-        }
-        let Some(own) = r
-            .matcher
-            .matches_within(&event, &aliases, &mut MatchBudget::unlimited())
-        else {
-            continue;
-        };
-        let mut alone = r.clone();
-        alone.index = 0;
-        let single = RuleSet::new(report.plugins.clone(), vec![alone], aliases.clone());
-        let sm = single.matching(&event);
-        if !sm.undecided.is_empty() || sm.budget_exhausted {
-            continue;
-        }
-        let fired_alone = !sm.rules.is_empty();
-        assert_eq!(
-            fired(r.index),
-            fired_alone,
-            "rule {} fires differently among others:\n{doc}\n{event:?}",
-            r.index
-        );
-        if r.if_condition.is_none() {
-            assert_eq!(
-                fired(r.index),
-                own,
-                "rule {} ({:?}): index says {}, its matcher says {own}:\n{doc}\n{event:?}",
-                r.index,
-                r.matcher,
-                fired(r.index)
-            );
-        } else if fired(r.index) {
-            assert!(
-                own,
-                "rule {} fired although its matcher does not match:\n{doc}",
-                r.index
-            );
-        }
-    }
+    props::check(&report, &event, &format!("{doc}\n{event:?}"));
 });
