@@ -127,9 +127,10 @@ fn run_in(
             }
             None => write_bundled_plugin(name, &dst)?,
         }
-        supply_components(&dst)?;
+        let hooks = hooks_json(&dst)?;
+        supply_components(&dst, hooks.as_deref())?;
         if is_optional {
-            let missing = missing_components(&dst)?;
+            let missing = missing_components(&dst, hooks.as_deref())?;
             if !missing.is_empty() {
                 std::fs::remove_dir_all(&dst)
                     .with_context(|| format!("cannot remove {}", dst.display()))?;
@@ -457,11 +458,33 @@ fn write_bundled_plugin(name: &str, dst: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes every `*.wasm` a plugin's hook files name but do not contain, when this binary carries
-/// a guest of that name (`shell_guard.wasm` ← guest-examples/shell-guard).
-fn supply_components(plugin: &Path) -> anyhow::Result<()> {
-    let hooks = plugin.join("hooks").join("hooks.json");
-    let Ok(text) = std::fs::read_to_string(&hooks) else {
+/// The text of the plugin's `hooks/hooks.json`, if it has one: read once for
+/// [`supply_components`] and [`missing_components`], at most the loader's own file limit.
+fn hooks_json(plugin: &Path) -> anyhow::Result<Option<String>> {
+    use std::io::Read as _;
+    let path = plugin.join("hooks").join("hooks.json");
+    let Ok(file) = std::fs::File::open(&path) else {
+        return Ok(None);
+    };
+    let mut text = String::new();
+    file.take(hookbox_core::config::DEFAULT_MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.len() as u64 > hookbox_core::config::DEFAULT_MAX_FILE_BYTES {
+        bail!(
+            "{} is over {} bytes, the most a hook file may hold",
+            path.display(),
+            hookbox_core::config::DEFAULT_MAX_FILE_BYTES
+        );
+    }
+    Ok(Some(text))
+}
+
+/// Writes every `*.wasm` a plugin's hook file (`hooks`, its text) names but the plugin does not
+/// contain, when this binary carries a guest of that name (`shell_guard.wasm` ←
+/// guest-examples/shell-guard).
+fn supply_components(plugin: &Path, hooks: Option<&str>) -> anyhow::Result<()> {
+    let Some(text) = hooks else {
         return Ok(());
     };
     for guest in hookbox_bundled::GUESTS {
@@ -475,9 +498,9 @@ fn supply_components(plugin: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The components `plugin/hooks/hooks.json` names (`"component": "hooks/x.wasm"`, at any depth)
-/// that are not files in the plugin folder.
-fn missing_components(plugin: &Path) -> anyhow::Result<Vec<String>> {
+/// The components the plugin's hook file (`hooks`, its text) names (`"component":
+/// "hooks/x.wasm"`, at any depth) that are not files in the plugin folder.
+fn missing_components(plugin: &Path, hooks: Option<&str>) -> anyhow::Result<Vec<String>> {
     fn walk(v: &Value, out: &mut Vec<String>) {
         match v {
             Value::Object(map) => {
@@ -492,12 +515,15 @@ fn missing_components(plugin: &Path) -> anyhow::Result<Vec<String>> {
             _ => {}
         }
     }
-    let hooks = plugin.join("hooks").join("hooks.json");
-    let Ok(text) = std::fs::read_to_string(&hooks) else {
+    let Some(text) = hooks else {
         return Ok(Vec::new());
     };
-    let doc: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", hooks.display()))?;
+    let doc: Value = serde_json::from_str(text).with_context(|| {
+        format!(
+            "{} is not valid JSON",
+            plugin.join("hooks/hooks.json").display()
+        )
+    })?;
     let mut named = Vec::new();
     walk(&doc, &mut named);
     Ok(named

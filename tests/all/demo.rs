@@ -254,3 +254,37 @@ fn an_optional_plugin_without_its_components_is_left_out_saying_why() {
         text.stdout
     );
 }
+
+#[test]
+fn a_plugin_hook_file_over_the_limit_is_refused_before_the_demo_reads_it_whole() {
+    // The demo reads each plugin's hooks.json (to supply components) with the loader's limit
+    // (8 MiB): a bigger one is refused by name, not read into memory whole.
+    let d = Dir::new();
+    let cache = Dir::new();
+    let big = format!(
+        "{{\"hooks\": {{}}, \"pad\": \"{}\"}}",
+        "x".repeat(hookbox_core::config::DEFAULT_MAX_FILE_BYTES as usize)
+    );
+    d.write("plugins/huge/hooks/hooks.json", &big);
+    let scenario = d.write(
+        "s.json",
+        r#"{"description": "", "session_id": "x", "plugins": ["huge"], "steps": []}"#,
+    );
+    let plugins = d.path().join("plugins");
+    let run = run_demo(
+        &[
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--plugins-dir",
+            plugins.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("hooks.json is over 8388608 bytes, the most a hook file may hold"),
+        "{}",
+        run.stderr
+    );
+}
