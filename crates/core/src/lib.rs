@@ -10,6 +10,7 @@
 
 pub mod aggregate;
 pub mod config;
+pub mod credentials;
 pub mod diagnostic;
 pub mod dialect;
 pub mod event;
