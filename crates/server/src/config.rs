@@ -152,6 +152,11 @@ pub struct RuntimeKnobs {
     pub replay_queue: usize,
     /// Replay files kept open. Default **64**.
     pub replay_open_files: usize,
+    /// Bytes of replay files one tenant's folder may hold; over it its least recently written
+    /// files are removed. Default **64 MiB**.
+    pub replay_max_bytes: u64,
+    /// Replay files (sessions) one tenant's folder may hold; the same. Default **256**.
+    pub replay_max_files: usize,
     /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
     /// `PAGEMAP_SCAN`) instead of returning them with `madvise`. Default **false**: in wasmtime
     /// 48.0.8 the scan misses dirty pages that were swapped out, so it is used only when no swap
@@ -174,6 +179,8 @@ impl Default for RuntimeKnobs {
             admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
             replay_queue: lib.replay_queue,
             replay_open_files: lib.replay_open_files,
+            replay_max_bytes: lib.replay_quota.max_bytes,
+            replay_max_files: lib.replay_quota.max_files,
             pagemap_scan: lib.wasm.pool.pagemap_scan,
         }
     }
@@ -317,6 +324,8 @@ impl ServerConfig {
         at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
         at_least_one("runtime.replay_queue", r.replay_queue as u64)?;
         at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
+        at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
+        at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
         if r.reserved_hooks >= r.max_hooks_in_flight {
             return Err(ConfigError::Invalid {
                 key: "runtime.reserved_hooks",
@@ -362,6 +371,10 @@ impl ServerConfig {
             admission_wait: Duration::from_millis(r.admission_wait_ms),
             replay_queue: r.replay_queue,
             replay_open_files: r.replay_open_files,
+            replay_quota: hookbox_host::replay::ReplayQuota {
+                max_bytes: r.replay_max_bytes,
+                max_files: r.replay_max_files,
+            },
             ..RuntimeSettings::default()
         }
     }
@@ -475,6 +488,10 @@ mod tests {
             ),
             ("[limits]\nmax_header_bytes = 10", "limits.max_header_bytes"),
             ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
+            (
+                "[runtime]\nreplay_max_files = 0",
+                "runtime.replay_max_files",
+            ),
             ("log_filter = \" \"", "log_filter"),
         ];
         for (text, key) in cases {

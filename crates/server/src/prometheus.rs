@@ -187,11 +187,16 @@ fn runtime(out: &mut String, app: &Arc<App>, tenants: &[TenantRow]) {
     for (name, help, v) in gauges {
         Family::head(out, name, "gauge", help).sample(name, &[], v);
     }
-    let counters: [(&str, &str, u64); 2] = [
+    let counters: [(&str, &str, u64); 3] = [
         (
             "hookbox_replay_dropped_total",
-            "Replay records dropped because the writer's queue was full.",
+            "Replay records dropped: the writer's queue was full, or one record alone was larger than a tenant's replay quota.",
             rt.replay_dropped,
+        ),
+        (
+            "hookbox_replay_files_removed_total",
+            "Replay files removed (least recently written first) to keep a tenant's replay folder within its quota.",
+            rt.replay_files_removed,
         ),
         (
             "hookbox_replay_errors_total",
