@@ -93,6 +93,14 @@ pub struct Limits {
     pub max_requests_in_flight: usize,
     /// Open connections (closed at accept over it). Default **1024**.
     pub max_connections: usize,
+    /// Open connections from one peer — one IPv4 address, or one IPv6 /64 (what one host is
+    /// usually given) — closed at accept over it, so one client cannot hold every slot.
+    /// Default **64**. Behind a proxy every connection is the proxy's: raise it to
+    /// `max_connections` there and cap clients at the proxy.
+    pub max_connections_per_peer: usize,
+    /// Seconds a connection may sit with no request in progress and nothing received before it
+    /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
+    pub idle_timeout_secs: f64,
     /// Event streams open at once (503 over it). Default **64**.
     pub max_sse_subscribers: usize,
     /// Event streams one tenant may hold (429 over it). Default **4**.
@@ -119,6 +127,8 @@ impl Default for Limits {
             body_read_timeout_secs: 10.0,
             max_requests_in_flight: 256,
             max_connections: 1024,
+            max_connections_per_peer: 64,
+            idle_timeout_secs: 5.0,
             max_sse_subscribers: 64,
             max_sse_subscribers_per_tenant: 4,
             sse_keepalive_secs: 15.0,
@@ -319,6 +329,11 @@ impl ServerConfig {
             l.max_requests_in_flight as u64,
         )?;
         at_least_one("limits.max_connections", l.max_connections as u64)?;
+        at_least_one(
+            "limits.max_connections_per_peer",
+            l.max_connections_per_peer as u64,
+        )?;
+        positive_secs("limits.idle_timeout_secs", l.idle_timeout_secs)?;
         let r = &self.runtime;
         at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
         at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
@@ -384,6 +399,10 @@ impl Limits {
     /// `header_read_timeout_secs`.
     pub fn header_read_timeout(&self) -> Duration {
         secs(self.header_read_timeout_secs)
+    }
+    /// `idle_timeout_secs`.
+    pub fn idle_timeout(&self) -> Duration {
+        secs(self.idle_timeout_secs)
     }
     /// `body_read_timeout_secs`.
     pub fn body_read_timeout(&self) -> Duration {
@@ -487,6 +506,18 @@ mod tests {
                 "limits.max_requests_in_flight",
             ),
             ("[limits]\nmax_header_bytes = 10", "limits.max_header_bytes"),
+            (
+                "[limits]\nmax_connections_per_peer = 0",
+                "limits.max_connections_per_peer",
+            ),
+            (
+                "[limits]\nidle_timeout_secs = 0",
+                "limits.idle_timeout_secs",
+            ),
+            (
+                "[limits]\nidle_timeout_secs = 1e300",
+                "limits.idle_timeout_secs",
+            ),
             ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
             (
                 "[runtime]\nreplay_max_files = 0",

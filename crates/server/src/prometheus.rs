@@ -243,11 +243,24 @@ fn http(out: &mut String, app: &Arc<App>) {
         Family::head(out, name, "gauge", help).sample(name, &[], v);
     }
     let name = "hookbox_http_connections_refused_total";
+    let mut refused = Family::head(
+        out,
+        name,
+        "counter",
+        "Connections closed at accept, by the limit that refused them.",
+    );
+    refused.sample(name, &[("limit", "max_connections")], app.http.refused());
+    refused.sample(
+        name,
+        &[("limit", "max_connections_per_peer")],
+        app.http.refused_per_peer(),
+    );
+    let name = "hookbox_http_connections_idle_closed_total";
     Family::head(
         out,
         name,
         "counter",
-        "Connections closed at accept because limits.max_connections were open.",
+        "Connections closed after limits.idle_timeout_secs without a request.",
     )
-    .sample(name, &[], app.http.refused());
+    .sample(name, &[], app.http.idle_closed());
 }
