@@ -60,6 +60,10 @@ pub struct RuntimeSettings {
     /// What each host's replay folder may hold (bytes, files — one per session); over it the
     /// least recently written files are removed. Default: [`ReplayQuota`]'s (64 MiB, 256).
     pub replay_quota: ReplayQuota,
+    /// Per-session data folders (the Ghast dialect's) one plugin of a host keeps; opening one
+    /// more removes the least recently used. Session ids are the client's to choose. Default
+    /// **256**.
+    pub max_session_dirs: usize,
 }
 
 impl Default for RuntimeSettings {
@@ -78,6 +82,7 @@ impl Default for RuntimeSettings {
             replay_open_files: 64,
             replay_idle_close: Duration::from_secs(30),
             replay_quota: ReplayQuota::default(),
+            max_session_dirs: 256,
         }
     }
 }

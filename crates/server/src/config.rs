@@ -167,6 +167,9 @@ pub struct RuntimeKnobs {
     pub replay_max_bytes: u64,
     /// Replay files (sessions) one tenant's folder may hold; the same. Default **256**.
     pub replay_max_files: usize,
+    /// Per-session data folders (Ghast plugins') one tenant's plugin may keep; opening one more
+    /// removes the least recently used. Default **256**.
+    pub max_session_dirs: usize,
     /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
     /// `PAGEMAP_SCAN`) instead of returning them with `madvise`. Default **false**: in wasmtime
     /// 48.0.8 the scan misses dirty pages that were swapped out, so it is used only when no swap
@@ -191,6 +194,7 @@ impl Default for RuntimeKnobs {
             replay_open_files: lib.replay_open_files,
             replay_max_bytes: lib.replay_quota.max_bytes,
             replay_max_files: lib.replay_quota.max_files,
+            max_session_dirs: lib.max_session_dirs,
             pagemap_scan: lib.wasm.pool.pagemap_scan,
         }
     }
@@ -341,6 +345,7 @@ impl ServerConfig {
         at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
         at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
         at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
+        at_least_one("runtime.max_session_dirs", r.max_session_dirs as u64)?;
         if r.reserved_hooks >= r.max_hooks_in_flight {
             return Err(ConfigError::Invalid {
                 key: "runtime.reserved_hooks",
@@ -390,6 +395,7 @@ impl ServerConfig {
                 max_bytes: r.replay_max_bytes,
                 max_files: r.replay_max_files,
             },
+            max_session_dirs: r.max_session_dirs,
             ..RuntimeSettings::default()
         }
     }

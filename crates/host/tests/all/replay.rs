@@ -156,3 +156,61 @@ async fn client_chosen_session_ids_cannot_grow_replay_without_bound() {
     );
     assert_eq!(metrics.replay_errors, 0);
 }
+
+#[tokio::test]
+async fn client_chosen_session_ids_cannot_grow_session_data_folders_without_bound() {
+    // Issue 16: with a per-session data folder (the Ghast dialect's), 300 session ids made 300
+    // folders. A plugin keeps at most `max_session_dirs`, the most recently used.
+    use hookbox_core::config::LoadOptions;
+    use hookbox_host::{HookHost, HookRuntime, HostPolicy, RuntimeSettings};
+
+    let project = tempfile::tempdir().unwrap();
+    let plugin = project.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    let hooks = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+        "command": "echo data > \"$CLAUDE_PLUGIN_DATA/mark\""}]}]}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    let runtime = HookRuntime::new(RuntimeSettings {
+        max_session_dirs: 5,
+        ..RuntimeSettings::default()
+    })
+    .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let host = HookHost::with_runtime(
+        &runtime,
+        HostPolicy::for_project(project.path()).with_state_dir(state.path()),
+    )
+    .unwrap();
+    let report = host.load(
+        &[plugin],
+        &LoadOptions::default().with_dialect(Some(Dialect::Ghast)),
+    );
+    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
+    let cwd = project.path().display().to_string();
+    for i in 0..40 {
+        let event = hookbox_core::Event::from_payload(
+            None,
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"}),
+            &format!("session-{i}"),
+            &cwd,
+        )
+        .unwrap();
+        let d = host.dispatch(event).await;
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+    let data = state.path().join("data");
+    let plugin_dir = std::fs::read_dir(&data)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut sessions: Vec<String> = std::fs::read_dir(&plugin_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    sessions.sort();
+    assert_eq!(sessions.len(), 5, "{sessions:?}");
+    assert!(sessions.contains(&"session-39".to_owned()), "{sessions:?}");
+    assert!(plugin_dir.join("session-39/mark").exists());
+}
