@@ -3,15 +3,19 @@
 //!
 //! One result type per kind of event: [`UserPromptSubmitResult`], [`PreToolUseResult`]
 //! (also `PermissionRequest` and `PreModelSwitch`), [`StopHookResult`] (also `SubagentStop`), [`PreCompactResult`]
-//! (observe-only: always `allow`) and [`EventResult`] for every other event.
+//! (observe-only: always `allow`) and [`EventResult`] for every other event. A re-checked
+//! `PreToolUse` (the host runs the event's rules again on a rewritten input) is folded in by
+//! [`merge_recheck`].
 
 mod event;
 mod prompt;
+mod recheck;
 mod stop;
 mod tool;
 
 pub use event::{EventResult, PreCompactResult};
 pub use prompt::UserPromptSubmitResult;
+pub use recheck::{RECHECK_DENY_SUFFIX, merge_recheck};
 pub use stop::{DEFAULT_STOP_REENTRY_CAP, StopHookResult};
 pub use tool::PreToolUseResult;
 
