@@ -19,6 +19,7 @@ pub mod event;
 pub mod files;
 pub mod fired;
 pub mod index;
+pub mod limits;
 pub mod matcher;
 pub mod output;
 pub mod render;
