@@ -96,13 +96,26 @@ async fn output_over_the_cap_is_truncated_and_reported() {
         json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
     )
     .await;
-    let ctx = verdict(&d)["additional_contexts"][0]
-        .as_str()
-        .unwrap()
-        .len();
-    assert_eq!(ctx, 1024 * 1024, "kept the first 1 MiB");
+    // The runner keeps the first 1 MiB of stdout (and says so); the verdict keeps what one
+    // rule may add (256 KiB), marked as cut.
+    let v = verdict(&d);
+    let ctx = v["additional_contexts"][0].as_str().unwrap();
+    let kept = hookbox_core::limits::DEFAULT_RULE_TEXT_BYTES;
+    assert!(ctx.starts_with(&"a".repeat(kept)), "kept the first 256 KiB");
+    assert_eq!(
+        &ctx[kept..],
+        format!(
+            "…[cut by hookbox: {} more bytes; a rule's text is capped at {kept} bytes (rule_text_bytes)]",
+            1024 * 1024 - kept
+        )
+    );
     assert!(
         d.warnings.iter().any(|w| w.contains("truncated")),
+        "{:?}",
+        d.warnings
+    );
+    assert!(
+        d.warnings.iter().any(|w| w.contains("(rule_text_bytes)")),
         "{:?}",
         d.warnings
     );
