@@ -101,15 +101,17 @@ impl<'o> Loader<'o> {
     fn load_collection(&mut self, path: &Path, depth: usize) {
         // A folder holding only a `.hooks.json` (or a project's `.claude/settings.json`) is
         // found at any searched depth, like a plugin.
+        // A symlink that cannot be followed (dangling, looping, to a FIFO) is loaded too, so
+        // that it is reported instead of skipped.
         for name in BARE_CANDIDATES {
             let p = path.join(name);
-            if p.is_file() {
+            if p.is_file() || p.is_symlink() {
                 self.load_file(&p);
             }
         }
         let gh = path.join(".github").join("hooks");
         for p in sorted_entries(&gh) {
-            if p.extension().is_some_and(|e| e == "json") && p.is_file() {
+            if p.extension().is_some_and(|e| e == "json") && (p.is_file() || p.is_symlink()) {
                 self.load_file(&p);
             }
         }
@@ -219,7 +221,8 @@ impl<'o> Loader<'o> {
         let text = match read_ambient(path, self.opts.max_file_bytes) {
             Ok(t) => t,
             Err(e) => {
-                self.read_failure(path, &e, None, dialect, None);
+                let link = std::fs::read_link(path).ok();
+                self.read_failure(path, &e, link.as_deref(), dialect, None);
                 return;
             }
         };
@@ -430,16 +433,21 @@ impl<'o> Loader<'o> {
     }
 }
 
-/// What a refused symlink is, for its diagnostic.
+/// What a symlink that could not be read is, for its diagnostic.
 pub(super) fn refused_link_message(target: &Path, e: &ReadErrorKind) -> String {
-    format!(
-        "this file is a symbolic link to {}, {}: hookbox does not follow it, so no rules are loaded from it",
-        serde_json::Value::String(target.display().to_string()),
-        link_problem(e)
-    )
+    let target = serde_json::Value::String(target.display().to_string());
+    match e {
+        ReadErrorKind::Escapes => format!(
+            "this file is a symbolic link to {target}, which leads out of the plugin folder: hookbox does not follow it, so no rules are loaded from it"
+        ),
+        other => format!(
+            "this file is a symbolic link to {target}, {}: no rules are loaded from it",
+            link_problem(other)
+        ),
+    }
 }
 
-/// Why a symlink in a plugin is not followed.
+/// Why a symlink's target could not be read.
 pub(super) fn link_problem(e: &ReadErrorKind) -> String {
     match e {
         ReadErrorKind::Escapes => "which leads out of the plugin folder".to_owned(),

@@ -326,7 +326,7 @@ fn a_symlinked_default_hooks_file_that_is_refused_is_reported() {
     assert_eq!(
         about(&r, &dangling.join("hooks/hooks.json")),
         [
-            "Error: this file is a symbolic link to \"gone.json\", which does not exist: hookbox does not follow it, so no rules are loaded from it"
+            "Error: this file is a symbolic link to \"gone.json\", which does not exist: no rules are loaded from it"
         ]
     );
     for root in [&with_manifest, &bare] {
@@ -340,6 +340,33 @@ fn a_symlinked_default_hooks_file_that_is_refused_is_reported() {
     let r = load(&[&inside]);
     assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
     assert_eq!(r.rules.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_project_hooks_file_that_is_a_dangling_link_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let project = t.path().join("project");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../dotfiles/settings.json",
+        project.join(".claude/settings.json"),
+    )
+    .unwrap();
+    write(&project, ".hooks.json", STOP_HOOK);
+    let r = load(&[&project]);
+    assert_eq!(
+        about(&r, &project.join(".claude/settings.json")),
+        [
+            "Error: this file is a symbolic link to \"../../dotfiles/settings.json\", which does not exist: no rules are loaded from it"
+        ]
+    );
+    assert_eq!(r.rules.len(), 1, "the other file still loads");
+    // A link the user keeps that resolves is followed, as before.
+    write(t.path(), "dotfiles/settings.json", STOP_HOOK);
+    let r = load(&[&project]);
+    assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
+    assert_eq!(r.rules.len(), 2);
 }
 
 #[cfg(unix)]
