@@ -172,23 +172,35 @@ mod tests {
     #[test]
     fn a_small_dispatch_limit_cuts_later_rules_first() {
         let limits = TextLimits {
-            dispatch_text_bytes: 150,
+            dispatch_text_bytes: 2800,
             ..TextLimits::default()
         };
-        let reports: Vec<HookReport> = (0..3).map(|i| blocking(i, 100)).collect();
+        let reports: Vec<HookReport> = (0..4).map(|i| blocking(i, 1000)).collect();
         let refs: Vec<&HookReport> = reports.iter().collect();
         let bounded = within_dispatch(&refs, &limits);
-        assert_eq!(bounded[0].effect.block.as_ref().unwrap().len(), 100);
-        let second = bounded[1].effect.block.as_ref().unwrap();
-        assert!(second.starts_with(&"1".repeat(50)) && second.contains("(dispatch_text_bytes)"));
-        assert!(
-            bounded[2]
-                .effect
-                .block
-                .as_ref()
-                .unwrap()
-                .starts_with(CUT_MARKER)
+        let block = |i: usize| bounded[i].effect.block.as_deref().unwrap();
+        assert_eq!(block(0).len(), 1000);
+        assert_eq!(block(1).len(), 1000);
+        assert!(block(2).starts_with(&"2".repeat(100)), "{}", block(2));
+        assert!(block(2).contains("(dispatch_text_bytes)]"), "{}", block(2));
+        assert!(block(3).starts_with(CUT_MARKER), "{}", block(3));
+        let total: usize = bounded.iter().map(|r| r.effect.text_len()).sum();
+        // Within the dispatch's limit, but for the last rule's marker and warning.
+        assert!(total <= 2800 + 400, "{total}");
+    }
+
+    #[test]
+    fn what_effect_of_bounded_is_not_cut_again() {
+        let limits = TextLimits::default();
+        let once = blocking(0, 3 << 20).effect.bounded(
+            &limits,
+            crate::rule::FailMode::Allow,
+            EventName::UserPromptSubmit,
         );
+        let r = report(0, once);
+        let bounded = within_dispatch(&[&r], &limits);
+        assert!(matches!(bounded[0], Cow::Borrowed(_)));
+        assert!(fits(&[&r], &limits));
     }
 
     #[test]

@@ -10,8 +10,6 @@
 //! dropped without a word. Where a limit can be known at load (a prompt rule's own text and
 //! its placeholders), the rule is refused then instead.
 
-use std::fmt::Write as _;
-
 /// Default [`TextLimits::rule_text_bytes`]: 256 KiB. Claude Code caps each hook output string
 /// at 10,000 characters; hookbox keeps more, but never an unbounded amount.
 pub const DEFAULT_RULE_TEXT_BYTES: usize = 256 * 1024;
@@ -101,24 +99,29 @@ impl Scope {
     }
 }
 
-/// A byte budget that strings are cut to, in the order they are offered.
+/// What a cut keeps of a rule's share for the notes it adds (the list notes and the warning),
+/// so that a cut effect is within its limit, markers and all — and cutting it again changes
+/// nothing.
+pub(crate) const NOTE_RESERVE: usize = 512;
+
+/// A byte budget that strings are cut to, in the order they are offered: those that fit are
+/// kept whole, the first that does not is cut (its marker counted in the budget), and every
+/// later one is emptied (a list's are dropped, with a note saying how many).
 #[derive(Debug)]
 pub(crate) struct Budget {
     remaining: usize,
     limit: usize,
     scope: Scope,
+    /// Whether a string has been cut: the budget is spent.
+    exhausted: bool,
     /// Bytes cut so far.
     pub(crate) cut: usize,
 }
 
 impl Budget {
+    /// A budget of `limit` bytes.
     pub(crate) fn new(limit: usize, scope: Scope) -> Budget {
-        Budget {
-            remaining: limit,
-            limit,
-            scope,
-            cut: 0,
-        }
+        Budget::with_remaining(limit, limit, scope)
     }
 
     /// A budget of `remaining` bytes, reported as cut by `limit` of `scope`.
@@ -127,22 +130,37 @@ impl Budget {
             remaining,
             limit,
             scope,
+            exhausted: false,
             cut: 0,
         }
     }
 
-    /// Pays for `s`, cutting it (and marking the cut) when it does not fit.
+    /// Sets [`NOTE_RESERVE`] bytes aside for the notes of a cut.
+    pub(crate) fn reserve_notes(&mut self) {
+        self.remaining = self.remaining.saturating_sub(NOTE_RESERVE);
+    }
+
+    /// Pays for `s`: kept whole if it fits, else cut to what is left and marked; once the
+    /// budget is spent, emptied.
     pub(crate) fn take(&mut self, s: &mut String) {
+        if self.exhausted {
+            self.cut += s.len();
+            s.clear();
+            return;
+        }
         if s.len() <= self.remaining {
             self.remaining -= s.len();
             return;
         }
-        let keep = floor_char_boundary(s, self.remaining);
+        // The marker is counted: its length for the largest possible cut bounds the real one.
+        let room = self.remaining.saturating_sub(self.marker(s.len()).len());
+        let keep = floor_char_boundary(s, room);
         let cut = s.len() - keep;
         s.truncate(keep);
         s.push_str(&self.marker(cut));
-        self.remaining = 0;
         self.cut += cut;
+        self.remaining = self.remaining.saturating_sub(s.len());
+        self.exhausted = true;
     }
 
     /// Pays for an optional string.
@@ -152,24 +170,35 @@ impl Budget {
         }
     }
 
-    /// Pays for a list, keeping at most `max_entries` of it (the last kept one says how many
-    /// more were dropped).
+    /// Pays for a list, keeping at most `max_entries` of it: entries past the count, or past
+    /// the point where the budget is spent, are dropped, and the last kept one says how many.
     pub(crate) fn take_list(&mut self, list: &mut Vec<String>, max_entries: usize, noun: &str) {
-        let dropped: usize = list.iter().skip(max_entries).map(String::len).sum();
-        let dropped_n = list.len().saturating_sub(max_entries);
-        list.truncate(max_entries);
-        for s in list.iter_mut() {
-            self.take(s);
+        let mut kept = 0;
+        while kept < list.len() && kept < max_entries && !self.exhausted {
+            self.take(&mut list[kept]);
+            kept += 1;
         }
-        if dropped_n > 0 {
-            self.cut += dropped;
-            let note = format!(
-                "{CUT_MARKER}{dropped_n} more {noun} ({dropped} bytes) dropped; a rule adds at most {max_entries} (rule_contexts)]"
-            );
-            match list.last_mut() {
-                Some(last) => last.push_str(&note),
-                None => list.push(note),
-            }
+        let dropped_n = list.len() - kept;
+        if dropped_n == 0 {
+            return;
+        }
+        let dropped: usize = list[kept..].iter().map(String::len).sum();
+        list.truncate(kept);
+        self.cut += dropped;
+        let why = if self.exhausted {
+            format!(
+                "{} {} bytes ({})",
+                self.scope.what(),
+                self.limit,
+                self.scope.setting()
+            )
+        } else {
+            format!("a rule adds at most {max_entries} (rule_contexts)")
+        };
+        let note = format!("{CUT_MARKER}{dropped_n} more {noun} ({dropped} bytes) dropped; {why}]");
+        match list.last_mut() {
+            Some(last) => last.push_str(&note),
+            None => list.push(note),
         }
     }
 
@@ -206,8 +235,9 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 }
 
 /// `template` with every `needle` replaced by `with`, built to at most `max` bytes: the length
-/// is computed first, and a result that would be longer is written only up to `max` and marked
-/// (by `scope`) — the long string is never allocated. Returns the text and the bytes cut.
+/// is computed first, and a result that would be longer is written only up to what fits with
+/// its marker and [`NOTE_RESERVE`] (for the warning that follows it) — the long string is never
+/// allocated. Returns the text and the bytes cut.
 pub(crate) fn bounded_replace(
     template: &str,
     needle: &str,
@@ -223,20 +253,22 @@ pub(crate) fn bounded_replace(
     if full <= max {
         return (template.replace(needle, with), 0);
     }
-    let mut budget = Budget::new(max, scope);
-    let mut out = String::with_capacity(max);
+    let budget = Budget::new(max, scope);
+    let room = max
+        .saturating_sub(NOTE_RESERVE)
+        .saturating_sub(budget.marker(full).len());
+    let mut out = String::with_capacity(room + budget.marker(full).len());
     let mut pieces = template.split(needle).peekable();
     while let Some(piece) = pieces.next() {
-        if !push_within(&mut out, piece, max) {
+        if !push_within(&mut out, piece, room) {
             break;
         }
-        if pieces.peek().is_some() && !push_within(&mut out, with, max) {
+        if pieces.peek().is_some() && !push_within(&mut out, with, room) {
             break;
         }
     }
     let cut = full.saturating_sub(out.len());
-    budget.cut = cut;
-    let _ = write!(out, "{}", budget.marker(cut));
+    out.push_str(&budget.marker(cut));
     (out, cut)
 }
 
@@ -255,6 +287,8 @@ fn push_within(out: &mut String, s: &str, max: usize) -> bool {
 mod tests {
     use super::*;
 
+    const RULE: &str = "a rule's text is capped at";
+
     #[test]
     fn text_within_the_budget_is_untouched() {
         let mut b = Budget::new(10, Scope::Rule);
@@ -267,24 +301,31 @@ mod tests {
     }
 
     #[test]
-    fn text_over_the_budget_is_cut_at_a_char_boundary_and_marked() {
-        let mut b = Budget::new(4, Scope::Rule);
-        let mut s = "aéééé".to_owned(); // 1 + 4×2 bytes
+    fn text_over_the_budget_is_cut_at_a_char_boundary_and_marked_within_the_budget() {
+        let mut b = Budget::new(200, Scope::Rule);
+        let mut s = "é".repeat(1000); // 2,000 bytes
         b.take(&mut s);
+        assert!(s.len() <= 200, "{}", s.len());
+        let (kept, marker) = s.split_at(s.find(CUT_MARKER).unwrap());
+        assert!(kept.chars().all(|c| c == 'é'));
         assert_eq!(
-            s,
-            "aé…[cut by hookbox: 6 more bytes; a rule's text is capped at 4 bytes (rule_text_bytes)]"
+            marker,
+            format!(
+                "…[cut by hookbox: {} more bytes; {RULE} 200 bytes (rule_text_bytes)]",
+                2000 - kept.len()
+            )
         );
-        // Nothing is left for what follows: it keeps only its marker.
+        // Once spent, what follows is emptied, and counted.
         let mut t = "later".to_owned();
         b.take(&mut t);
-        assert!(t.starts_with(CUT_MARKER), "{t}");
-        assert_eq!(b.cut, 11);
+        assert_eq!(t, "");
+        assert_eq!(b.cut, 2000 - kept.len() + 5);
         assert_eq!(
-            b.warning().as_deref(),
-            Some(
-                "11 bytes of this hook's text were cut: a rule's text is capped at 4 bytes (rule_text_bytes)"
-            )
+            b.warning(),
+            Some(format!(
+                "{} bytes of this hook's text were cut: {RULE} 200 bytes (rule_text_bytes)",
+                b.cut
+            ))
         );
     }
 
@@ -302,6 +343,20 @@ mod tests {
         b.take_list(&mut none, 0, "contexts");
         assert_eq!(none.len(), 1);
         assert!(none[0].starts_with(CUT_MARKER));
+        // Past the budget, the rest of a list is dropped with one note.
+        let mut b = Budget::new(300, Scope::Dispatch);
+        let mut list: Vec<String> = (0..100).map(|_| "x".repeat(100)).collect();
+        b.take_list(&mut list, 1000, "contexts");
+        // Three fit whole, the fourth is cut (to its marker), the rest are dropped.
+        assert_eq!(list.len(), 4);
+        assert!(list[3].starts_with(CUT_MARKER), "{}", list[3]);
+        assert!(
+            list[3].ends_with(
+                "96 more contexts (9600 bytes) dropped; a dispatch's text is capped at 300 bytes (dispatch_text_bytes)]"
+            ),
+            "{}",
+            list[3]
+        );
     }
 
     #[test]
@@ -312,20 +367,21 @@ mod tests {
         let template = "{x}".repeat(8_000);
         let prompt = "p".repeat(512 * 1024);
         let (s, cut) = bounded_replace(&template, "{x}", &prompt, 1024, Scope::Rule);
-        assert!(s.len() < 1024 + 200, "{}", s.len());
-        assert!(s.starts_with(&"p".repeat(1024)));
-        assert_eq!(cut, 8_000 * 512 * 1024 - 1024);
+        // Room is left for the warning that follows the text.
+        assert!(s.len() <= 1024 - NOTE_RESERVE, "{}", s.len());
+        assert!(s.starts_with(&"p".repeat(400)));
+        assert_eq!(cut, 8_000 * 512 * 1024 - s.find(CUT_MARKER).unwrap());
         assert!(s.ends_with("(rule_text_bytes)]"), "{s}");
         // Multi-byte text is cut on a boundary.
-        let (s, _) = bounded_replace("{x}", "{x}", "ééé", 3, Scope::Rule);
-        assert!(s.starts_with("é…"), "{s}");
+        let (s, _) = bounded_replace("{x}", "{x}", &"é".repeat(1000), 1000, Scope::Rule);
+        assert!(s.starts_with('é') && s.contains("é…[cut by hookbox"), "{s}");
     }
 
     #[test]
     fn a_huge_count_does_not_overflow() {
         // The arithmetic saturates instead of wrapping into a small "fits".
-        let (s, _) = bounded_replace("{x}{x}", "{x}", "abc", 2, Scope::Dispatch);
-        assert!(s.starts_with("ab…"), "{s}");
+        let (s, _) = bounded_replace("{x}{x}", "{x}", &"abc".repeat(500), 2000, Scope::Dispatch);
+        assert!(s.starts_with("abc"), "{s}");
         assert!(s.contains("dispatch_text_bytes"), "{s}");
     }
 }

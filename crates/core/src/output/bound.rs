@@ -31,6 +31,7 @@ impl Effect {
 
     /// Cuts this effect's text to `budget` (see the module); a warning says what was cut.
     pub(crate) fn bound_text(&mut self, mut budget: Budget, limits: &TextLimits) {
+        budget.reserve_notes();
         budget.take_opt(&mut self.block);
         budget.take_opt(&mut self.permission_reason);
         budget.take_opt(&mut self.stop);
@@ -133,21 +134,57 @@ mod tests {
             permission_reason: Some("rm -rf is not allowed".into()),
             ..Effect::default()
         };
-        let b = e.bounded(&limits(1000), FailMode::Allow, EventName::PreToolUse);
+        let b = e.bounded(&limits(2000), FailMode::Allow, EventName::PreToolUse);
         assert_eq!(b.permission, Some(PermissionDecision::Deny));
         assert_eq!(
             b.permission_reason.as_deref(),
             Some("rm -rf is not allowed")
         );
-        assert!(b.contexts[0].len() < 1200, "{}", b.contexts[0].len());
+        assert!(b.contexts[0].starts_with(&"c".repeat(1000)));
         assert!(b.contexts[0].contains(CUT_MARKER));
-        assert_eq!(
-            b.warnings,
-            vec![format!(
-                "{} bytes of this hook's text were cut: a rule's text is capped at 1000 bytes (rule_text_bytes)",
-                (1 << 20) - (1000 - 21)
-            )]
+        assert_eq!(b.warnings.len(), 1);
+        assert!(
+            b.warnings[0].ends_with(
+                "bytes of this hook's text were cut: a rule's text is capped at 2000 bytes (rule_text_bytes)"
+            ),
+            "{:?}",
+            b.warnings
         );
+        // Markers and warning included, the effect is within its limit.
+        assert!(b.text_len() <= 2000, "{}", b.text_len());
+    }
+
+    #[test]
+    fn a_cut_effect_is_within_its_limit_and_cutting_it_again_changes_nothing() {
+        // The host's aggregation bounds what `effect_of` already bounded: it must not cut the
+        // marker of the first cut.
+        let limits = TextLimits::default();
+        let huge = "x".repeat(3 << 20);
+        for e in [
+            Effect {
+                block: Some(huge.clone()),
+                ..Effect::default()
+            },
+            Effect {
+                contexts: vec![huge.clone(), huge.clone()],
+                warnings: vec!["stdout truncated at 1 MiB".into()],
+                ..Effect::default()
+            },
+            Effect {
+                stop: Some(huge.clone()),
+                system_message: Some(huge.clone()),
+                contexts: vec!["a".into(); 1000],
+                warnings: vec![huge.clone(); 10],
+                ..Effect::default()
+            },
+        ] {
+            let once = e.bounded(&limits, FailMode::Allow, EventName::Stop);
+            assert!(once.within(&limits), "{}", once.text_len());
+            let twice = once
+                .clone()
+                .bounded(&limits, FailMode::Allow, EventName::Stop);
+            assert_eq!(twice, once);
+        }
     }
 
     #[test]

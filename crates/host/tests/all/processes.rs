@@ -97,16 +97,24 @@ async fn output_over_the_cap_is_truncated_and_reported() {
     )
     .await;
     // The runner keeps the first 1 MiB of stdout (and says so); the verdict keeps what one
-    // rule may add (256 KiB), marked as cut.
+    // rule may add (256 KiB, the marker and the hook's warnings included), marked as cut.
     let v = verdict(&d);
     let ctx = v["additional_contexts"][0].as_str().unwrap();
-    let kept = hookbox_core::limits::DEFAULT_RULE_TEXT_BYTES;
-    assert!(ctx.starts_with(&"a".repeat(kept)), "kept the first 256 KiB");
+    let limit = hookbox_core::limits::DEFAULT_RULE_TEXT_BYTES;
+    let cut_at = ctx
+        .find(hookbox_core::limits::CUT_MARKER)
+        .expect("marked as cut");
+    assert!(
+        cut_at > limit - 1024 && ctx.len() <= limit,
+        "{cut_at}, {}",
+        ctx.len()
+    );
+    assert!(ctx[..cut_at].bytes().all(|b| b == b'a'));
     assert_eq!(
-        &ctx[kept..],
+        &ctx[cut_at..],
         format!(
-            "…[cut by hookbox: {} more bytes; a rule's text is capped at {kept} bytes (rule_text_bytes)]",
-            1024 * 1024 - kept
+            "…[cut by hookbox: {} more bytes; a rule's text is capped at {limit} bytes (rule_text_bytes)]",
+            1024 * 1024 - cut_at
         )
     );
     assert!(
