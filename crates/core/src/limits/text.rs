@@ -47,8 +47,10 @@ pub const CUT_MARKER: &str = "…[cut by hookbox: ";
 pub struct TextLimits {
     /// All the text one rule's answer adds — contexts, block and stop reasons, the permission
     /// reason, a Stop follow-up, its system message, warnings — together. Default
-    /// [`DEFAULT_RULE_TEXT_BYTES`] (256 KiB). Reasons and decisions come first, contexts
-    /// after, so a long context never cuts a deny's reason.
+    /// [`DEFAULT_RULE_TEXT_BYTES`] (256 KiB). Reasons come first, then the system message and
+    /// warnings, contexts last, so a long context never cuts a deny's reason or the note that
+    /// its output was truncated. A cut keeps 512 bytes of the share for its own notes, so a
+    /// cut answer is within the limit, markers and all.
     pub rule_text_bytes: usize,
     /// All the text of one dispatch's rules together, in rule order. Default
     /// [`DEFAULT_DISPATCH_TEXT_BYTES`] (1 MiB). The host's own answer (an HTTP body) may be

@@ -1,6 +1,7 @@
 //! What one hook's effect may carry ([`TextLimits`]): its text cut to a budget — reasons and
-//! decisions first, then the system message, contexts (at most `rule_contexts` of them) and
-//! warnings — and its `updatedInput` refused when its JSON is over `updated_input_bytes`.
+//! decisions first, then the system message, warnings, contexts (at most `rule_contexts` of
+//! them) and a failure's message — and its `updatedInput` refused when its JSON is over
+//! `updated_input_bytes`.
 
 use serde_json::Value;
 
@@ -37,8 +38,10 @@ impl Effect {
         budget.take_opt(&mut self.stop);
         budget.take_opt(&mut self.follow_up);
         budget.take_opt(&mut self.system_message);
-        budget.take_list(&mut self.contexts, limits.rule_contexts, "contexts");
+        // Warnings before contexts: a runner's note ("stdout truncated at 1 MiB") must survive
+        // the context it is about.
         budget.take_list(&mut self.warnings, usize::MAX, "warnings");
+        budget.take_list(&mut self.contexts, limits.rule_contexts, "contexts");
         if let Some(f) = &mut self.failure {
             budget.take(&mut f.message);
         }
@@ -152,6 +155,23 @@ mod tests {
         );
         // Markers and warning included, the effect is within its limit.
         assert!(b.text_len() <= 2000, "{}", b.text_len());
+    }
+
+    #[test]
+    fn a_runners_note_survives_the_context_it_is_about() {
+        let e = Effect {
+            contexts: vec!["a".repeat(1 << 20)],
+            warnings: vec!["stdout truncated at 1048576 bytes".into()],
+            ..Effect::default()
+        };
+        let b = e.bounded(&TextLimits::default(), FailMode::Allow, EventName::Stop);
+        assert_eq!(b.warnings[0], "stdout truncated at 1048576 bytes");
+        assert!(
+            b.warnings[1].contains("(rule_text_bytes)"),
+            "{:?}",
+            b.warnings
+        );
+        assert!(b.contexts[0].contains(CUT_MARKER));
     }
 
     #[test]
