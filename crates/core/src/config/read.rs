@@ -87,6 +87,23 @@ pub fn read_file_beneath(root: &Path, rel: &Path, max_bytes: u64) -> Result<Stri
     read_in_dir(&dir, rel, max_bytes)
 }
 
+/// Reads the regular file at `path` without following a symlink in its last component (the
+/// open fails on one): for a file hookbox will then replace, such as an agent's hook
+/// configuration, where reading through a planted link would show — and write back — another
+/// file's content. Bounded and non-blocking as [`read_file_beneath`].
+pub fn read_file_nofollow(path: &Path, max_bytes: u64) -> Result<String, ReadError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        nonblocking_flags() | i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0),
+    );
+    let file = opts.open(path).map_err(ReadError::from_io)?;
+    check_opened(&file, max_bytes)?;
+    read_bounded(file, max_bytes)
+}
+
 /// Reads a file the user named directly (a bare hooks or settings file).
 pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadError> {
     let mut opts = std::fs::OpenOptions::new();
@@ -280,6 +297,25 @@ mod tests {
         assert_eq!((e.line, e.column), (1, 128));
         let text = "{\"a\":".repeat(10_000);
         assert!(parse_json(&text).unwrap_err().too_deep);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn nofollow_refuses_a_symlink_and_reads_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        std::fs::write(&real, "{}").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(read_file_nofollow(&real, 64).unwrap(), "{}");
+        assert!(matches!(
+            read_file_nofollow(&link, 64),
+            Err(ReadError::Io(_))
+        ));
+        assert!(matches!(
+            read_file_nofollow(&dir.path().join("none"), 64),
+            Err(ReadError::NotFound)
+        ));
     }
 
     #[test]
