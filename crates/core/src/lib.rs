@@ -3,11 +3,13 @@
 //! It reads hook files of every dialect (`config`), models events and their payloads (`event`),
 //! decides which rules fire (`matcher`, `index`), reads what hooks answered (`output`), and folds
 //! the answers into one verdict per dispatch (`aggregate`), with the markers and tags the agent
-//! shows (`render`) and the `HookFired` record (`fired`).
+//! shows (`render`) and the `HookFired` record (`fired`). Each coding agent's hook wire protocol
+//! — its payload in, the aggregated verdict out as that agent's answer — is in `agent`.
 //!
 //! It must not depend on an async runtime, a wasm engine, or spawn processes: runners live in
 //! `hookbox-command` and `hookbox-wasm`, and CI checks this crate's dependency tree.
 
+pub mod agent;
 pub mod aggregate;
 pub mod config;
 pub mod diagnostic;
