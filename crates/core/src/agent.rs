@@ -134,6 +134,8 @@ impl Agent {
     /// Windsurf's pre-hooks for `PreToolUse`. Empty: the agent has no such event.
     pub fn install_events(self, event: EventName) -> Vec<&'static str> {
         match self {
+            // Every event but Codex's own `Interrupt`.
+            Agent::Claude if event == EventName::Interrupt => Vec::new(),
             Agent::Claude => vec![event.as_str()],
             Agent::Codex => codex::install_events(event),
             Agent::Gemini => gemini::install_events(event),

@@ -563,6 +563,6 @@ mod tests {
         let e = parse(&deep).unwrap_err();
         assert!(e.message.contains("deeper than 64"), "{e}");
         let e = parse("{\n  \"a\": [1,\n  ]}").unwrap_err();
-        assert_eq!((e.line, e.column), (2, 3), "{e}");
+        assert_eq!((e.line, e.column), (3, 3), "{e}");
     }
 }
