@@ -5,6 +5,8 @@
 mod agents;
 mod demo;
 mod dispatch;
+mod hook;
+mod install;
 mod packaging;
 mod serve;
 mod serve_connections;
