@@ -7,6 +7,7 @@ mod demo;
 mod dispatch;
 mod packaging;
 mod serve;
+mod serve_connections;
 mod serve_ops;
 mod serve_security;
 mod serve_util;

@@ -23,6 +23,7 @@ mod auth;
 mod body;
 mod claude_answer;
 mod config;
+mod connection;
 mod dispatch_json;
 mod http_metrics;
 mod listener;
