@@ -10,10 +10,15 @@
 //! its other guests wait on the share, not in the queue every owner shares. So a quiet owner's
 //! guest waits for at most the turns of the other owners, never behind another owner's queue.
 //!
-//! A guest blocked inside a host call (a `wasi:clocks` sleep) keeps its turn meanwhile: that
-//! slows its own owner's other guests, never another owner's.
+//! A guest waiting inside a host call (a `wasi:clocks` sleep, a file read) gives its turn back
+//! while it waits and takes one again, in order, when it is woken ([`Turn::gate`]): a turn is
+//! for executing, so a tenant's sleeping hooks do not hold up its other hooks (they did, before:
+//! six hooks of one tenant sleeping 1 s each took turns and timed out).
 
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -90,6 +95,45 @@ impl Turn {
         }
     }
 
+    /// Runs `run` (a guest's whole run) holding a turn while it executes: takes one first, and
+    /// whenever `run` waits for something outside itself — returns `Pending` without having
+    /// asked to be polled again at once, as a host call waiting for a timer or a file does —
+    /// gives it back until `run` is woken, then waits for one again behind the owner's other
+    /// runs. The yields at which the run passes its turn itself ([`Turn::pass`], and wasmtime's
+    /// fuel-slice yields, which ask to be polled again at once) are left as they are.
+    pub(crate) async fn gate<F: Future>(&self, run: F) -> F::Output {
+        let mut run = pin!(run);
+        self.take().await;
+        loop {
+            let (polled, woke) = std::future::poll_fn(|cx| {
+                let flag = Arc::new(WokeFlag {
+                    woke: AtomicBool::new(false),
+                    waker: cx.waker().clone(),
+                });
+                let waker = Waker::from(flag.clone());
+                let polled = run.as_mut().poll(&mut Context::from_waker(&waker));
+                Poll::Ready((polled, flag.woke.load(Ordering::Acquire)))
+            })
+            .await;
+            match polled {
+                Poll::Ready(out) => return out,
+                // It asked to be polled again (a yield): the task is already scheduled.
+                Poll::Pending if woke => PendingOnce(false).await,
+                Poll::Pending => {
+                    // Waiting outside the guest's code. The slot is empty when the wait is a
+                    // `pass` (which gives the turn back and takes it again itself).
+                    let held = self.slot().take();
+                    let gave_back = held.is_some();
+                    drop(held);
+                    PendingOnce(false).await;
+                    if gave_back {
+                        self.take().await;
+                    }
+                }
+            }
+        }
+    }
+
     fn slot(&self) -> std::sync::MutexGuard<'_, Option<OwnedSemaphorePermit>> {
         // A poisoned lock only means a panic elsewhere while holding it; the slot is still
         // either a permit or empty.
@@ -119,6 +163,40 @@ impl Future for YieldOnce {
         self.0 = true;
         cx.waker().wake_by_ref();
         std::task::Poll::Pending
+    }
+}
+
+/// The waker a gated run is polled with: records whether the run woke itself while it was
+/// polled (a yield) and passes every wake on to the task.
+struct WokeFlag {
+    woke: AtomicBool,
+    waker: Waker,
+}
+
+impl Wake for WokeFlag {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woke.store(true, Ordering::Release);
+        self.waker.wake_by_ref();
+    }
+}
+
+/// Returns `Pending` once without arranging a wake (whoever the run registered the task's waker
+/// with wakes it), then `Ready`.
+struct PendingOnce(bool);
+
+impl Future for PendingOnce {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        Poll::Pending
     }
 }
 

@@ -330,10 +330,11 @@ impl WasmRuntime {
             response_bytes: limits.response_bytes,
         };
         let executed = tokio::time::timeout_at(deadline, async {
-            if let Some(turn) = &turn {
-                turn.take().await;
+            let run = execute(component, store.get(), inv.event, inv.payload_json, limits);
+            match &turn {
+                Some(turn) => turn.gate(run).await,
+                None => run.await,
             }
-            execute(component, store.get(), inv.event, inv.payload_json, limits).await
         })
         .await;
         let outcome = match executed {

@@ -95,3 +95,48 @@ async fn a_quiet_owner_finishes_before_two_noisy_owners_spinners() {
         2 * NOISY_GUESTS
     );
 }
+
+/// A turn is for executing: a guest waiting inside a host call (a 1 s `wasi:clocks` sleep) gives
+/// its turn back meanwhile, so six sleeping guests of one owner with one turn all sleep at once
+/// and answer within a 3 s timeout. Holding turns through the sleep, they slept one after the
+/// other and the fourth and later ones timed out (`serve_ops::sigterm_answers_every_accepted_request_then_exits_0`
+/// caught it). Asserted on outcomes: 6 s of sleep in turn cannot fit 3 s, however noisy the machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_sleeping_in_a_host_call_gives_its_turn_back() {
+    use hookbox_core::event::{EventData, EventName};
+    let rt = crate::common::runtime();
+    let chaos = rt
+        .load_file(std::path::Path::new(hookbox_test_artifacts::CHAOS))
+        .unwrap();
+    let owner = CpuShare::new(1);
+    let mut runs = Vec::new();
+    for _ in 0..6 {
+        let (owner, chaos) = (owner.clone(), chaos.clone());
+        runs.push(tokio::spawn(async move {
+            let mut event = hookbox_core::Event::new(EventName::UserPromptSubmit, "s", "/work");
+            if let EventData::UserPromptSubmit { prompt } = &mut event.data {
+                *prompt = "sleep:1000".to_owned();
+            }
+            let limits = WasmLimits::default().with_timeout(Duration::from_secs(3));
+            let inv = Invocation {
+                event: &event,
+                payload_json: "{}",
+                limits: &limits,
+                mounts: &[],
+                env: &[],
+                config_json: "null".into(),
+                label: "sleeper".into(),
+            };
+            let scope = RunScope {
+                share: Some(&owner),
+                ..RunScope::default()
+            };
+            let r = crate::common::typed(rt.run_in(&chaos, inv, scope).await);
+            r.additional_contexts
+        }));
+    }
+    for run in runs {
+        assert_eq!(run.await.unwrap(), ["slept"]);
+    }
+    assert_eq!(owner.executing(), 0, "every turn given back");
+}
