@@ -2,7 +2,8 @@
 //! platform would run it:
 //! - a quiet tenant's dispatch p50 alone, and while a noisy tenant floods the same runtime — once
 //!   with a flood of cheap hooks (the noisy tenant dispatching as fast as it can) and once with a
-//!   flood of hostile ones (spinning, memory-bombing, sleeping guests) — and the ratios;
+//!   flood of hostile ones (spinning, memory-bombing, sleeping guests) — and while two tenants keep
+//!   16 spinning guests each (each tenant's CPU share, `wasm_cpu_share`, at work), and the ratios;
 //! - resident memory per loaded tenant with 10 wasm rules, with many tenants loaded, beyond the
 //!   shared compiled code;
 //! - the time to reload a tenant whose 10 components are already compiled.
@@ -31,6 +32,10 @@ pub(crate) struct Isolation {
     pub(crate) ratio_cheap_flood: f64,
     /// `quiet_during_hostile_flood_p50_us ÷ quiet_alone_p50_us` (goal ≤ 1.5).
     pub(crate) ratio_hostile_flood: f64,
+    /// Its p50 while two other tenants keep 16 spinning guests each, µs.
+    pub(crate) quiet_during_two_spinning_tenants_p50_us: f64,
+    /// `quiet_during_two_spinning_tenants_p50_us ÷ quiet_alone_p50_us` (goal ≤ 1.5).
+    pub(crate) ratio_two_spinning_tenants: f64,
     /// Noisy dispatches completed during the cheap flood.
     pub(crate) noisy_dispatches: u64,
 }
@@ -39,13 +44,15 @@ impl Isolation {
     /// The figures as one line of the bench table.
     pub(crate) fn line(&self) -> String {
         format!(
-            "quiet tenant p50 alone {:.1} µs; during a noisy tenant's flood of cheap hooks {:.1} µs ({:.2}x, {} noisy dispatches); during a flood of spinning/memory-bombing/sleeping guests {:.1} µs ({:.2}x)",
+            "quiet tenant p50 alone {:.1} µs; during a noisy tenant's flood of cheap hooks {:.1} µs ({:.2}x, {} noisy dispatches); during a flood of spinning/memory-bombing/sleeping guests {:.1} µs ({:.2}x); while two tenants spin 16 guests each {:.1} µs ({:.2}x)",
             self.quiet_alone_p50_us,
             self.quiet_during_cheap_flood_p50_us,
             self.ratio_cheap_flood,
             self.noisy_dispatches,
             self.quiet_during_hostile_flood_p50_us,
             self.ratio_hostile_flood,
+            self.quiet_during_two_spinning_tenants_p50_us,
+            self.ratio_two_spinning_tenants,
         )
     }
 }
@@ -113,9 +120,11 @@ async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> an
     Ok(samples[samples.len() / 2])
 }
 
-/// Runs `flood` dispatches of `noisy` in `tasks` loops while measuring the quiet tenant.
+/// Runs dispatches of `noisy` in `tasks` loops for each tenant of `flooders` while measuring the
+/// quiet tenant.
 async fn during_flood(
     tenants: &Arc<Tenants>,
+    flooders: &[&str],
     noisy: &Event,
     tasks: usize,
     quiet: &Event,
@@ -124,16 +133,18 @@ async fn during_flood(
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let mut set = tokio::task::JoinSet::new();
-    for _ in 0..tasks {
-        let (t, e, stop, done) = (tenants.clone(), noisy.clone(), stop.clone(), done.clone());
-        set.spawn(async move {
-            let noisy = TenantId::new("noisy").ok()?;
-            while !stop.load(Ordering::Relaxed) {
-                t.dispatch(&noisy, e.clone()).await.ok()?;
-                done.fetch_add(1, Ordering::Relaxed);
-            }
-            Some(())
-        });
+    for flooder in flooders {
+        for _ in 0..tasks {
+            let (t, e, stop, done) = (tenants.clone(), noisy.clone(), stop.clone(), done.clone());
+            let flooder = id(flooder)?;
+            set.spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    t.dispatch(&flooder, e.clone()).await.ok()?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                Some(())
+            });
+        }
     }
     // Let the flood build up before measuring.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -175,8 +186,26 @@ fn add_quiet_and_noisy(tenants: &Tenants, root: &Path) -> anyhow::Result<()> {
         ],
     )?;
     add(tenants, root, "noisy", TenantPolicy::default())?;
+    // Two tenants whose every Notification hook spins until its timeout or fuel runs out.
+    let spin = json!({"hooks": {"Notification": [
+        {"type": "wasm", "component": "hooks/runaway.wasm", "config": {"behaviour": "spin"}}
+    ]}});
+    for spinner in SPINNERS {
+        tenant_folder(
+            root,
+            spinner,
+            &spin,
+            &[("runaway.wasm", guests::wasm("runaway")?)],
+        )?;
+        add(tenants, root, spinner, TenantPolicy::default())?;
+    }
     Ok(())
 }
+
+/// The two tenants that keep [`SPINNING_GUESTS`] spinning guests each.
+const SPINNERS: [&str; 2] = ["spinner-a", "spinner-b"];
+/// Spinning guests per spinning tenant (its default `max_hooks_in_flight`).
+const SPINNING_GUESTS: usize = 16;
 
 /// The quiet tenant's p50 alone and during the noisy tenant's two floods (both added already).
 async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isolation> {
@@ -185,12 +214,22 @@ async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isola
     p50(tenants, &id("quiet")?, &quiet_event, runs / 4).await?;
     let alone = p50(tenants, &id("quiet")?, &quiet_event, runs).await?;
     let (cheap, noisy_dispatches) =
-        during_flood(tenants, &quiet_event, 8, &quiet_event, runs).await?;
+        during_flood(tenants, &["noisy"], &quiet_event, 8, &quiet_event, runs).await?;
     let hostile_event = event(json!({"hook_event_name": "Notification", "message": "m"}))?;
     let (hostile, _) = during_flood(
         tenants,
+        &["noisy"],
         &hostile_event,
         32,
+        &quiet_event,
+        (runs / 4).max(20),
+    )
+    .await?;
+    let (spinning, _) = during_flood(
+        tenants,
+        &SPINNERS,
+        &hostile_event,
+        SPINNING_GUESTS,
         &quiet_event,
         (runs / 4).max(20),
     )
@@ -201,6 +240,8 @@ async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isola
         quiet_during_hostile_flood_p50_us: hostile,
         ratio_cheap_flood: cheap / alone,
         ratio_hostile_flood: hostile / alone,
+        quiet_during_two_spinning_tenants_p50_us: spinning,
+        ratio_two_spinning_tenants: spinning / alone,
         noisy_dispatches,
     })
 }

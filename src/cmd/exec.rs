@@ -145,6 +145,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
                     .with_context(|| format!("--mount {}", host.display()))?,
                 guest: m.guest,
                 access: m.access,
+                symlinks: m.symlinks,
             })
         })
         .collect::<anyhow::Result<_>>()?;
@@ -370,6 +371,7 @@ fn parse_mount(s: &str) -> anyhow::Result<(MountSpec, PathBuf)> {
             host: abs.display().to_string(),
             guest: guest.to_owned(),
             access,
+            symlinks: false,
         },
         abs,
     ))

@@ -152,6 +152,11 @@ pub struct MountSpec {
     pub guest: String,
     /// `ro` (default) or `rw`.
     pub access: Access,
+    /// Whether the guest may create symbolic links in this (`rw`) mount (`"symlinks": true`).
+    /// Default false: a link the guest plants (`notes -> ../../.ssh`) is not followed by hookbox
+    /// but would be by the user's shell or editor.
+    #[serde(default)]
+    pub symlinks: bool,
 }
 
 /// A WebAssembly component hook (SPEC §4.3). `None` limits take the host policy's defaults; a

@@ -305,8 +305,13 @@ impl Inner {
         deadline: tokio::time::Instant,
     ) -> HookReport {
         let started = Instant::now();
-        match tokio::time::timeout_at(deadline, self.run_rule(&loaded, pos, &event, &payloads))
-            .await
+        // Outlives the run: a wasm run dropped at the deadline still records the fuel it used.
+        let fuel = hookbox_wasm::FuelMeter::new();
+        match tokio::time::timeout_at(
+            deadline,
+            self.run_rule(&loaded, pos, &event, &payloads, &fuel),
+        )
+        .await
         {
             Ok(report) => report,
             Err(_) => {
@@ -314,7 +319,10 @@ impl Inner {
                     "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
                     self.policy.dispatch_deadline.as_secs_f64()
                 );
-                let ran = Ran::failed(FailureClass::Timeout, msg);
+                let ran = Ran {
+                    fuel: fuel.consumed(),
+                    ..Ran::failed(FailureClass::Timeout, msg)
+                };
                 self.report(&loaded, pos, &event, ran, started)
             }
         }
@@ -346,6 +354,7 @@ impl Inner {
         pos: usize,
         event: &Arc<Event>,
         payloads: &Payloads,
+        fuel: &hookbox_wasm::FuelMeter,
     ) -> HookReport {
         let rule: &Rule = &loaded.set.rules()[pos];
         let started = Instant::now();
@@ -356,7 +365,10 @@ impl Inner {
                 Handler::Command(spec) => {
                     Some(self.run_command(loaded, rule, spec, event, payloads).await)
                 }
-                Handler::Wasm(_) => Some(self.run_wasm(loaded, pos, rule, event, payloads).await),
+                Handler::Wasm(_) => Some(
+                    self.run_wasm(loaded, pos, rule, event, payloads, fuel)
+                        .await,
+                ),
                 Handler::Http(spec) => Some(self.run_http(rule, spec, payloads).await),
             }
         }

@@ -16,7 +16,7 @@ use hookbox_core::fired::HookFired;
 use hookbox_core::index::RuleSet;
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_core::stop_loop::{StopLoop, StopStep};
-use hookbox_wasm::{MountDir, PreparedHook};
+use hookbox_wasm::{CpuShare, MountDir, PreparedHook};
 use tokio::sync::broadcast;
 
 use crate::admission::Quota;
@@ -81,6 +81,8 @@ pub(crate) struct Inner {
     pub(crate) hooks_quota: Arc<Quota>,
     pub(crate) slots_quota: Arc<Quota>,
     pub(crate) rate: Option<TokenBucket>,
+    /// This host's share of the CPU: how many of its wasm guests execute at once.
+    pub(crate) cpu_share: CpuShare,
     enabled: AtomicBool,
 }
 
@@ -143,6 +145,7 @@ impl HookHost {
             hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
             slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
             rate: policy.dispatch_rate.map(TokenBucket::new),
+            cpu_share: CpuShare::new(policy.wasm_cpu_share),
             enabled: AtomicBool::new(true),
             policy,
         };

@@ -1,7 +1,9 @@
 //! Running a prepared wasm rule in the sandbox: admission (a hook permit and a pool slot, each
 //! within this host's quota), its mounts (handles opened at load; a per-session data folder
-//! opened beneath the state folder now), the dialect's payload; the answer typed (`hook` world)
-//! or read like a native command (`wasi:cli`), every failure classified, and the fuel it used.
+//! opened beneath the state folder now), the dialect's payload; the run within this host's CPU
+//! share; the answer typed (`hook` world) or read like a native command (`wasi:cli`), every
+//! failure classified, and the fuel it used — recorded in the caller's meter too, so a run cut by
+//! the dispatch's deadline is still billed.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -10,7 +12,7 @@ use hookbox_core::Dialect;
 use hookbox_core::event::Event;
 use hookbox_core::output::{FailureClass, RunOutput};
 use hookbox_core::rule::Rule;
-use hookbox_wasm::{ComponentKind, Invocation, RunReport, WasmOutput};
+use hookbox_wasm::{ComponentKind, FuelMeter, Invocation, RunReport, RunScope, WasmOutput};
 
 use crate::dispatch::Ran;
 use crate::host::{Inner, Loaded};
@@ -24,6 +26,7 @@ impl Inner {
         rule: &Rule,
         event: &Arc<Event>,
         payloads: &Payloads,
+        fuel: &FuelMeter,
     ) -> Ran {
         let Some(prepared) = loaded.wasm.get(&pos) else {
             // The installer prepares every wasm rule it keeps; reaching here is a host bug.
@@ -83,7 +86,17 @@ impl Inner {
             config_json: prepared.config_json.clone(),
             label: prepared.label.clone(),
         };
-        match self.runtime.inner.wasm.run(&prepared.component, inv).await {
+        let scope = RunScope {
+            share: Some(&self.cpu_share),
+            fuel: Some(fuel),
+        };
+        match self
+            .runtime
+            .inner
+            .wasm
+            .run_in(&prepared.component, inv, scope)
+            .await
+        {
             Ok(run) => {
                 let text = report_text(&run.report);
                 let out = match run.output {

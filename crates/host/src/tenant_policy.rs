@@ -57,6 +57,10 @@ pub struct TenantPolicy {
     /// Wasm pool slots the tenant may hold at once; one more is refused at once (`overloaded`).
     /// Default **8**.
     pub max_pool_slots: usize,
+    /// The tenant's wasm guests that execute at once: its share of the CPU. More wait for a turn,
+    /// taken in order at every 2 ms yield point, so its spinners queue behind each other, never in
+    /// front of another tenant's hooks. Default **1** (one core's worth); at least 1.
+    pub wasm_cpu_share: usize,
     /// Dispatches per second (token bucket), or none. Default **none** (off).
     pub dispatches_per_second: Option<f64>,
     /// Burst of the dispatch rate. Default **20**.
@@ -90,6 +94,7 @@ impl Default for TenantPolicy {
             allow_rw_mounts: false,
             max_hooks_in_flight: 16,
             max_pool_slots: 8,
+            wasm_cpu_share: 1,
             dispatches_per_second: None,
             dispatch_burst: 20,
             max_matched_rules: 32,
@@ -150,6 +155,12 @@ impl TenantPolicy {
                 "must be at least 1 and at most max_fuel".into(),
             );
         }
+        if self.wasm_cpu_share == 0 {
+            return bad(
+                "wasm_cpu_share",
+                "is 0: at least one guest must be able to run".into(),
+            );
+        }
         if let Some(r) = self.dispatches_per_second
             && !(r.is_finite() && r > 0.0)
         {
@@ -194,6 +205,7 @@ impl TenantPolicy {
             dispatch_deadline: deadline,
             max_hooks_in_flight: self.max_hooks_in_flight,
             max_pool_slots: self.max_pool_slots,
+            wasm_cpu_share: self.wasm_cpu_share,
             dispatch_rate: self.dispatches_per_second.map(|per_second| RateLimit {
                 per_second,
                 burst: self.dispatch_burst,
@@ -216,6 +228,7 @@ mod tests {
         assert!(!h.allow_native_commands && !h.http.enabled && !h.wasm.allow_rw_mounts);
         assert!(h.extra_mount_roots.is_empty());
         assert_eq!(h.wasm.defaults.fuel, Some(2_000_000_000));
+        assert_eq!(h.wasm_cpu_share, 1, "one core's worth per tenant");
         h.wasm.validate().unwrap();
         let no_fuel = p
             .host_policy(Path::new("/t"), Path::new("/s"), false)
@@ -259,5 +272,13 @@ mod tests {
             p.host_policy(Path::new("/t"), Path::new("/s"), true)
                 .is_err()
         );
+        let p = TenantPolicy {
+            wasm_cpu_share: 0,
+            ..TenantPolicy::default()
+        };
+        let e = p
+            .host_policy(Path::new("/t"), Path::new("/s"), true)
+            .unwrap_err();
+        assert_eq!(e.field, "wasm_cpu_share");
     }
 }

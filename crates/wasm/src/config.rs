@@ -110,6 +110,14 @@ pub struct RuntimeConfig {
     /// **false**: fuel costs +5…+117 % guest time, and wall-clock epochs already bound every
     /// run. Changing it changes the compiled code (and the cache key).
     pub fuel: bool,
+    /// With fuel metering, the fuel handed to a running guest at a time (wasmtime's
+    /// `fuel_async_yield_interval`): each slice used up writes the guest's count back to its
+    /// store and yields the worker once. Compiled code otherwise keeps the count in a register
+    /// between calls, so a run stopped mid-loop (timeout, trap, memory limit, cancelled) would
+    /// report only what was counted at its last call; with slices its `fuel_consumed` is low by
+    /// less than one slice, and exact when it returns or runs out of fuel. Default
+    /// **16,777,216** (about 1.4 ms of guest code here); must be above zero.
+    pub fuel_slice: u64,
     /// Wasm stack a guest may use, in bytes; deeper recursion traps with a stack overflow.
     /// Default **512 KiB** (wasmtime's). Must stay well below `async_stack_bytes`.
     pub max_wasm_stack: usize,
@@ -157,6 +165,7 @@ impl Default for RuntimeConfig {
             epoch_tick: Duration::from_millis(1),
             yield_interval: Duration::from_millis(2),
             fuel: false,
+            fuel_slice: 16 << 20,
             max_wasm_stack: 512 << 10,
             async_stack_bytes: 2 << 20,
             cache_dir: None,

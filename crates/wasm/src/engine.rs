@@ -1,5 +1,6 @@
 //! Builds the one wasmtime `Engine` of a runtime (pooling allocator with an on-demand fallback,
-//! epoch interruption, optional fuel) and runs its epoch ticker: a single thread holding a weak
+//! epoch interruption, optional fuel, only the WebAssembly proposals of
+//! [`proposals`](crate::proposals)) and runs its epoch ticker: a single thread holding a weak
 //! engine handle, so it exits once the engine is gone.
 
 use std::thread;
@@ -71,6 +72,9 @@ fn check(config: &RuntimeConfig) -> Result<(), WasmError> {
     if config.epoch_tick.is_zero() || config.yield_interval.is_zero() {
         return bad("epoch_tick and yield_interval must be above zero".into());
     }
+    if config.fuel_slice == 0 {
+        return bad("fuel_slice must be above zero".into());
+    }
     if config.max_wasm_stack == 0 || config.max_wasm_stack >= config.async_stack_bytes {
         return bad(format!(
             "max_wasm_stack ({}) must be above zero and below async_stack_bytes ({})",
@@ -106,6 +110,9 @@ fn base(config: &RuntimeConfig) -> Config {
         .wasm_backtrace_details(WasmBacktraceDetails::Disable)
         .cranelift_opt_level(OptLevel::Speed)
         .parallel_compilation(true);
+    // Validation refuses every proposal hooks do not need, the GC type rules that abort
+    // wasmtime 48.0.8 first among them.
+    crate::proposals::restrict(&mut cfg);
     cfg
 }
 

@@ -12,7 +12,11 @@
 //! - **The per-event write budget** ([`WriteQuota`]): `write`, `set-size` (growth), and the
 //!   streams of `write-via-stream` / `append-via-stream` charge bytes; `open-at` creating a new
 //!   file, `create-directory-at`, `symlink-at` and `link-at` charge one file each.
+//! - **Symbolic links only where the rule allows them** ([`MountLinks`]): `symlink-at`, and
+//!   `link-at` or `rename-at` of an existing link, answer `not-permitted` unless the destination
+//!   folder is in a mount with `"symlinks": true`.
 
+use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use wasmtime::StoreContextMut;
@@ -24,6 +28,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 };
 use wasmtime_wasi::p2::{DynOutputStream, FsError, FsResult};
 
+use crate::links::MountLinks;
 use crate::quota::{OverQuota, QuotaStream, WriteQuota};
 use crate::state::StoreState;
 
@@ -54,9 +59,22 @@ fn parts<'a>(
     wasmtime_wasi::filesystem::WasiFilesystemCtxView<'a>,
     Arc<WriteQuota>,
 ) {
+    let (view, quota, _) = with_links(store);
+    (view, quota)
+}
+
+/// [`parts`], and the mounts that allow symbolic links (`None`: none does).
+fn with_links<'a>(
+    store: &'a mut StoreContextMut<'_, StoreState>,
+) -> (
+    wasmtime_wasi::filesystem::WasiFilesystemCtxView<'a>,
+    Arc<WriteQuota>,
+    Option<Arc<MountLinks>>,
+) {
     let state = store.data_mut();
     let quota = state.quota.clone();
-    (state.filesystem(), quota)
+    let links = state.links.clone();
+    (state.filesystem(), quota, links)
 }
 
 /// `FsResult` → what the guest receives: an error code, or a trap for a host-side failure.
@@ -138,8 +156,12 @@ fn shadow(inst: &mut wasmtime::component::LinkerInstance<'_, StoreState>) -> was
         |mut store: StoreContextMut<'_, StoreState>,
          (fd, old, new): (Resource<Descriptor>, String, String)| {
             Box::new(async move {
-                let (mut view, quota) = parts(&mut store);
-                let r = creating(&quota, view.symlink_at(fd, old, new)).await;
+                let (mut view, quota, links) = with_links(&mut store);
+                let r = match links_allowed(&view, links.as_deref(), &fd) {
+                    Ok(true) => creating(&quota, view.symlink_at(fd, old, new)).await,
+                    Ok(false) => Err(ErrorCode::NotPermitted.into()),
+                    Err(e) => Err(e),
+                };
                 lower(&mut view, r)
             })
         },
@@ -155,8 +177,28 @@ fn shadow(inst: &mut wasmtime::component::LinkerInstance<'_, StoreState>) -> was
             String,
         )| {
             Box::new(async move {
-                let (mut view, quota) = parts(&mut store);
-                let r = creating(&quota, view.link_at(fd, flags, old, new_fd, new)).await;
+                let (mut view, quota, links) = with_links(&mut store);
+                let r = match moves_a_link_out_of_bounds(&mut view, links, &fd, &old, &new_fd).await
+                {
+                    true => Err(ErrorCode::NotPermitted.into()),
+                    false => creating(&quota, view.link_at(fd, flags, old, new_fd, new)).await,
+                };
+                lower(&mut view, r)
+            })
+        },
+    )?;
+    inst.func_wrap_async(
+        "[method]descriptor.rename-at",
+        |mut store: StoreContextMut<'_, StoreState>,
+         (fd, old, new_fd, new): (Resource<Descriptor>, String, Resource<Descriptor>, String)| {
+            Box::new(async move {
+                let (mut view, _, links) = with_links(&mut store);
+                let r = match moves_a_link_out_of_bounds(&mut view, links, &fd, &old, &new_fd)
+                    .await
+                {
+                    true => Err(ErrorCode::NotPermitted.into()),
+                    false => view.rename_at(fd, old, new_fd, new).await,
+                };
                 lower(&mut view, r)
             })
         },
@@ -209,6 +251,44 @@ async fn open_at(
         quota.charge_file();
     }
     Ok(opened)
+}
+
+/// Whether links may be made in the folder `dir` (a guest descriptor): only in a mount with
+/// `"symlinks": true`. A file descriptor is `not-directory`, as wasmtime-wasi would answer.
+fn links_allowed(
+    view: &wasmtime_wasi::filesystem::WasiFilesystemCtxView<'_>,
+    links: Option<&MountLinks>,
+    dir: &Resource<Descriptor>,
+) -> FsResult<bool> {
+    let Some(links) = links else {
+        return Ok(false);
+    };
+    match view.table.get(dir)? {
+        Descriptor::Dir(d) => Ok(links.allowed_in(d.dir.as_fd())),
+        Descriptor::File(_) => Err(ErrorCode::NotDirectory.into()),
+    }
+}
+
+/// Whether `link-at` / `rename-at` of `path` (beneath `fd`) into the folder `to` would put an
+/// existing symbolic link where links are not allowed: moving or hard-linking a relative link
+/// changes what it points at. Anything but a link, or a path that cannot be read (the call
+/// itself then reports why), is left to the call.
+async fn moves_a_link_out_of_bounds(
+    view: &mut wasmtime_wasi::filesystem::WasiFilesystemCtxView<'_>,
+    links: Option<Arc<MountLinks>>,
+    fd: &Resource<Descriptor>,
+    path: &str,
+    to: &Resource<Descriptor>,
+) -> bool {
+    match view
+        .stat_at(again(fd), PathFlags::empty(), path.to_owned())
+        .await
+    {
+        Ok(stat) if stat.type_ == DescriptorType::SymbolicLink => {
+            !matches!(links_allowed(view, links.as_deref(), to), Ok(true))
+        }
+        _ => false,
+    }
 }
 
 /// Regular files, folders, and symlinks (which are only opened when not followed, and then

@@ -58,26 +58,31 @@ mod cache_dir;
 mod capture;
 mod classify;
 mod config;
+mod cpu_share;
 mod engine;
 mod error;
 mod fs_guard;
 mod inspect;
 mod limits;
 mod linker;
+mod links;
 mod memcache;
 mod mount;
 mod policy;
 mod prepare;
+mod proposals;
 mod quota;
 mod read;
 mod run;
 mod runtime;
+mod scope;
 mod shape;
 mod state;
 mod world;
 
 pub use capture::Captured;
 pub use config::{PoolConfig, PoolingMode, RuntimeConfig, default_cache_dir};
+pub use cpu_share::CpuShare;
 pub use error::WasmError;
 pub use inspect::{ImportReport, InspectKind, InspectReport};
 pub use limits::WasmLimits;
@@ -93,5 +98,6 @@ pub use run::{
     FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,
 };
 pub use runtime::{CacheStatus, ComponentKind, LoadedComponent, WasmRuntime};
+pub use scope::{FuelMeter, RunScope};
 pub use shape::ComponentShape;
 pub use world::Grant;

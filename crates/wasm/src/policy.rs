@@ -514,6 +514,7 @@ mod tests {
             host: "/h".into(),
             guest: guest.into(),
             access,
+            symlinks: false,
         };
         let p = WasmPolicy::default();
         let s = WasmSpec {

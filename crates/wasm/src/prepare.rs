@@ -91,6 +91,8 @@ pub enum MountTemplate {
         guest: String,
         /// `ro` or `rw`.
         access: Access,
+        /// Whether the guest may create symbolic links in it.
+        symlinks: bool,
     },
 }
 
@@ -135,7 +137,12 @@ impl PreparedHook {
             .iter()
             .map(|m| match m {
                 MountTemplate::Ready(r) => Ok(r.clone()),
-                MountTemplate::SessionData { rel, guest, access } => {
+                MountTemplate::SessionData {
+                    rel,
+                    guest,
+                    access,
+                    symlinks,
+                } => {
                     let data = session_data.ok_or_else(|| MountError::Missing {
                         path: PathBuf::from("${CLAUDE_PLUGIN_DATA}").join(rel),
                     })?;
@@ -143,6 +150,7 @@ impl PreparedHook {
                         host: data.create_beneath(rel, 0o700)?,
                         guest: guest.clone(),
                         access: *access,
+                        symlinks: *symlinks,
                     })
                 }
             })
@@ -256,11 +264,13 @@ pub fn prepare(
                 host,
                 guest: m.guest.clone(),
                 access: m.access,
+                symlinks: m.symlinks,
             }),
             Opened::SessionData(rel) => MountTemplate::SessionData {
                 rel,
                 guest: m.guest.clone(),
                 access: m.access,
+                symlinks: m.symlinks,
             },
         });
     }

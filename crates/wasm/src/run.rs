@@ -18,10 +18,13 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 use crate::bindings;
 use crate::capture::{CappedPipe, Captured};
 use crate::classify::{self, Budget, Phase};
+use crate::cpu_share::Turn;
 use crate::limits::WasmLimits;
+use crate::links::MountLinks;
 use crate::mount::MountDir;
 use crate::quota::WriteQuota;
 use crate::runtime::{LoadedComponent, Prepared, WasmRuntime};
+use crate::scope::{FuelMeter, RunScope};
 use crate::state::{HostState, Limiter, StoreState};
 
 /// How long after its timeout a run stuck in a host call (where epochs cannot reach) is dropped.
@@ -41,6 +44,10 @@ pub struct ResolvedMount {
     pub guest: String,
     /// `ro` (default) or `rw`, as resolved against the policy.
     pub access: Access,
+    /// Whether the guest may create symbolic links in it (the rule's `"symlinks": true`; only
+    /// meaningful for `rw`). Without it `symlink-at` is refused with `not-permitted`, and so are
+    /// hard-linking and moving an existing link into it.
+    pub symlinks: bool,
 }
 
 /// One event for one component.
@@ -175,13 +182,82 @@ fn epoch_ticks(timeout: Duration, tick: Duration) -> u64 {
     u64::try_from(ticks).unwrap_or(u64::MAX).saturating_add(1)
 }
 
+/// A run's store, with what it needs to account for its fuel: when it is dropped before
+/// [`RunStore::finish`] — the caller dropped the run's future mid-run — it records the fuel used
+/// so far in the run's meter, so a cancelled run is billed too.
+struct RunStore<'m> {
+    store: Option<Store<StoreState>>,
+    /// The fuel the store started with, when the runtime meters fuel.
+    fuel_start: Option<u64>,
+    meter: Option<&'m FuelMeter>,
+}
+
+impl RunStore<'_> {
+    fn get(&mut self) -> &mut Store<StoreState> {
+        self.store
+            .as_mut()
+            .expect("the store is only taken by finish")
+    }
+
+    fn data(&self) -> &StoreState {
+        self.store
+            .as_ref()
+            .expect("the store is only taken by finish")
+            .data()
+    }
+
+    /// Fuel used so far: what the store started with minus what is left.
+    fn consumed(&self) -> Option<u64> {
+        let store = self.store.as_ref()?;
+        self.fuel_start
+            .map(|start| start.saturating_sub(store.get_fuel().unwrap_or(0)))
+    }
+
+    /// The run is over: its fuel (also recorded in the meter) and its store's data. Dropping the
+    /// store frees its pool slot.
+    fn finish(mut self) -> (StoreState, Option<u64>) {
+        let consumed = self.consumed();
+        self.record(consumed);
+        let store = self.store.take().expect("finish is called once");
+        (store.into_data(), consumed)
+    }
+
+    fn record(&self, consumed: Option<u64>) {
+        if let (Some(meter), Some(c)) = (self.meter, consumed) {
+            meter.record(c);
+        }
+    }
+}
+
+impl Drop for RunStore<'_> {
+    fn drop(&mut self) {
+        if self.store.is_some() {
+            self.record(self.consumed());
+        }
+    }
+}
+
 impl WasmRuntime {
     /// Runs `component` on one event in a fresh store. Every failure is classified; the runtime
-    /// keeps serving afterwards. Needs a tokio runtime with timers enabled.
+    /// keeps serving afterwards. Needs a tokio runtime with timers enabled. The run belongs to no
+    /// CPU share; see [`WasmRuntime::run_in`].
     pub async fn run(
         &self,
         component: &LoadedComponent,
         inv: Invocation<'_>,
+    ) -> Result<WasmRun, FailedRun> {
+        self.run_in(component, inv, RunScope::default()).await
+    }
+
+    /// [`WasmRuntime::run`] within `scope`: the guest executes only while it holds a turn of
+    /// `scope.share` (taken before its first instruction, given back and taken again at each
+    /// yield point, waited for within the run's timeout), and the fuel it used is recorded in
+    /// `scope.fuel` whatever ends the run, its caller dropping this future included.
+    pub async fn run_in(
+        &self,
+        component: &LoadedComponent,
+        inv: Invocation<'_>,
+        scope: RunScope<'_>,
     ) -> Result<WasmRun, FailedRun> {
         let started = Instant::now();
         let limits = inv.limits;
@@ -230,8 +306,13 @@ impl WasmRuntime {
         };
         let stdout = CappedPipe::new(limits.output_bytes);
         let stderr = CappedPipe::new(limits.output_bytes);
-        let mut store = match self.new_store(component, &inv, &stdout, &stderr) {
-            Ok(store) => store,
+        let turn = scope.share.map(Turn::new);
+        let mut store = match self.new_store(component, &inv, &stdout, &stderr, turn.clone()) {
+            Ok(store) => RunStore {
+                store: Some(store),
+                fuel_start: self.config.fuel.then(|| limits.fuel.unwrap_or(u64::MAX)),
+                meter: scope.fuel,
+            },
             Err(failure) => {
                 return Err(FailedRun {
                     failure,
@@ -248,10 +329,13 @@ impl WasmRuntime {
             fuel: limits.fuel,
             response_bytes: limits.response_bytes,
         };
-        let executed = tokio::time::timeout_at(
-            deadline,
-            execute(component, &mut store, inv.event, inv.payload_json, limits),
-        )
+        let executed = tokio::time::timeout_at(deadline, async {
+            let run = execute(component, store.get(), inv.event, inv.payload_json, limits);
+            match &turn {
+                Some(turn) => turn.gate(run).await,
+                None => run.await,
+            }
+        })
         .await;
         let outcome = match executed {
             Ok(Ok(_)) if tokio::time::Instant::now() > deadline => {
@@ -267,17 +351,13 @@ impl WasmRuntime {
             )),
             Err(_elapsed) => Err(classify::timeout(limits.timeout)),
         };
+        // The turn goes back with the run, not when the caller gets round to dropping it.
+        drop(turn);
         // Read once, at the end: a run without a budget started with all the fuel there is.
-        let fuel_consumed = self.config.fuel.then(|| {
-            limits
-                .fuel
-                .unwrap_or(u64::MAX)
-                .saturating_sub(store.get_fuel().unwrap_or(0))
-        });
         // Dropping the store frees the pool slot here, before `_permit` lets the next run in.
         // Handing the store to a background thread to drop was measured and was slower (p50
         // 13–18 µs inline vs 21–28 µs; see docs/performance.md): keep it inline.
-        let state = store.into_data();
+        let (state, fuel_consumed) = store.finish();
         let host = state.host;
         let report = RunReport {
             logs: host.logs,
@@ -313,6 +393,7 @@ impl WasmRuntime {
         inv: &Invocation<'_>,
         stdout: &CappedPipe,
         stderr: &CappedPipe,
+        turn: Option<Turn>,
     ) -> Result<Store<StoreState>, HookFailure> {
         let limits = inv.limits;
         // WasiCtxBuilder starts closed: no preopens, env, args, network; stdin empty.
@@ -353,24 +434,32 @@ impl WasmRuntime {
             limiter: Limiter::new(limits),
             host: HostState::new(inv.label.clone(), inv.config_json.clone(), limits),
             quota: WriteQuota::new(limits.write_bytes, limits.write_files),
+            links: MountLinks::of(inv.mounts).map(Arc::new),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         // The most the host copies out of the guest in one call (wasmtime's default: 128 MiB):
         // the response cap, so an oversized answer or log line is refused while it is lifted.
         store.set_hostcall_fuel(hostcall_fuel(limits.response_bytes));
-        self.set_deadline(&mut store, limits.timeout);
+        self.set_deadline(&mut store, limits.timeout, turn);
         if self.config.fuel {
             // A store starts with no fuel: a run without a budget on a metering engine gets all
-            // of it, and only the wall clock bounds it.
+            // of it, and only the wall clock bounds it. Compiled code keeps its count in a
+            // register and writes it back only at calls, returns and when its slice is used up
+            // (not at an epoch interrupt, a trap or a cancel): handing fuel out in slices bounds
+            // what a run stopped mid-loop leaves uncounted to one slice.
+            let cannot = |e: wasmtime::Error| {
+                HookFailure::new(
+                    FailureClass::InstantiateError,
+                    format!("cannot set fuel: {e:#}"),
+                )
+            };
             store
                 .set_fuel(limits.fuel.unwrap_or(u64::MAX))
-                .map_err(|e| {
-                    HookFailure::new(
-                        FailureClass::InstantiateError,
-                        format!("cannot set fuel: {e:#}"),
-                    )
-                })?;
+                .map_err(cannot)?;
+            store
+                .fuel_async_yield_interval(Some(self.config.fuel_slice))
+                .map_err(cannot)?;
         }
         Ok(store)
     }
@@ -379,8 +468,10 @@ impl WasmRuntime {
 impl WasmRuntime {
     /// The wall-clock budget as epoch deadlines. The guest runs in slices of `yield_interval`
     /// and yields to the executor between them, so a CPU-bound guest does not hold a tokio worker
-    /// for its whole timeout; at the first slice boundary past the budget it is interrupted.
-    fn set_deadline(&self, store: &mut Store<StoreState>, timeout: Duration) {
+    /// for its whole timeout; at the first slice boundary past the budget it is interrupted. With
+    /// a `turn`, each yield also passes the turn of its owner's CPU share to the owner's next
+    /// waiting guest.
+    fn set_deadline(&self, store: &mut Store<StoreState>, timeout: Duration, turn: Option<Turn>) {
         let tick = self.config.epoch_tick;
         let slice = self
             .config
@@ -393,10 +484,14 @@ impl WasmRuntime {
         let deadline = Instant::now().checked_add(timeout);
         store.epoch_deadline_callback(move |_| {
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            Ok(match left {
-                Some(left) if left.is_zero() => UpdateDeadline::Interrupt,
-                Some(left) => UpdateDeadline::Yield(epoch_ticks(left, tick).min(slice)),
-                None => UpdateDeadline::Yield(slice),
+            let ticks = match left {
+                Some(left) if left.is_zero() => return Ok(UpdateDeadline::Interrupt),
+                Some(left) => epoch_ticks(left, tick).min(slice),
+                None => slice,
+            };
+            Ok(match &turn {
+                Some(turn) => UpdateDeadline::YieldCustom(ticks, Box::pin(turn.pass())),
+                None => UpdateDeadline::Yield(ticks),
             })
         });
     }

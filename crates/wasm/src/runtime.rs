@@ -399,14 +399,22 @@ impl WasmRuntime {
             origin: origin.to_owned(),
             reason: format!("invalid component: {e:#}"),
         };
+        // Compiling validates: say so when what failed is a proposal hookbox refuses.
+        let refused = |e: wasmtime::Error| match crate::proposals::uses_a_refused_proposal(bytes) {
+            true => WasmError::Incompatible {
+                origin: origin.to_owned(),
+                reason: format!("{}: {e:#}", crate::proposals::REFUSED_HINT),
+            },
+            false => invalid(e),
+        };
         let Some(disk) = &self.disk else {
-            let component = Component::new(&self.engine, bytes).map_err(invalid)?;
+            let component = Component::new(&self.engine, bytes).map_err(refused)?;
             return Ok((component, CacheStatus::Compiled));
         };
         if let Some(c) = disk.get(&self.engine, sha) {
             return Ok((c, CacheStatus::Disk));
         }
-        let code = self.engine.precompile_component(bytes).map_err(invalid)?;
+        let code = self.engine.precompile_component(bytes).map_err(refused)?;
         if let Err(e) = disk.put(sha, &code) {
             tracing::warn!(error = %e, "cannot write the wasm cache; the component will be recompiled next time");
         }

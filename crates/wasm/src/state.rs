@@ -9,6 +9,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::limits::WasmLimits;
+use crate::links::MountLinks;
 use crate::quota::WriteQuota;
 use crate::run::{GuestLog, LogLevel};
 
@@ -20,6 +21,8 @@ pub(crate) struct StoreState {
     pub(crate) host: HostState,
     /// What the run may still write to `rw` mounts (shared with its file streams).
     pub(crate) quota: Arc<WriteQuota>,
+    /// The run's mounts, when one of them allows symbolic links; `None`: no link anywhere.
+    pub(crate) links: Option<Arc<MountLinks>>,
 }
 
 impl WasiView for StoreState {

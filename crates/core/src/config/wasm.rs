@@ -39,7 +39,7 @@ pub const WASM_KEYS: &[&str] = &[
     "if",
 ];
 
-const MOUNT_KEYS: &[&str] = &["host", "guest", "access"];
+const MOUNT_KEYS: &[&str] = &["host", "guest", "access", "symlinks"];
 
 /// Levenshtein distance, for "did you mean" on misspelt keys.
 fn distance(a: &str, b: &str) -> usize {
@@ -301,10 +301,34 @@ fn mounts(ctx: &mut Ctx<'_>, obj: &Map<String, Value>, path: &JsonPath) -> Optio
                 return None;
             }
         };
+        let symlinks = match m.get("symlinks") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::Bool(true)) if access == Access::Rw => true,
+            Some(Value::Bool(true)) => {
+                ctx.reject(
+                    &ip.key("symlinks"),
+                    "'symlinks': true only applies to an \"rw\" mount (a guest cannot create anything in an \"ro\" one) — skipped.".to_owned(),
+                    Some("add \"access\": \"rw\", or remove 'symlinks'".to_owned()),
+                );
+                return None;
+            }
+            Some(other) => {
+                ctx.reject(
+                    &ip.key("symlinks"),
+                    format!(
+                        "'symlinks' must be true or false, found {} — skipped.",
+                        describe(other)
+                    ),
+                    None,
+                );
+                return None;
+            }
+        };
         out.push(MountSpec {
             host,
             guest,
             access,
+            symlinks,
         });
     }
     Some(out)

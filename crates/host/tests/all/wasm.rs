@@ -322,3 +322,46 @@ async fn a_component_cannot_be_read_through_a_symlink_out_of_the_plugin() {
     assert!(e.message.contains("cannot read component"), "{}", e.message);
     assert!(Path::new(&target).exists());
 }
+
+/// A wasm hook still running at the dispatch's deadline has its future dropped mid-run; the fuel
+/// it used until then (at least its known work) is still in its report and the host's metrics,
+/// where before it was lost (`fuel_consumed: None`).
+#[tokio::test]
+async fn fuel_is_reported_for_a_hook_cut_by_the_dispatch_deadline() {
+    use hookbox_host::{HookHost, HookRuntime, RuntimeSettings};
+    use hookbox_wasm::RuntimeConfig;
+    const STEPS: u64 = 50_000_000;
+    let runtime = HookRuntime::new(RuntimeSettings {
+        wasm: RuntimeConfig::default().with_fuel(true),
+        ..RuntimeSettings::default()
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+    let hooks =
+        json!({"hooks": {"UserPromptSubmit": [rule("chaos.wasm", None, json!({"timeout": 60}))]}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut policy = HostPolicy::for_project(dir.path()).with_state_dir(state.path());
+    policy.dispatch_deadline = std::time::Duration::from_secs(1);
+    let host = HookHost::with_runtime(&runtime, policy).unwrap();
+    let report = host.load(
+        &[plugin],
+        &LoadOptions::default().with_dialect(Some(Dialect::Claude)),
+    );
+    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
+
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("burn:{STEPS}")});
+    let d = host.dispatch(event(prompt, dir.path())).await;
+    let r = &d.reports[0];
+    let failure = r.effect.failure.as_ref().expect("cut at the deadline");
+    assert!(
+        failure.message.contains("dispatch's deadline"),
+        "{failure:?}"
+    );
+    let fuel = r.fuel_consumed.expect("a cancelled run reports its fuel");
+    assert!(fuel >= STEPS, "{fuel}");
+    assert_eq!(host.metrics().fuel_consumed, fuel);
+}

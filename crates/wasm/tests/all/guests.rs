@@ -146,6 +146,30 @@ fn typed(extra: &str, body: &str) -> Vec<u8> {
 const LOG: &str = r#"(import "hookbox:hook/host@0.1.0" "log" (func $log (param i32 i32 i32)))"#;
 const CONFIG: &str = r#"(import "hookbox:hook/host@0.1.0" "config" (func $config (param i32)))"#;
 
+/// A typed hook whose module adds `extra` and whose `handle` runs `body`, then answers the empty
+/// response: for guests written per test (`proposals.rs`).
+pub(crate) fn hook_with(extra: &str, body: &str) -> Vec<u8> {
+    typed(extra, body)
+}
+
+/// The shape of GHSA-rc4p-x33f-vpr2: a non-final function type (`sub`, a GC proposal rule) and a
+/// `call_indirect` through it to a function of another type, run by the module's start function
+/// (so at instantiation) and by `handle`. wasmtime 48.0.8 without its `gc` cargo feature answers
+/// the type check with an `unreachable!()` inside an `extern "C"` libcall: the process aborts.
+/// Never run it on an engine that accepts it, except in a child process.
+pub(crate) fn subtype_call_indirect() -> Vec<u8> {
+    typed(
+        r#"(type $sub (sub (func)))
+           (type $other (func))
+           (table $t 1 funcref)
+           (elem (table $t) (i32.const 0) func $callee)
+           (func $callee (type $other))
+           (func $abort (call_indirect $t (type $sub) (i32.const 0)))
+           (start $abort)"#,
+        "(call $abort)",
+    )
+}
+
 /// Returns the empty response.
 pub(crate) fn ok() -> Vec<u8> {
     typed("", "")
@@ -220,6 +244,26 @@ pub(crate) fn count() -> Vec<u8> {
         "",
         r#"(local $i i32) (local.set $i (i32.const 5000000))
            (loop $l (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $l (local.get $i)))"#,
+    )
+}
+
+/// Counts down from `n`, then answers: about six fuel units per step, in one loop without a call
+/// (so compiled code keeps its fuel count in a register until `handle` returns).
+pub(crate) fn count_n(n: u32) -> Vec<u8> {
+    work_then(n, "")
+}
+
+/// Counts down from `n` in `handle`'s own loop — at least six fuel units per step, no call on
+/// the way — then runs `end` in the same function: how a run ends after known work, for the
+/// fuel accounting of every ending.
+pub(crate) fn work_then(n: u32, end: &str) -> Vec<u8> {
+    typed(
+        "",
+        &format!(
+            r#"(local $i i32) (local.set $i (i32.const {n}))
+               (loop $l (local.set $i (i32.sub (local.get $i) (i32.const 1))) (br_if $l (local.get $i)))
+               {end}"#
+        ),
     )
 }
 

@@ -139,6 +139,7 @@ async fn a_mount_is_the_folder_opened_not_its_name() {
         host: handle,
         guest: "/data".into(),
         access: Access::Ro,
+        symlinks: false,
     }];
     let mut listing = Event::new(EventName::UserPromptSubmit, "s", "/work");
     if let EventData::UserPromptSubmit { prompt } = &mut listing.data {

@@ -3,7 +3,8 @@
 //! the same runtime), loading and version checks, commands, the disk cache and inspection; the
 //! hostile Rust guest against every sandbox boundary; one test per guest component, named after
 //! it (`per_guest.rs`, checked by `foreach_guest!`); the JavaScript and Python guests
-//! (`polyglot.rs`).
+//! (`polyglot.rs`); the WebAssembly proposals refused at load (`proposals.rs`), fuel counted for
+//! every ending (`fuel.rs`) and CPU shares between owners (`cpu_share.rs`).
 
 #![allow(
     clippy::unwrap_used,
@@ -13,11 +14,14 @@
 mod cache;
 mod command;
 mod common;
+mod cpu_share;
+mod fuel;
 mod guests;
 mod inspect;
 mod limits;
 mod loading;
 mod per_guest;
 mod polyglot;
+mod proposals;
 mod rust_guests;
 mod typed;

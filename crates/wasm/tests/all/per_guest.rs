@@ -143,6 +143,7 @@ async fn compaction_audit() {
         host: MountDir::open(&dir).unwrap(),
         guest: "/audit".into(),
         access: Access::Rw,
+        symlinks: false,
     }];
     let event = event_from(
         json!({"hook_event_name": "PreCompact", "session_id": "s-audit",

@@ -208,6 +208,7 @@ fn mount(root: &Path, access: Access) -> Vec<ResolvedMount> {
         host: MountDir::open(&root.join("mounted")).unwrap(),
         guest: "/data".into(),
         access,
+        symlinks: false,
     }]
 }
 
@@ -310,11 +311,13 @@ fn ro_and_rw(name: &str) -> (PathBuf, Vec<ResolvedMount>) {
             host: MountDir::open(&root.join("ro")).unwrap(),
             guest: "/ro".into(),
             access: Access::Ro,
+            symlinks: false,
         },
         ResolvedMount {
             host: MountDir::open(&root.join("rw")).unwrap(),
             guest: "/rw".into(),
             access: Access::Rw,
+            symlinks: false,
         },
     ];
     (root, mounts)
@@ -413,6 +416,7 @@ async fn rename_and_link_across_devices_are_refused() {
         host: MountDir::open(&shm).unwrap(),
         guest: "/shm".into(),
         access: Access::Rw,
+        symlinks: false,
     });
     let renamed = in_mounts(&mounts, "fs-rename:/rw/rw.txt:/shm/moved.txt").await;
     let linked = in_mounts(&mounts, "fs-link:/rw/rw.txt:/shm/linked.txt").await;
@@ -468,7 +472,11 @@ async fn symlink_with_a_trailing_slash_does_not_escape() {
             "fs-link:/data/link_out/:/data/alias.txt",
             "PermissionDenied",
         ),
-        ("fs-rename:/data/link_out/:/data/moved.txt", "NotADirectory"),
+        // Moving a link is refused first: the mount does not say `"symlinks": true`.
+        (
+            "fs-rename:/data/link_out/:/data/moved.txt",
+            "PermissionDenied",
+        ),
     ] {
         let got = in_mount(&root, Access::Rw, behaviour).await;
         assert!(
@@ -483,6 +491,103 @@ async fn symlink_with_a_trailing_slash_does_not_escape() {
     );
     assert!(!root.join("mounted/alias.txt").exists() && !root.join("mounted/moved.txt").exists());
     assert!(fs::symlink_metadata(root.join("mounted/link_out")).is_ok());
+    assert_chaos_serves(runtime()).await;
+}
+
+/// A guest cannot plant a symbolic link in an `rw` mount whose rule does not say
+/// `"symlinks": true` — hookbox never follows it, but the user's shell or editor would — nor
+/// hard-link or move an existing one there (both change what a relative link points at).
+#[cfg(unix)]
+#[tokio::test]
+async fn symlinks_violated_a_guest_cannot_plant_one_without_symlinks_true() {
+    let root = tree("fs-symlink-refused");
+    for (behaviour, planted) in [
+        ("fs-symlink:../secret.txt:/data/notes", "notes"),
+        ("fs-symlink:inside.txt:/data/harmless", "harmless"),
+        ("fs-link:/data/link_out:/data/alias", "alias"),
+        ("fs-rename:/data/link_out:/data/moved", "moved"),
+    ] {
+        let got = in_mount(&root, Access::Rw, behaviour).await;
+        assert!(
+            got.starts_with("err:PermissionDenied:"),
+            "{behaviour}: {got}"
+        );
+        assert!(
+            fs::symlink_metadata(root.join("mounted").join(planted)).is_err(),
+            "{behaviour} planted a link"
+        );
+    }
+    assert!(fs::symlink_metadata(root.join("mounted/link_out")).is_ok());
+    // Files are still linked and renamed as before.
+    assert_eq!(
+        in_mount(&root, Access::Rw, "fs-link:/data/inside.txt:/data/hard.txt").await,
+        "ok"
+    );
+    assert_eq!(
+        in_mount(
+            &root,
+            Access::Rw,
+            "fs-rename:/data/hard.txt:/data/renamed.txt"
+        )
+        .await,
+        "ok"
+    );
+    assert_chaos_serves(runtime()).await;
+}
+
+/// With `"symlinks": true` the guest creates links in that mount (in its subfolders too), and
+/// only there: the nearest mount root above the folder decides, and a link moved from that mount
+/// into another one is refused. The links it makes still do not take it out of its mounts.
+#[cfg(unix)]
+#[tokio::test]
+async fn symlinks_obeyed_a_mount_with_symlinks_true_gets_them_and_only_it() {
+    let root = tree("fs-symlink-allowed");
+    fs::create_dir_all(root.join("mounted/sub")).unwrap();
+    let mounts = [
+        ResolvedMount {
+            host: MountDir::open(&root.join("mounted")).unwrap(),
+            guest: "/data".into(),
+            access: Access::Rw,
+            symlinks: true,
+        },
+        ResolvedMount {
+            host: MountDir::open(&root.join("other")).unwrap(),
+            guest: "/other".into(),
+            access: Access::Rw,
+            symlinks: false,
+        },
+    ];
+    let run = |behaviour: &'static str| {
+        let mounts = mounts.clone();
+        async move { answer(chaos_in(runtime(), behaviour, &WasmLimits::default(), &mounts, &[]).await) }
+    };
+    assert_eq!(run("fs-symlink:inside.txt:/data/alias").await, "ok");
+    assert_eq!(
+        fs::read_link(root.join("mounted/alias")).unwrap(),
+        Path::new("inside.txt")
+    );
+    assert_eq!(run("fs-read:/data/alias").await, "ok:inside");
+    assert_eq!(run("fs-symlink:../inside.txt:/data/sub/up").await, "ok");
+    assert_eq!(run("fs-read:/data/sub/up").await, "ok:inside");
+    // Allowed to exist, never followed out of the mount.
+    assert_eq!(run("fs-symlink:../secret.txt:/data/out").await, "ok");
+    let got = run("fs-read:/data/out").await;
+    assert!(got.starts_with("err:PermissionDenied:"), "{got}");
+    // The other mount does not allow links: not created there, not moved or linked in.
+    for behaviour in [
+        "fs-symlink:other.txt:/other/alias",
+        "fs-rename:/data/alias:/other/moved",
+        "fs-link:/data/alias:/other/linked",
+    ] {
+        let got = run(behaviour).await;
+        assert!(got.starts_with("err:"), "{behaviour}: {got}");
+    }
+    for name in ["alias", "moved", "linked"] {
+        assert!(
+            fs::symlink_metadata(root.join("other").join(name)).is_err(),
+            "{name}"
+        );
+    }
     assert_chaos_serves(runtime()).await;
 }
 
@@ -597,6 +702,7 @@ fn rw_mount(name: &str) -> (PathBuf, Vec<ResolvedMount>) {
         host: MountDir::open(&root).unwrap(),
         guest: "/rw".into(),
         access: Access::Rw,
+        symlinks: false,
     }];
     (root, mounts)
 }
@@ -757,6 +863,7 @@ async fn a_device_in_a_mount_is_refused() {
         host: MountDir::open(Path::new("/dev")).unwrap(),
         guest: "/dev".into(),
         access: Access::Ro,
+        symlinks: false,
     }];
     for device in ["/dev/zero", "/dev/null", "/dev/urandom"] {
         let got = answer(

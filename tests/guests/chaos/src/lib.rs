@@ -8,6 +8,7 @@
 //! | --- | --- | --- |
 //! | `ok` | answers the context `ok` | success; proves the host still serves after a failure |
 //! | `spin` | loops forever | `timeout` (epoch) or `out_of_fuel` |
+//! | `burn:<n>` | does `n` steps of work (at least one fuel unit each), then loops forever | `timeout`, with at least `n` fuel consumed |
 //! | `recurse` | recurses without bound | `trap` (stack overflow) |
 //! | `alloc:<bytes>` | allocates and fills `<bytes>` | `memory_limit` over the cap; `alloc:<bytes> ok` under it |
 //! | `stdout:<bytes>` / `stderr:<bytes>` | writes that many bytes | capped output, not a crash; context `wrote <n>` |
@@ -23,6 +24,7 @@
 //! | `fs-trunc:<path>` | opens an existing file write-only with `O_TRUNC` (no create) | context `ok` or `err:<kind>:<message>` |
 //! | `fs-link:<from>:<to>` | hard-links `<from>` as `<to>` (`link-at`) | context `ok` or `err:<kind>:<message>` |
 //! | `fs-rename:<from>:<to>` | renames `<from>` to `<to>` (`rename-at`) | context `ok` or `err:<kind>:<message>` |
+//! | `fs-symlink:<target>:<link>` | creates the symbolic link `<link>` → `<target>` (`symlink-at`) | context `ok` or `err:<kind>:<message>` |
 //! | `env` / `args` | lists what it sees | context with `KEY=value` lines / arguments, one a line |
 //! | `sleep:<ms>` | sleeps (a host call: epochs do not interrupt it) | `timeout` over the deadline |
 //! | `log:<n>` | calls `host::log` `n` times | capped log lines; context `logged <n>` |
@@ -67,6 +69,14 @@ fn run(behaviour: &str) -> Result<Response, String> {
     match verb {
         "ok" => report("ok".to_owned()),
         "spin" => spin(),
+        "burn" => {
+            let mut acc: u64 = 0;
+            for i in 0..number()? {
+                acc = black_box(acc.wrapping_add(i));
+            }
+            black_box(acc);
+            spin()
+        }
         "recurse" => report(format!("recursed {}", recurse(0))),
         "alloc" => {
             let bytes = usize::try_from(number()?).map_err(|e| e.to_string())?;
@@ -115,6 +125,10 @@ fn run(behaviour: &str) -> Result<Response, String> {
         "fs-rename" => {
             let (from, to) = two_paths(behaviour, arg)?;
             report(outcome(std::fs::rename(from, to)))
+        }
+        "fs-symlink" => {
+            let (target, link) = two_paths(behaviour, arg)?;
+            report(outcome(make_symlink(target, link)))
         }
         "fs-list" => report(match list(arg) {
             Ok(names) => format!("ok:{}", names.join("\n")),
@@ -262,6 +276,27 @@ fn outcome(result: std::io::Result<()>) -> String {
 
 fn io_error(error: &std::io::Error) -> String {
     format!("err:{:?}:{error}", error.kind())
+}
+
+/// `symlink(2)` through wasi-libc (`symlink-at` beneath the preopen holding `link`): std has no
+/// stable way to create a symbolic link on WASI (`std::os::wasi::fs::symlink_path` is unstable).
+#[allow(
+    unsafe_code,
+    reason = "calls wasi-libc's symlink, which std does not expose on WASI"
+)]
+fn make_symlink(target: &str, link: &str) -> std::io::Result<()> {
+    use std::ffi::{CString, c_char, c_int};
+    unsafe extern "C" {
+        fn symlink(target: *const c_char, link: *const c_char) -> c_int;
+    }
+    let nul = |s: &str| CString::new(s).map_err(std::io::Error::other);
+    let (target, link) = (nul(target)?, nul(link)?);
+    // SAFETY: both pointers are NUL-terminated strings that live until the call returns, and
+    // wasi-libc's `symlink` only reads them.
+    match unsafe { symlink(target.as_ptr(), link.as_ptr()) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
 }
 
 hookbox_guest::export_hook!(Chaos);

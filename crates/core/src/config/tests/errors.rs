@@ -14,7 +14,8 @@ fn wasm_handlers_are_strict() {
     let text = r#"{"hooks": {"PreToolUse": [{"type": "wasm", "component": "./hooks/guard.wasm", "timeout": 2,
         "fuel": 50000000, "memory_mb": 32, "table_elements": 1000, "instances": 4, "output_bytes": 65536, "log_calls": 10,
         "response_bytes": 4096, "write_bytes": 8192, "write_files": 3,
-        "mounts": [{"host": "${CLAUDE_PROJECT_DIR}", "guest": "/project"}, {"host": "/tmp/x", "guest": "/out", "access": "rw"}],
+        "mounts": [{"host": "${CLAUDE_PROJECT_DIR}", "guest": "/project"}, {"host": "/tmp/x", "guest": "/out", "access": "rw"},
+                   {"host": "/tmp/y", "guest": "/links", "access": "rw", "symlinks": true}],
         "env": {"MODE": "strict"}, "config": {"deny": ["rm -rf /"]}, "on_failure": "block"}]}}"#;
     let r = parse(text);
     assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
@@ -36,6 +37,11 @@ fn wasm_handlers_are_strict() {
     );
     assert_eq!(w.mounts[0].access, Access::Ro);
     assert_eq!(w.mounts[1].access, Access::Rw);
+    // Symlinks only when the mount asks for them.
+    assert_eq!(
+        w.mounts.iter().map(|m| m.symlinks).collect::<Vec<_>>(),
+        [false, false, true]
+    );
     assert_eq!(w.env["MODE"], "strict");
     assert_eq!(w.config, json!({"deny": ["rm -rf /"]}));
 
@@ -84,6 +90,16 @@ fn wasm_handlers_are_strict() {
             r#""component": "g.wasm", "mounts": [{"host": "/h", "guest": "/g", "mode": "ro"}]"#,
             "unknown key 'mode' in a mount — skipped.",
             None,
+        ),
+        (
+            r#""component": "g.wasm", "mounts": [{"host": "/h", "guest": "/g", "access": "rw", "symlinks": "yes"}]"#,
+            "'symlinks' must be true or false, found a string \"yes\" — skipped.",
+            None,
+        ),
+        (
+            r#""component": "g.wasm", "mounts": [{"host": "/h", "guest": "/g", "symlinks": true}]"#,
+            "'symlinks': true only applies to an \"rw\" mount (a guest cannot create anything in an \"ro\" one) — skipped.",
+            Some("add \"access\": \"rw\", or remove 'symlinks'"),
         ),
         (
             r#""component": "g.wasm", "env": {"A": 1}"#,
