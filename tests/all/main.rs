@@ -9,6 +9,7 @@ mod packaging;
 mod serve;
 mod serve_ops;
 mod serve_security;
+mod serve_tenants;
 mod serve_util;
 mod util;
 mod validate;

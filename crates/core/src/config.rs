@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{ForeignFile, ForeignFormat};
-pub use read::{ReadError, read_file_beneath};
+pub use read::{ReadError, read_ambient, read_file_beneath};
 pub use regex_cap::{
     MAX_BACKTRACKING_PATTERNS_PER_FILE, MAX_REGEX_BYTES_PER_FILE, MAX_REGEX_PATTERNS_PER_FILE,
     RegexLimits,

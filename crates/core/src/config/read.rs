@@ -87,8 +87,10 @@ pub fn read_file_beneath(root: &Path, rel: &Path, max_bytes: u64) -> Result<Stri
     read_in_dir(&dir, rel, max_bytes)
 }
 
-/// Reads a file the user named directly (a bare hooks or settings file).
-pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadError> {
+/// Reads a file the user named directly (a bare hooks or settings file, a server's
+/// configuration) as hook files are read: opened without blocking, refused unless the opened
+/// file is a regular file of at most `max` bytes, and UTF-8.
+pub fn read_ambient(path: &Path, max: u64) -> Result<String, ReadError> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

@@ -24,7 +24,7 @@ pub(super) async fn healthz() -> Response {
 /// failed: one bad tenant must not take a replica out of rotation), 503 before and while
 /// shutting down. Only counts: tenant ids are for the admin API.
 pub(super) async fn readyz(State(app): State<Arc<App>>) -> Response {
-    let (serving, failed) = app.registry.counts();
+    let (serving, failed) = app.registry.counts(&app.tenants);
     let status = if app.draining.load(Ordering::Acquire) {
         "draining"
     } else if app.loaded.load(Ordering::Acquire) {
