@@ -134,8 +134,15 @@ fn the_last_shared_places_are_kept_for_a_tenant_with_none() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["verdict"]["decision"], "deny");
     let statuses: Vec<u16> = sleepers.into_iter().map(|t| t.join().unwrap()).collect();
-    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 4, "{statuses:?}");
-    assert!(statuses.iter().all(|s| *s == 200 || *s == 503), "{statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        4,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 503),
+        "{statuses:?}"
+    );
 }
 
 #[test]
@@ -151,7 +158,11 @@ fn a_disable_racing_a_put_is_never_lost() {
     let s = f.start("");
     let addr = s.addr;
     for round in 0..10 {
-        assert_eq!(s.call("POST", "/v1/tenants/t/enable", Some(ADMIN), None).status, 200);
+        assert_eq!(
+            s.call("POST", "/v1/tenants/t/enable", Some(ADMIN), None)
+                .status,
+            200
+        );
         let put = std::thread::spawn(move || {
             request(
                 addr,
@@ -169,7 +180,9 @@ fn a_disable_racing_a_put_is_never_lost() {
         let state = s.get("/v1/tenants/t", Some(ADMIN)).json()["state"].clone();
         assert_eq!(state, "disabled", "round {round}: the disable was lost");
         // Disabled, the guard runs nothing: the call is allowed, not denied.
-        let d = s.post("/v1/tenants/t/dispatch", Some("token-t"), &rm_rf()).json();
+        let d = s
+            .post("/v1/tenants/t/dispatch", Some("token-t"), &rm_rf())
+            .json();
         assert_eq!(d["matched_rule_count"], 0, "{d}");
     }
 }
@@ -256,8 +269,14 @@ fn a_tenant_file_over_the_operators_maxima_or_with_a_huge_duration_is_refused_lo
             "greedy",
             &["tenant.toml:3", "max_hooks_in_flight", "1000000000", "256"][..],
         ),
-        ("forever", &["tenant.toml", "dispatch_deadline_secs", "86400"][..]),
-        ("capped", &["tenant.toml:3", "max_timeout_secs", "60", "30"][..]),
+        (
+            "forever",
+            &["tenant.toml", "dispatch_deadline_secs", "86400"][..],
+        ),
+        (
+            "capped",
+            &["tenant.toml:3", "max_timeout_secs", "60", "30"][..],
+        ),
     ] {
         let v = s.get(&format!("/v1/tenants/{id}"), Some(ADMIN)).json();
         assert_eq!(v["state"], "failed", "{id}: {v}");
@@ -271,7 +290,11 @@ fn a_tenant_file_over_the_operators_maxima_or_with_a_huge_duration_is_refused_lo
             Some(&format!("token-{id}")),
             &rm_rf(),
         );
-        assert_eq!((r.status, r.error().0.as_str()), (503, "unavailable"), "{id}");
+        assert_eq!(
+            (r.status, r.error().0.as_str()),
+            (503, "unavailable"),
+            "{id}"
+        );
     }
     let r = s.post("/v1/tenants/fine/dispatch", Some("token-fine"), &rm_rf());
     assert_eq!(r.json()["verdict"]["decision"], "deny");
@@ -283,9 +306,18 @@ fn a_huge_duration_in_serve_toml_is_refused_naming_the_file_and_key() {
     std::fs::create_dir_all(dir.path().join("tenants")).unwrap();
     let config = dir.path().join("serve.toml");
     for (text, key) in [
-        ("[limits]\nsse_keepalive_secs = 1e19\n", "sse_keepalive_secs"),
-        ("[tenant_maxima]\ndispatch_deadline_secs = -5\n", "dispatch_deadline_secs"),
-        ("[limits]\nmax_body_bytes = 1000000000000\n", "limits.max_body_bytes"),
+        (
+            "[limits]\nsse_keepalive_secs = 1e19\n",
+            "sse_keepalive_secs",
+        ),
+        (
+            "[tenant_maxima]\ndispatch_deadline_secs = -5\n",
+            "dispatch_deadline_secs",
+        ),
+        (
+            "[limits]\nmax_body_bytes = 1000000000000\n",
+            "limits.max_body_bytes",
+        ),
     ] {
         std::fs::write(&config, format!("tenants_dir = \"tenants\"\n{text}")).unwrap();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookbox"))
@@ -371,7 +403,11 @@ fn a_tenants_folder_cannot_loosen_its_policy_or_get_a_writable_mount_over_its_fi
     );
     let dir = f.tenant_dir("settings").join(".hookbox");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("settings.json"), r#"{"stop": {"reentry_cap": 100}}"#).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"stop": {"reentry_cap": 100}}"#,
+    )
+    .unwrap();
     // A guest asking for its tenant folder read-write (it would rewrite tenant.toml).
     f.tenant(
         "rw",
@@ -385,7 +421,10 @@ fn a_tenants_folder_cannot_loosen_its_policy_or_get_a_writable_mount_over_its_fi
     let v = s.get("/v1/tenants/rw", Some(ADMIN)).json();
     assert_eq!(v["state"], "failed", "{v}");
     let diag = v["diagnostics"].to_string();
-    assert!(diag.contains("read-write mount") && diag.contains("tenant.toml"), "{diag}");
+    assert!(
+        diag.contains("read-write mount") && diag.contains("tenant.toml"),
+        "{diag}"
+    );
     // Stop with two re-entries already made: over the cap of 1, the turn ends.
     let d = s
         .post(

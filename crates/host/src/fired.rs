@@ -6,9 +6,9 @@
 //! megabyte each go by cannot make the host keep gigabytes. One that falls behind past either
 //! bound is dropped at once — its queue is freed — and its receiver reads
 //! [`FiredError::Lagged`] (how many records it lost), then [`FiredError::Closed`]; it subscribes
-//! again to go on. Records sent to streams carry previews of their texts (at most
-//! [`FIRED_PREVIEW_CHARS`] characters each), never whole block reasons; the dispatch's own
-//! answer keeps the record whole.
+//! again to go on. Records carry previews of their texts, never whole block reasons (core's
+//! [`HookFired`] keeps at most [`TEXT_PREVIEW_CHARS`](hookbox_core::fired::TEXT_PREVIEW_CHARS)
+//! characters of each), so a queue's bytes are bounded by its records too.
 //!
 //! The stream belongs to the host's long-lived owner: replacing the host's rules or policy never
 //! touches it; removing a tenant closes it.
@@ -20,12 +20,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use hookbox_core::HookFired;
-use hookbox_core::event::wire::cut_chars;
-use serde_json::Value;
 use tokio::sync::Notify;
-
-/// Longest text (in characters) of a record sent to a stream; longer ones are cut and marked.
-pub const FIRED_PREVIEW_CHARS: usize = 500;
 
 /// Why [`FiredReceiver::recv`] returned no record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -113,12 +108,12 @@ impl FiredHub {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether anyone listens (so a host nobody watches never builds a record's preview).
+    /// Whether anyone listens (so a host nobody watches never copies a record).
     pub(crate) fn has_subscribers(&self) -> bool {
         self.lock().iter().any(|w| w.strong_count() > 0)
     }
 
-    /// Sends a preview of `fired` to every subscriber; one that has no room left is dropped.
+    /// Sends `fired` to every subscriber; one that has no room left is dropped.
     pub(crate) fn send(&self, fired: &HookFired, bounds: QueueBounds) {
         let live: Vec<Arc<Subscriber>> = {
             let mut subs = self.lock();
@@ -128,7 +123,7 @@ impl FiredHub {
         if live.is_empty() {
             return;
         }
-        let record = Arc::new(preview(fired));
+        let record = Arc::new(fired.clone());
         // What a subscriber's queue is charged: the record as a stream sends it.
         let size = serde_json::to_vec(&*record).map_or(0, |v| v.len());
         let mut dropped = Vec::new();
@@ -215,30 +210,6 @@ impl FiredReceiver {
     }
 }
 
-/// `fired` with every text cut to [`FIRED_PREVIEW_CHARS`] characters, marked where cut.
-fn preview(fired: &HookFired) -> HookFired {
-    let mut f = fired.clone();
-    for v in f.fields.values_mut() {
-        preview_value(v);
-    }
-    f
-}
-
-fn preview_value(v: &mut Value) {
-    match v {
-        Value::String(s) => {
-            let total = s.chars().count();
-            if total > FIRED_PREVIEW_CHARS {
-                let cut = cut_chars(s, FIRED_PREVIEW_CHARS);
-                *s = format!("{cut}… [preview: {total} characters in all]");
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(preview_value),
-        Value::Object(m) => m.values_mut().for_each(preview_value),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,20 +234,15 @@ mod tests {
     };
 
     #[test]
-    fn records_reach_every_subscriber_as_previews() {
+    fn records_reach_every_subscriber() {
         let hub = FiredHub::default();
         let (mut a, mut b) = (hub.subscribe(), hub.subscribe());
-        hub.send(&record(&"x".repeat(1_000_000)), ROOMY);
+        let r = record("no");
+        hub.send(&r, ROOMY);
         for rx in [&mut a, &mut b] {
-            let got = rx.try_recv().unwrap();
-            let text = got.fields["blocking_error"].as_str().unwrap();
-            assert!(text.len() < 600, "{}", text.len());
-            assert!(text.ends_with("[preview: 1000000 characters in all]"));
+            assert_eq!(rx.try_recv().unwrap(), r);
             assert_eq!(rx.try_recv().unwrap_err(), TryFiredError::Empty);
         }
-        let short = record("no");
-        hub.send(&short, ROOMY);
-        assert_eq!(a.try_recv().unwrap(), short, "short texts are kept whole");
     }
 
     #[test]
@@ -289,10 +255,10 @@ mod tests {
         let mut slow = hub.subscribe();
         let mut fast = hub.subscribe();
         let mut sent = 0;
-        // Each previewed record is ~600 bytes: the 10,000-byte bound is reached in ~16 records,
-        // whatever the size of the original texts (100 KB each here).
+        // Each record is ~600 bytes (a 500-character preview, as core's HookFired keeps): the
+        // 10,000-byte bound is reached in ~16 records, far below the 1,024-record bound.
         loop {
-            hub.send(&record(&"y".repeat(100_000)), bounds);
+            hub.send(&record(&"y".repeat(500)), bounds);
             sent += 1;
             assert!(fast.try_recv().is_ok());
             if slow.queued_bytes() == 0 {

@@ -412,7 +412,7 @@ impl Inner {
             .wasm()
             .check_policy(&policy.wasm)
             .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
-        let state = StateDir::open(&policy)?;
+        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
         let project = MountDir::open(&absolute(&policy.project_dir)).ok();
         let extra_roots = policy
             .extra_mount_roots

@@ -24,8 +24,9 @@ const MIB: u64 = 1 << 20;
 /// never get a read-write mount holding it.
 pub const TENANT_FILE: &str = "tenant.toml";
 
-/// Largest `max_memory_mb`: a wasm32 memory addresses at most 4 GiB.
-pub const MAX_MEMORY_MB: u64 = 4096;
+/// Largest `max_memory_mb`: core's maximum for a hooks file's `memory_mb` (a wasm32 memory
+/// addresses at most 4 GiB).
+pub use hookbox_core::limits::MAX_MEMORY_MB;
 
 /// One tenant's limits and grants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,7 +139,6 @@ pub struct TenantPolicyError {
     /// What is wrong.
     pub reason: String,
 }
-
 
 /// The operator's caps on what a tenant's policy may set (`[tenant_maxima]` in `serve.toml`):
 /// a `tenant.toml` over any of them is refused, naming the key, its value and the maximum. The

@@ -21,7 +21,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use hookbox_core::clock::now_ms;
 
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_core::diagnostic::Diagnostic;
@@ -207,13 +209,6 @@ impl<A> std::fmt::Debug for Tenants<A> {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
 fn canon(p: &Path) -> PathBuf {
     p.canonicalize()
         .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()))
@@ -258,7 +253,10 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
 
     /// How many tenants are served.
     pub fn len(&self) -> usize {
-        self.map.read().unwrap_or_else(PoisonError::into_inner).len()
+        self.map
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     /// Whether none is.
@@ -275,7 +273,11 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
 
     /// The host policy of `spec`: its tenant policy, its folder and its plugin paths protected
     /// from read-write mounts.
-    fn host_policy(&self, spec: &TenantSpec<A>, plugins: &[PathBuf]) -> Result<HostPolicy, TenantError> {
+    fn host_policy(
+        &self,
+        spec: &TenantSpec<A>,
+        plugins: &[PathBuf],
+    ) -> Result<HostPolicy, TenantError> {
         let state_dir = self.state_root.join(spec.id.as_str());
         let mut policy = spec
             .policy
@@ -357,18 +359,19 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             source,
         };
         let mut failed_to_build = None;
-        let report = load(&spec.id, &spec.folder, &plugins, None, |paths, opts, check| {
-            match tenant
-                .host
-                .reconfigure_checked(policy, paths, opts, check)
-            {
+        let report = load(
+            &spec.id,
+            &spec.folder,
+            &plugins,
+            None,
+            |paths, opts, check| match tenant.host.reconfigure_checked(policy, paths, opts, check) {
                 Ok(loaded) => loaded,
                 Err(e) => {
                     failed_to_build = Some(e);
                     Err(LoadReport::default())
                 }
-            }
-        });
+            },
+        );
         if let Some(e) = failed_to_build {
             return Err(host_error(e));
         }
@@ -553,11 +556,7 @@ fn load(
     folder: &Path,
     plugins: &[PathBuf],
     paths: Option<&[PathBuf]>,
-    swap: impl FnOnce(
-        &[&PathBuf],
-        &LoadOptions,
-        &dyn Fn(&LoadReport) -> Vec<Diagnostic>,
-    ) -> Checked,
+    swap: impl FnOnce(&[&PathBuf], &LoadOptions, &dyn Fn(&LoadReport) -> Vec<Diagnostic>) -> Checked,
 ) -> Result<LoadReport, TenantError> {
     let explicit = paths.is_some();
     let paths = paths.unwrap_or(plugins);

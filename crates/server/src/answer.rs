@@ -114,7 +114,11 @@ mod tests {
         );
         assert_eq!(v["answer_truncated"], true);
         let out = v["hooks"][0]["output"].as_str().unwrap();
-        assert!(out.ends_with("[cut: 1000000 characters in all]"), "{}", &out[out.len() - 60..]);
+        assert!(
+            out.ends_with("[cut: 1000000 characters in all]"),
+            "{}",
+            &out[out.len() - 60..]
+        );
     }
 
     #[test]
@@ -126,6 +130,9 @@ mod tests {
         let bytes = dispatch_answer(answer(2000, 300), 64 << 10);
         assert!(bytes.len() <= 64 << 10, "{}", bytes.len());
         let v: Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!((v["hooks_dropped"].as_u64(), &v["verdict"]["decision"]), (Some(2000), &json!("deny")));
+        assert_eq!(
+            (v["hooks_dropped"].as_u64(), &v["verdict"]["decision"]),
+            (Some(2000), &json!("deny"))
+        );
     }
 }

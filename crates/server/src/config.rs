@@ -122,6 +122,15 @@ pub struct Limits {
     pub reserved_requests: usize,
     /// Open connections (closed at accept over it). Default **1024**.
     pub max_connections: usize,
+    /// Open connections from one peer — one IPv4 address, or one IPv6 /64 (what one host is
+    /// usually given) — closed at accept over it, so one client cannot hold every slot.
+    /// Default **64**. Behind a proxy every connection is the proxy's: raise it to
+    /// `max_connections` there and cap clients at the proxy.
+    pub max_connections_per_peer: usize,
+    /// Seconds a connection may sit with no request in progress and nothing received before it
+    /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub idle_timeout_secs: Duration,
     /// Event streams open at once (503 over it). Default **64**.
     pub max_sse_subscribers: usize,
     /// Event streams one tenant may hold (429 over it). Default **4**.
@@ -155,6 +164,8 @@ impl Default for Limits {
             max_requests_in_flight: 256,
             reserved_requests: 16,
             max_connections: 1024,
+            max_connections_per_peer: 64,
+            idle_timeout_secs: Duration::from_secs(5),
             max_sse_subscribers: 64,
             max_sse_subscribers_per_tenant: 4,
             sse_keepalive_secs: Duration::from_secs(15),
@@ -188,6 +199,14 @@ pub struct RuntimeKnobs {
     pub replay_queue: usize,
     /// Replay files kept open. Default **64**.
     pub replay_open_files: usize,
+    /// Bytes of replay files one tenant's folder may hold; over it its least recently written
+    /// files are removed. Default **64 MiB**.
+    pub replay_max_bytes: u64,
+    /// Replay files (sessions) one tenant's folder may hold; the same. Default **256**.
+    pub replay_max_files: usize,
+    /// Per-session data folders (Ghast plugins') one tenant's plugin may keep; opening one more
+    /// removes the least recently used. Default **256**.
+    pub max_session_dirs: usize,
     /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
     /// `PAGEMAP_SCAN`) instead of returning them with `madvise`. Default **false**: in wasmtime
     /// 48.0.8 the scan misses dirty pages that were swapped out, so it is used only when no swap
@@ -210,6 +229,9 @@ impl Default for RuntimeKnobs {
             admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
             replay_queue: lib.replay_queue,
             replay_open_files: lib.replay_open_files,
+            replay_max_bytes: lib.replay_quota.max_bytes,
+            replay_max_files: lib.replay_quota.max_files,
+            max_session_dirs: lib.max_session_dirs,
             pagemap_scan: lib.wasm.pool.pagemap_scan,
         }
     }
@@ -236,13 +258,13 @@ impl Default for ServerConfig {
 /// Why the configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The file could not be read.
-    #[error("cannot read the configuration {}: {source}", path.display())]
+    /// The file could not be read (missing, not a regular file, not UTF-8, an I/O error).
+    #[error("the configuration {}: {source}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (core's reader's error, quoting the path).
+        source: hookbox_core::files::ReadError,
     },
     /// The file is bigger than any configuration.
     #[error("the configuration {} is {size} bytes: over the {MAX_CONFIG_BYTES}-byte limit", path.display())]
@@ -322,7 +344,12 @@ impl ServerConfig {
                 ),
             });
         }
-        within("limits.max_body_bytes", l.max_body_bytes, 1, MAX_BODY_BYTES_LIMIT)?;
+        within(
+            "limits.max_body_bytes",
+            l.max_body_bytes,
+            1,
+            MAX_BODY_BYTES_LIMIT,
+        )?;
         // hyper needs room for a request line and a few headers.
         within(
             "limits.max_header_bytes",
@@ -350,6 +377,10 @@ impl ServerConfig {
             });
         }
         at_least_one("limits.max_connections", l.max_connections as u64)?;
+        at_least_one(
+            "limits.max_connections_per_peer",
+            l.max_connections_per_peer as u64,
+        )?;
         let r = &self.runtime;
         at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
         at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
@@ -361,6 +392,9 @@ impl ServerConfig {
             0,
             MAX_ADMISSION_WAIT_MS,
         )?;
+        at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
+        at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
+        at_least_one("runtime.max_session_dirs", r.max_session_dirs as u64)?;
         if r.reserved_hooks >= r.max_hooks_in_flight {
             return Err(ConfigError::Invalid {
                 key: "runtime.reserved_hooks",
@@ -408,6 +442,11 @@ impl ServerConfig {
             reserved_dispatches: self.limits.reserved_requests,
             replay_queue: r.replay_queue,
             replay_open_files: r.replay_open_files,
+            replay_quota: hookbox_host::replay::ReplayQuota {
+                max_bytes: r.replay_max_bytes,
+                max_files: r.replay_max_files,
+            },
+            max_session_dirs: r.max_session_dirs,
             ..RuntimeSettings::default()
         }
     }
@@ -417,6 +456,10 @@ impl Limits {
     /// `header_read_timeout_secs`.
     pub fn header_read_timeout(&self) -> Duration {
         self.header_read_timeout_secs
+    }
+    /// `idle_timeout_secs`.
+    pub fn idle_timeout(&self) -> Duration {
+        self.idle_timeout_secs
     }
     /// `body_read_timeout_secs`.
     pub fn body_read_timeout(&self) -> Duration {
@@ -447,23 +490,16 @@ impl Limits {
 /// Reads the configuration file with core's reader for untrusted small files: opened without
 /// blocking, a regular file, at most [`MAX_CONFIG_BYTES`], UTF-8.
 fn read_config(path: &Path) -> Result<String, ConfigError> {
-    use hookbox_core::config::ReadError;
-    hookbox_core::config::read_ambient(path, MAX_CONFIG_BYTES).map_err(|e| match e {
-        ReadError::TooLarge { size, .. } => ConfigError::TooLarge {
+    use hookbox_core::files::{ReadErrorKind, Symlinks, read_file};
+    // The operator names this file: a symlink to it (a ConfigMap mount) is followed.
+    read_file(path, MAX_CONFIG_BYTES, Symlinks::Follow).map_err(|source| match source.kind {
+        ReadErrorKind::TooLarge { size, .. } => ConfigError::TooLarge {
             path: path.to_owned(),
             size,
         },
-        ReadError::NotFound => ConfigError::Read {
-            path: path.to_owned(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        },
-        ReadError::Io(source) => ConfigError::Read {
+        _ => ConfigError::Read {
             path: path.to_owned(),
             source,
-        },
-        other => ConfigError::Read {
-            path: path.to_owned(),
-            source: std::io::Error::other(other.to_string()),
         },
     })
 }
@@ -531,7 +567,15 @@ mod tests {
                 "limits.max_requests_in_flight",
             ),
             ("[limits]\nmax_header_bytes = 10", "limits.max_header_bytes"),
+            (
+                "[limits]\nmax_connections_per_peer = 0",
+                "limits.max_connections_per_peer",
+            ),
             ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
+            (
+                "[runtime]\nreplay_max_files = 0",
+                "runtime.replay_max_files",
+            ),
             ("log_filter = \" \"", "log_filter"),
         ];
         for (text, key) in cases {
@@ -545,11 +589,19 @@ mod tests {
     fn durations_are_refused_where_they_are_written() {
         // 1e19 s once overflowed the time arithmetic instead of being refused.
         for (text, key) in [
-            ("[limits]\nbody_read_timeout_secs = 0", "body_read_timeout_secs"),
+            (
+                "[limits]\nbody_read_timeout_secs = 0",
+                "body_read_timeout_secs",
+            ),
             ("[limits]\nshutdown_grace_secs = -1", "shutdown_grace_secs"),
             ("[limits]\nsse_keepalive_secs = 1e19", "sse_keepalive_secs"),
             ("[limits]\ndrain_grace_secs = nan", "drain_grace_secs"),
-            ("[tenant_maxima]\nmax_timeout_secs = 1e19", "max_timeout_secs"),
+            ("[limits]\nidle_timeout_secs = 0", "idle_timeout_secs"),
+            ("[limits]\nidle_timeout_secs = 1e300", "idle_timeout_secs"),
+            (
+                "[tenant_maxima]\nmax_timeout_secs = 1e19",
+                "max_timeout_secs",
+            ),
         ] {
             let e = ServerConfig::parse(text).unwrap_err();
             assert!(e.contains(key), "{text}: {e}");
@@ -569,10 +621,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("serve.toml");
         for (text, key) in [
-            ("[limits]\nmax_body_bytes = 1000000000000", "limits.max_body_bytes"),
+            (
+                "[limits]\nmax_body_bytes = 1000000000000",
+                "limits.max_body_bytes",
+            ),
             ("[limits]\nmax_answer_bytes = 10", "limits.max_answer_bytes"),
-            ("[limits]\nreserved_requests = 256", "limits.reserved_requests"),
-            ("[runtime]\nadmission_wait_ms = 100000000", "runtime.admission_wait_ms"),
+            (
+                "[limits]\nreserved_requests = 256",
+                "limits.reserved_requests",
+            ),
+            (
+                "[runtime]\nadmission_wait_ms = 100000000",
+                "runtime.admission_wait_ms",
+            ),
         ] {
             std::fs::write(&file, text).unwrap();
             let e = ServerConfig::load(&file).unwrap_err().to_string();

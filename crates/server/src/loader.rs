@@ -9,9 +9,9 @@
 //! so one tenant's slow components (bounded by its `compile_budget_secs`) never keep the others
 //! answering 404. The caller holds the admin lock, so no other admin operation interleaves.
 
+use hookbox_core::clock::now_ms;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_host::{TenantError, TenantId, TenantInfo};
@@ -56,13 +56,6 @@ pub(crate) struct LoadSummary {
     pub(crate) failed: Vec<TenantId>,
     pub(crate) removed: Vec<TenantId>,
     pub(crate) skipped: Vec<String>,
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 /// A load's result, and the tenant's token when its file was read far enough to know it.

@@ -1,7 +1,7 @@
 //! What the server knows of tenants beyond [`Tenants`](hookbox_host::Tenants) — the one map of
 //! the tenants being served, each entry its long-lived owner with the token digest attached to
 //! its policy: the tenants whose folder did **not** load (and that are not served), with why,
-//! for the admin API and `/readyz`. An id is in one of the two, never both: a tenant that loads
+//! for the admin API and `GET /v1/status`. An id is in one of the two, never both: a tenant that loads
 //! leaves this list, and a served tenant whose reload fails keeps serving (validate-then-swap)
 //! and is not listed here. Both change only under the admin lock.
 //!

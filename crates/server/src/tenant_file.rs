@@ -100,34 +100,30 @@ impl TenantFile {
     /// Reads `<folder>/tenant.toml` (beneath the folder, without blocking, bounded) and checks
     /// its policy against the operator's `maxima`.
     pub fn read(folder: &Path, maxima: &TenantMaxima) -> Result<TenantFile, TenantFileError> {
-        use hookbox_core::config::ReadError;
+        use hookbox_core::files::{ReadErrorKind, read_file_beneath};
         let path = folder.join(TENANT_FILE);
         let refused = |reason: String| TenantFileError::Refused {
             path: path.clone(),
             reason,
         };
-        let text = match hookbox_core::config::read_file_beneath(
-            folder,
-            Path::new(TENANT_FILE),
-            MAX_TENANT_FILE_BYTES,
-        ) {
+        let text = match read_file_beneath(folder, Path::new(TENANT_FILE), MAX_TENANT_FILE_BYTES) {
             Ok(t) => t,
-            Err(ReadError::NotFound) => return Err(TenantFileError::Missing { path }),
-            Err(ReadError::NotAFile { kind }) => {
-                return Err(refused(format!(
-                    "is not a regular file ({kind}): a folder, FIFO or device is refused"
-                )));
+            Err(e) => {
+                return Err(match e.kind {
+                    ReadErrorKind::NotFound => TenantFileError::Missing { path },
+                    ReadErrorKind::NotAFile { kind } => refused(format!(
+                        "is not a regular file ({kind}): a folder, FIFO or device is refused"
+                    )),
+                    ReadErrorKind::Symlink { .. } | ReadErrorKind::Escapes => refused(
+                        "is a symbolic link: a tenant's file is never read through one (it could lead out of the tenant's folder)".into(),
+                    ),
+                    ReadErrorKind::TooLarge { size, max } => {
+                        refused(format!("is {size} bytes: over the {max}-byte limit"))
+                    }
+                    ReadErrorKind::Io(source) => TenantFileError::Read { path, source },
+                    other => refused(other.to_string()),
+                });
             }
-            Err(ReadError::Escapes) => {
-                return Err(refused(
-                    "is a symbolic link leading out of the tenant's folder: refused".into(),
-                ));
-            }
-            Err(ReadError::TooLarge { size, max }) => {
-                return Err(refused(format!("is {size} bytes: over the {max}-byte limit")));
-            }
-            Err(ReadError::Io(source)) => return Err(TenantFileError::Read { path, source }),
-            Err(other) => return Err(refused(other.to_string())),
         };
         let file = TenantFile::parse(&text).map_err(|message| TenantFileError::Parse {
             path: path.clone(),
@@ -168,17 +164,20 @@ fn token_of(text: &str) -> Option<TokenHash> {
     struct TokenOnly {
         token_sha256: TokenHash,
     }
-    toml::from_str::<TokenOnly>(text).ok().map(|t| t.token_sha256)
+    toml::from_str::<TokenOnly>(text)
+        .ok()
+        .map(|t| t.token_sha256)
 }
 
 /// The 1-based line where `key = …` is written, if it is.
 fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|l| {
-        l.trim_start()
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-    })
-    .map(|i| i + 1)
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
 }
 
 /// What a scan of the tenants folder found.
@@ -281,7 +280,7 @@ mod tests {
         )
         .unwrap();
         let e = TenantFile::read(dir.path(), &max).unwrap_err();
-        assert!(e.to_string().contains("out of the tenant's folder"), "{e}");
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
         std::fs::remove_file(dir.path().join(TENANT_FILE)).unwrap();
         std::fs::write(dir.path().join(TENANT_FILE), "#".repeat(70_000)).unwrap();
         let e = TenantFile::read(dir.path(), &max).unwrap_err();
@@ -331,7 +330,11 @@ mod tests {
                 && shown.contains("256"),
             "{shown}"
         );
-        assert!(e.token().unwrap().matches(&TokenHash::from_hex(DIGEST).unwrap()));
+        assert!(
+            e.token()
+                .unwrap()
+                .matches(&TokenHash::from_hex(DIGEST).unwrap())
+        );
         let roomy = TenantMaxima {
             max_hooks_in_flight: usize::MAX,
             ..TenantMaxima::default()

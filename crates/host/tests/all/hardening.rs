@@ -380,10 +380,7 @@ async fn a_read_write_mount_never_holds_the_plugins_own_files_or_the_settings() 
         ("${CLAUDE_PROJECT_DIR}", ".hookbox"),
     ];
     for (host, exposed) in cases {
-        let hooks = chaos(
-            "ok",
-            json!([{"host": host, "guest": "/w", "access": "rw"}]),
-        );
+        let hooks = chaos("ok", json!([{"host": host, "guest": "/w", "access": "rw"}]));
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("sub")).unwrap();
         let plugin = dir.path().join("plugin");

@@ -377,7 +377,9 @@ async fn metrics_and_the_stream_go_on_across_a_replacement_and_a_reload() {
     f.tenants.reload(&id("t"), None).unwrap();
     assert!(go("3").await.unwrap().hook_fired.is_some());
     for n in 1..=3 {
-        let got = fired.try_recv().unwrap_or_else(|e| panic!("record {n}: {e}"));
+        let got = fired
+            .try_recv()
+            .unwrap_or_else(|e| panic!("record {n}: {e}"));
         assert_eq!(got.hook_name.as_str(), "UserPromptSubmit");
     }
     let m = f.tenants.metrics(&id("t")).unwrap();
@@ -467,7 +469,11 @@ async fn the_hook_quota_holds_across_a_swap_under_load() {
     }
     while let Some(d) = more.join_next().await {
         let d = d.unwrap();
-        let class = d.reports[0].effect.failure.as_ref().map(|f| f.class.as_str());
+        let class = d.reports[0]
+            .effect
+            .failure
+            .as_ref()
+            .map(|f| f.class.as_str());
         assert_eq!(class, Some("overloaded"), "{:?}", d.reports[0]);
     }
     assert!(host.metrics().hooks_in_flight <= 2);
@@ -488,7 +494,8 @@ async fn a_tenants_own_settings_file_changes_nothing() {
     // Issue 16 defect 4: the tenant's folder was read as a project, and its settings raised the
     // operator's Stop re-entry cap (1 -> 100) and turned on full replay capture.
     let f = fleet();
-    let loud = json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/chaos.wasm"}]}});
+    let loud =
+        json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/chaos.wasm"}]}});
     f.plugin("t", "p", &loud, &[("chaos.wasm", guests::CHAOS)]);
     std::fs::create_dir_all(f.folder("t").join(".hookbox")).unwrap();
     std::fs::write(
@@ -514,7 +521,10 @@ async fn a_tenants_own_settings_file_changes_nothing() {
     f.tenants.runtime().flush_replay();
     let file = host.replay_dir().unwrap().join("s.jsonl");
     let replay = hookbox_host::replay::read_replay(&file).unwrap();
-    assert!(replay.records[0].hooks[0].output_truncated, "a preview, not the whole output");
+    assert!(
+        replay.records[0].hooks[0].output_truncated,
+        "a preview, not the whole output"
+    );
 }
 
 #[test]

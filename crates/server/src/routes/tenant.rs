@@ -21,12 +21,12 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use hookbox_core::StopState;
+use hookbox_core::agent::claude_code_json;
 use hookbox_host::{DispatchRefused, DispatchTicket};
 
 use super::path_id;
 use crate::api_error::ApiError;
 use crate::app::App;
-use crate::claude_answer::claude_code_json;
 use crate::dispatch_json::dispatch_json;
 use crate::registry::Serving;
 use crate::{answer, auth, body, request};
@@ -47,9 +47,9 @@ fn enter(ticket: &mut DispatchTicket) -> Result<(), ApiError> {
 fn refused(r: DispatchRefused) -> ApiError {
     match r {
         DispatchRefused::Quota { .. } => ApiError::too_many(r.to_string()),
-        DispatchRefused::Busy { .. } => ApiError::overloaded(format!(
-            "{r} (limits.max_requests_in_flight)"
-        )),
+        DispatchRefused::Busy { .. } => {
+            ApiError::overloaded(format!("{r} (limits.max_requests_in_flight)"))
+        }
     }
 }
 
