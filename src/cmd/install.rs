@@ -168,13 +168,16 @@ fn rule_timeout(rule: &Rule) -> f64 {
     }
 }
 
+/// The entries to write, and the notes on what could not be installed.
+type Planned = (Vec<Entry>, Vec<String>);
+
 /// The entries `plugins` need in `t`'s agent, and what could not be installed; `Err` with the
 /// exit code when the plugins do not load.
 fn entries(
     t: &Target,
     plugins: &[PathBuf],
     bin: &Path,
-) -> anyhow::Result<Result<(Vec<Entry>, Vec<String>), ExitCode>> {
+) -> anyhow::Result<Result<Planned, ExitCode>> {
     let setup = HostSetup::ephemeral(&t.load_root)?;
     let report = setup.load(plugins, &LoadOptions::default())?;
     if report.has_errors() {

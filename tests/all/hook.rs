@@ -256,7 +256,7 @@ fn a_hook_that_times_out_blocks_when_its_rule_fails_closed_and_proceeds_otherwis
         fx["payload"] = serde_json::from_str(&payload).unwrap();
         let run = run_with_stdin(
             &d,
-            &hook_args(&agent, &fx, &[closed.clone()], d.path()),
+            &hook_args(&agent, &fx, std::slice::from_ref(&closed), d.path()),
             payload.as_bytes(),
         );
         let mut denied = fx["answer"].clone();
@@ -268,7 +268,7 @@ fn a_hook_that_times_out_blocks_when_its_rule_fails_closed_and_proceeds_otherwis
         check_answer(&format!("{agent} fail-closed"), &run, &denied);
         let run = run_with_stdin(
             &d,
-            &hook_args(&agent, &fx, &[open.clone()], d.path()),
+            &hook_args(&agent, &fx, std::slice::from_ref(&open), d.path()),
             payload.as_bytes(),
         );
         let proceeds = match agent.as_str() {

@@ -143,9 +143,7 @@ fn read(agent: Agent, kind: &str, a: &Answer, copilot_nonzero_denies: bool) -> V
     let mut does = Vec::new();
     match agent {
         Agent::Claude | Agent::Codex | Agent::Kimi | Agent::VsCode => {
-            if a.exit_code == 2 && agent != Agent::Codex
-                || (agent == Agent::Codex && a.exit_code == 2 && !a.stderr.is_empty())
-            {
+            if a.exit_code == 2 && (agent != Agent::Codex || !a.stderr.is_empty()) {
                 let reason = match kind {
                     "stop" if agent == Agent::Kimi => {
                         return vec![Does::Continue(a.stderr.trim().to_owned())];
