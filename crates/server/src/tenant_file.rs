@@ -79,7 +79,7 @@ pub enum TenantFileError {
         /// The line of the key, when found.
         line: Option<usize>,
         /// The key, its value, the maximum.
-        over: OverMaximum,
+        over: Box<OverMaximum>,
         /// The tenant's token (the file parsed): its holder is told the tenant is unavailable.
         token: TokenHash,
     },
@@ -134,7 +134,7 @@ impl TenantFile {
             return Err(TenantFileError::OverMaximum {
                 line: line_of(&text, over.field),
                 path,
-                over,
+                over: Box::new(over),
                 token: file.token_sha256,
             });
         }
