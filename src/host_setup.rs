@@ -1,7 +1,9 @@
 //! Building the runtime and the `HookHost` of one CLI invocation: the project folder
-//! (`CLAUDE_PROJECT_DIR`, `.hookbox/settings.json`), hookbox's state folder for it (plugin data
-//! and replay, kept out of the project under `~/.local/state/hookbox/projects/…`), the wasm
-//! engine every command shares (disk cache, fuel metering), and the async runtime.
+//! (`CLAUDE_PROJECT_DIR`), its `.hookbox/settings.json` read here and applied to the host's
+//! policy (a host reads nothing from the project by itself; the CLI trusts the project it runs
+//! in as its own), hookbox's state folder for it (plugin data and replay, kept out of the
+//! project under `~/.local/state/hookbox/projects/…`), the wasm engine every command shares
+//! (disk cache, fuel metering), and the async runtime.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,8 @@ use anyhow::{Context, bail};
 use hookbox_command::ContainmentPolicy;
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_host::{
-    HookHost, HookRuntime, HostPolicy, RuntimeSettings, default_state_root, project_state_dir,
+    HookHost, HookRuntime, HostPolicy, RuntimeSettings, Settings, default_state_root,
+    project_state_dir,
 };
 use hookbox_wasm::RuntimeConfig;
 
@@ -70,7 +73,16 @@ impl HostSetup {
         policy.wasm.allow_fuel = true;
         policy.state_dir = state;
         policy.replay = !opts.no_replay;
-        policy.stop_reentry_cap_override = opts.stop_reentry_cap;
+        // The project's settings are policy input: read here, applied to the policy; a flag
+        // wins over them.
+        Settings::load(project)
+            .context("cannot read the project settings")?
+            .apply(&mut policy);
+        if let Some(cap) = opts.stop_reentry_cap {
+            policy.stop_reentry_cap = cap;
+        }
+        // What hookbox reads settings (and approvals) from is never writable by a guest.
+        policy.protected_paths.push(project.join(".hookbox"));
         let host =
             HookHost::with_runtime(&runtime, policy).context("cannot set up the hook host")?;
         Ok(HostSetup { host })

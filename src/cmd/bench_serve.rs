@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use hookbox_core::{Event, EventName};
 use hookbox_host::{TenantId, Tenants};
+use hookbox_server::TokenHash;
 use hookbox_server::{Server, ServerConfig};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -235,7 +236,7 @@ async fn over_http(addr: SocketAddr, c: usize, dur: Duration) -> anyhow::Result<
 }
 
 /// `c` tasks dispatching in-process back to back for `dur`.
-async fn in_process(tenants: &Arc<Tenants>, c: usize, dur: Duration) -> (Vec<f64>, f64) {
+async fn in_process(tenants: &Arc<Tenants<TokenHash>>, c: usize, dur: Duration) -> (Vec<f64>, f64) {
     let id = TenantId::new(TENANT).unwrap_or_else(|_| unreachable!("a literal valid id"));
     let payload = json!({"tool_name": "Bash", "tool_input": {"command": "git status"}, "tool_use_id": "toolu_bench"});
     let event = Event::from_payload(Some(EventName::PreToolUse), payload, "bench", "/")

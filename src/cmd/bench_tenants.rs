@@ -100,6 +100,7 @@ fn add(tenants: &Tenants, root: &Path, tenant: &str, policy: TenantPolicy) -> an
             folder: root.join(tenant),
             policy,
             plugins: None,
+            attached: (),
         })
         .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
     Ok(())

@@ -73,7 +73,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
         let dispatch = host.dispatch_with_stop_state(event, stop).await;
         let code = answer(
             args,
-            host.replay_dir(),
+            host.replay_dir().as_deref(),
             &dispatch,
             &report.diagnostics,
             load_errors,

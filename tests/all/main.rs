@@ -12,6 +12,7 @@ mod serve;
 mod serve_connections;
 mod serve_ops;
 mod serve_security;
+mod serve_tenants;
 mod serve_util;
 mod util;
 mod validate;

@@ -413,7 +413,7 @@ fn requests_over_the_in_flight_bound_get_503_at_once() {
         &json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/chaos.wasm"}]}}),
         &[("chaos.wasm", guests::CHAOS)],
     );
-    let s = f.start("[limits]\nmax_requests_in_flight = 1\n");
+    let s = f.start("[limits]\nmax_requests_in_flight = 1\nreserved_requests = 0\n");
     let addr = s.addr;
     let slow = std::thread::spawn(move || {
         let body = serde_json::to_vec(

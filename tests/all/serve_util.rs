@@ -34,13 +34,27 @@ pub(crate) const ADMIN: &str = "admin-secret";
 /// A tenants folder, a state folder and a configuration file, in one temporary folder.
 pub(crate) struct Fixture {
     root: tempfile::TempDir,
+    /// Compile into a cache of its own (every component compiled afresh) instead of the shared
+    /// one.
+    private_cache: bool,
 }
 
 impl Fixture {
     pub(crate) fn new() -> Fixture {
         let root = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(root.path().join("tenants")).expect("mkdir");
-        Fixture { root }
+        Fixture {
+            root,
+            private_cache: false,
+        }
+    }
+
+    /// A fixture whose server compiles every component afresh (a cache of its own).
+    pub(crate) fn with_private_cache() -> Fixture {
+        Fixture {
+            private_cache: true,
+            ..Fixture::new()
+        }
     }
 
     pub(crate) fn tenants_dir(&self) -> PathBuf {
@@ -100,11 +114,16 @@ impl Fixture {
             Some(i) => extra.split_at(i),
             None => (extra, ""),
         };
+        let cache = if self.private_cache {
+            self.root.path().join("cache")
+        } else {
+            shared_cache()
+        };
         std::fs::write(
             &config,
             format!(
                 "tenants_dir = \"tenants\"\nstate_dir = \"state\"\ncache_dir = \"{}\"\nadmin_token_sha256 = \"{}\"\nlog_filter = \"info,hookbox_server=debug\"\n{top}\n{tables}\n",
-                shared_cache().display(),
+                cache.display(),
                 digest(ADMIN)
             ),
         )

@@ -48,6 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Closed by default: wasm only, no native or http hooks, quotas, fuel.
             policy: TenantPolicy::default(),
             plugins: None, // <folder>/plugins
+            attached: (),  // nothing of the embedder's own
         })?;
     }
 

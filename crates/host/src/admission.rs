@@ -1,9 +1,14 @@
-//! Admission: who may start a hook now. Two kinds of capacity are shared by every host (tenant)
-//! of a runtime — hooks in flight, and wasm instance-pool slots — and each host has its own
-//! quota of both. A host over its own quota is refused at once (`overloaded`): its extra work is
-//! never queued behind, or taken from, another tenant. Within the shared capacity, the last
-//! `reserve` units are kept for hosts that hold none at that moment, so a flood from a few hosts
-//! can never leave a quiet host without a slot. A wait for shared capacity is bounded.
+//! Admission: who may start a hook — or a dispatch — now. Three kinds of capacity are shared by
+//! every host (tenant) of a runtime — hooks in flight, wasm instance-pool slots, and dispatches
+//! in flight (`hookbox serve`'s requests) — and each host has its own quota of each. A host over
+//! its own quota is refused at once (`overloaded`): its extra work is never queued behind, or
+//! taken from, another tenant. Within the shared capacity, the last `reserve` units are kept for
+//! hosts that hold none at that moment, so a flood from a few hosts can never leave a quiet host
+//! without a slot. A wait for shared capacity is bounded.
+//!
+//! A host's quotas belong to its long-lived owner: when its policy is replaced (a tenant's
+//! `PUT`), the units its running hooks hold stay counted and only the cap changes, so a swap can
+//! never let a tenant run more than its quota.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,14 +20,14 @@ use tokio::sync::Notify;
 #[derive(Debug)]
 pub(crate) struct Quota {
     held: AtomicUsize,
-    cap: usize,
+    cap: AtomicUsize,
 }
 
 impl Quota {
     pub(crate) fn new(cap: usize) -> Quota {
         Quota {
             held: AtomicUsize::new(0),
-            cap: cap.max(1),
+            cap: AtomicUsize::new(cap.max(1)),
         }
     }
 
@@ -31,11 +36,23 @@ impl Quota {
         self.held.load(Ordering::Relaxed)
     }
 
+    /// The cap now.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap.load(Ordering::Relaxed)
+    }
+
+    /// A new cap (the host's policy was replaced). Units held stay counted: over a lowered cap,
+    /// nothing more is admitted until enough are given back.
+    pub(crate) fn set_cap(&self, cap: usize) {
+        self.cap.store(cap.max(1), Ordering::Relaxed);
+    }
+
     /// Takes one unit if under the cap.
     fn try_take(&self) -> bool {
+        let cap = self.cap();
         self.held
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| {
-                (h < self.cap).then_some(h + 1)
+                (h < cap).then_some(h + 1)
             })
             .is_ok()
     }
@@ -105,7 +122,7 @@ impl Pool {
         wait: Duration,
     ) -> Result<Unit, Refusal> {
         if !quota.try_take() {
-            return Err(Refusal::Quota { cap: quota.cap });
+            return Err(Refusal::Quota { cap: quota.cap() });
         }
         let had = quota.held() - 1;
         let deadline = tokio::time::Instant::now() + wait;
@@ -140,6 +157,94 @@ impl Drop for Unit {
     fn drop(&mut self) {
         self.quota.give_back();
         self.pool.give_back();
+    }
+}
+
+/// A place among one host's dispatches in flight, taken in two steps: its own quota first
+/// ([`HookHost::admit`](crate::HookHost::admit), before a request's body is even read), then a
+/// unit of the runtime's shared capacity ([`DispatchTicket::enter`], once the dispatch is about
+/// to run). A slow or partial request thus holds only its own tenant's quota, never shared
+/// capacity. Both are given back when the ticket is dropped.
+#[derive(Debug)]
+pub struct DispatchTicket {
+    quota: Arc<Quota>,
+    /// Shared units this host holds now (for the reserve: it is for hosts holding none).
+    entered: Arc<AtomicUsize>,
+    pool: Arc<Pool>,
+    inside: bool,
+}
+
+/// Why a dispatch was not admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DispatchRefused {
+    /// The host (tenant) already has its quota of dispatches in flight.
+    #[error(
+        "refused: {cap} dispatches of this tenant are in flight (its quota, max_dispatches_in_flight); retry shortly"
+    )]
+    Quota {
+        /// The quota.
+        cap: usize,
+    },
+    /// The runtime's shared capacity is taken (its reserve is kept for hosts holding none).
+    #[error(
+        "refused: all {total} dispatches the server runs at once are busy (max_dispatches_in_flight of the runtime); retry shortly"
+    )]
+    Busy {
+        /// The shared capacity.
+        total: usize,
+    },
+}
+
+impl DispatchTicket {
+    /// Takes a place in `quota`, at once or not at all.
+    pub(crate) fn take(
+        quota: &Arc<Quota>,
+        entered: &Arc<AtomicUsize>,
+        pool: &Arc<Pool>,
+    ) -> Result<DispatchTicket, DispatchRefused> {
+        if !quota.try_take() {
+            return Err(DispatchRefused::Quota { cap: quota.cap() });
+        }
+        Ok(DispatchTicket {
+            quota: quota.clone(),
+            entered: entered.clone(),
+            pool: pool.clone(),
+            inside: false,
+        })
+    }
+
+    /// Takes a unit of the shared capacity for the dispatch, at once or not at all: the last
+    /// `reserve` units only when this host holds none. Entering twice is a no-op.
+    pub fn enter(&mut self) -> Result<(), DispatchRefused> {
+        if self.inside {
+            return Ok(());
+        }
+        if !self
+            .pool
+            .try_take_shared(self.entered.load(Ordering::Acquire))
+        {
+            return Err(DispatchRefused::Busy {
+                total: self.pool.total,
+            });
+        }
+        self.entered.fetch_add(1, Ordering::AcqRel);
+        self.inside = true;
+        Ok(())
+    }
+
+    /// Whether the ticket holds a unit of the shared capacity.
+    pub fn entered(&self) -> bool {
+        self.inside
+    }
+}
+
+impl Drop for DispatchTicket {
+    fn drop(&mut self) {
+        if self.inside {
+            self.entered.fetch_sub(1, Ordering::AcqRel);
+            self.pool.give_back();
+        }
+        self.quota.give_back();
     }
 }
 
@@ -199,6 +304,49 @@ mod tests {
         assert_eq!(pool.in_use(), 4);
         drop(q);
         assert_eq!((pool.in_use(), quiet.held()), (3, 0));
+    }
+
+    #[test]
+    fn a_lowered_cap_keeps_the_units_held_counted() {
+        let q = Quota::new(4);
+        assert!((0..4).all(|_| q.try_take()));
+        q.set_cap(2);
+        assert!(!q.try_take(), "4 held, cap 2");
+        q.give_back();
+        q.give_back();
+        assert!(!q.try_take(), "2 held, cap 2");
+        q.give_back();
+        assert!(q.try_take());
+    }
+
+    #[test]
+    fn dispatch_tickets_take_the_quota_first_and_shared_capacity_on_entry() {
+        let pool = Arc::new(Pool::new(3, 1));
+        let (noisy, noisy_in) = (Arc::new(Quota::new(10)), Arc::new(AtomicUsize::new(0)));
+        let (quiet, quiet_in) = (Arc::new(Quota::new(10)), Arc::new(AtomicUsize::new(0)));
+        // Ten tickets reading their bodies hold no shared capacity at all.
+        let mut reading: Vec<_> = (0..10)
+            .map(|_| DispatchTicket::take(&noisy, &noisy_in, &pool).unwrap())
+            .collect();
+        assert_eq!(
+            DispatchTicket::take(&noisy, &noisy_in, &pool).unwrap_err(),
+            DispatchRefused::Quota { cap: 10 }
+        );
+        assert_eq!(pool.in_use(), 0);
+        // Entering: two units, then the third is the reserve, kept for a host holding none.
+        reading[0].enter().unwrap();
+        reading[1].enter().unwrap();
+        assert_eq!(
+            reading[2].enter().unwrap_err(),
+            DispatchRefused::Busy { total: 3 }
+        );
+        let mut q = DispatchTicket::take(&quiet, &quiet_in, &pool).unwrap();
+        q.enter().unwrap();
+        assert_eq!(pool.in_use(), 3);
+        drop(q);
+        drop(reading);
+        assert_eq!((pool.in_use(), noisy.held(), quiet.held()), (0, 0, 0));
+        assert_eq!(noisy_in.load(Ordering::Relaxed), 0);
     }
 
     #[tokio::test]

@@ -116,7 +116,7 @@ impl Inner {
     pub(crate) async fn admit_hook(&self) -> Result<crate::admission::Unit, Ran> {
         let rt = &self.runtime.inner;
         rt.hooks
-            .take(&self.hooks_quota, rt.settings.admission_wait)
+            .take(&self.live.hooks_quota, rt.settings.admission_wait)
             .await
             .map_err(|r| {
                 Ran::failed(
@@ -134,7 +134,7 @@ impl Inner {
     pub(crate) async fn admit_slot(&self) -> Result<crate::admission::Unit, Ran> {
         let rt = &self.runtime.inner;
         rt.slots
-            .take(&self.slots_quota, rt.settings.admission_wait)
+            .take(&self.live.slots_quota, rt.settings.admission_wait)
             .await
             .map_err(|r| {
                 Ran::failed(
@@ -165,7 +165,7 @@ impl Inner {
         if matched.is_empty() && undecided.is_empty() {
             let verdict = aggregate(&event, &[], stop);
             let duration = started.elapsed();
-            self.metrics.dispatch(false, duration);
+            self.live.metrics.dispatch(false, duration);
             self.runtime.inner.metrics.dispatch(false, duration);
             return Dispatch {
                 event,
@@ -199,7 +199,7 @@ impl Inner {
             .await;
         let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
         let duration = started.elapsed();
-        self.metrics.dispatch(true, duration);
+        self.live.metrics.dispatch(true, duration);
         self.runtime.inner.metrics.dispatch(true, duration);
         if let Some(f) = &hook_fired {
             self.fire(f);
@@ -231,8 +231,8 @@ impl Inner {
         count_rate: bool,
     ) -> Vec<HookReport> {
         let jobs = self.dedup(loaded, matched, event);
-        if count_rate && self.rate.as_ref().is_some_and(|b| !b.try_take()) {
-            self.metrics.refused();
+        if count_rate && !self.live.rate.try_take() {
+            self.live.metrics.refused();
             self.runtime.inner.metrics.refused();
             let msg = "refused: this host is over its dispatch rate (dispatch_rate); no hook ran";
             return jobs
@@ -397,7 +397,7 @@ impl Inner {
     ) -> HookReport {
         let rule = &loaded.set.rules()[pos];
         if let Some(fuel) = ran.fuel {
-            self.metrics.fuel(fuel);
+            self.live.metrics.fuel(fuel);
             self.runtime.inner.metrics.fuel(fuel);
         }
         let exit = match &ran.out {
@@ -440,7 +440,8 @@ impl Inner {
             .unwrap_or_else(|| rule.source.plugin.clone());
         let failure = effect.failure.as_ref().map(|f| f.class);
         let warned = !effect.warnings.is_empty();
-        self.metrics
+        self.live
+            .metrics
             .hook(rule.handler.handler_type(), failure, warned);
         self.runtime
             .inner

@@ -1,11 +1,17 @@
 //! `HookHost`: one project's (or one tenant's) hooks. Built from a [`HookRuntime`] (shared by
-//! every host of the process) and a [`HostPolicy`] (this host's own), it holds the current rule
-//! set (swapped atomically on reload), its state folder (plugin data, replay), its quotas, its
-//! metrics and HookFired stream, and answers `dispatch(event)`.
+//! every host of the process) and a [`HostPolicy`] (this host's own).
+//!
+//! A host is the **long-lived owner** of its state — its HookFired stream, enabled flag, quotas
+//! (hooks, pool slots, dispatches), rate bucket and metrics ([`Live`]) — and holds one current
+//! *generation*: a policy with the state folder and mount roots it names, and the rule set loaded
+//! under it ([`Inner`]). Reloading swaps the rules; replacing the policy (a tenant's `PUT`)
+//! swaps the whole generation, atomically, and nothing else: the stream, the flag, the units
+//! held against the quotas and the counters carry on. A dispatch takes the current generation
+//! when it starts and finishes on it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use hookbox_core::aggregate::StopState;
@@ -19,26 +25,19 @@ use hookbox_core::stop_loop::{StopLoop, StopStep};
 use hookbox_wasm::{CpuShare, MountDir, PreparedHook};
 use tokio::sync::broadcast;
 
-use crate::admission::Quota;
+use crate::admission::{DispatchRefused, DispatchTicket, Quota};
 use crate::dispatch::Dispatch;
+use crate::fired::{FiredHub, FiredReceiver, QueueBounds};
 use crate::install;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::policy::HostPolicy;
 use crate::rate::TokenBucket;
 use crate::runtime::{HookRuntime, RuntimeError, RuntimeSettings};
-use crate::settings::{Settings, SettingsError};
 use crate::state::StateDir;
-
-/// Subscribers that fall this far behind lose the oldest HookFired records. The channel is
-/// only allocated on the first `subscribe`, so a host nobody watches costs nothing for it.
-const FIRED_CHANNEL_CAPACITY: usize = 1024;
 
 /// Why a host could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
-    /// `.hookbox/settings.json` is unreadable or invalid.
-    #[error(transparent)]
-    Settings(#[from] SettingsError),
     /// The runtime (for `HookHost::new`) could not be built.
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
@@ -66,43 +65,103 @@ pub(crate) struct Loaded {
     pub(crate) data: HashMap<usize, MountDir>,
 }
 
-pub(crate) struct Inner {
-    pub(crate) runtime: HookRuntime,
-    pub(crate) policy: HostPolicy,
-    pub(crate) stop_cap: u32,
-    pub(crate) capture_full: bool,
-    rules: RwLock<Arc<Loaded>>,
-    pub(crate) state: StateDir,
-    pub(crate) project: Option<MountDir>,
-    pub(crate) extra_roots: Vec<MountDir>,
-    fired: OnceLock<broadcast::Sender<HookFired>>,
+/// The host's long-lived state: everything that must outlive a replacement of its rules and
+/// policy.
+pub(crate) struct Live {
+    fired: FiredHub,
     pub(crate) wakes: OnceLock<broadcast::Sender<crate::wake::Wake>>,
     pub(crate) metrics: Metrics,
     pub(crate) hooks_quota: Arc<Quota>,
     pub(crate) slots_quota: Arc<Quota>,
-    pub(crate) rate: Option<TokenBucket>,
-    /// This host's share of the CPU: how many of its wasm guests execute at once.
-    pub(crate) cpu_share: CpuShare,
+    dispatch_quota: Arc<Quota>,
+    /// Units of the runtime's shared dispatch capacity this host holds now.
+    dispatches_entered: Arc<AtomicUsize>,
+    pub(crate) rate: TokenBucket,
+    /// This host's share of the CPU: how many of its wasm guests execute at once. Replaced when
+    /// a new policy changes its size; runs already going finish on the share they started with.
+    cpu_share: RwLock<CpuShare>,
     enabled: AtomicBool,
+}
+
+impl Live {
+    fn new(policy: &HostPolicy) -> Live {
+        Live {
+            fired: FiredHub::default(),
+            wakes: OnceLock::new(),
+            metrics: Metrics::default(),
+            hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
+            slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
+            dispatch_quota: Arc::new(Quota::new(policy.max_dispatches_in_flight)),
+            dispatches_entered: Arc::new(AtomicUsize::new(0)),
+            rate: TokenBucket::new(policy.dispatch_rate),
+            cpu_share: RwLock::new(CpuShare::new(policy.wasm_cpu_share)),
+            enabled: AtomicBool::new(true),
+        }
+    }
+
+    /// The CPU share the next wasm run of this host takes its turns from.
+    pub(crate) fn cpu_share(&self) -> CpuShare {
+        self.cpu_share
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The new policy's caps and rate; what is held stays held.
+    fn apply(&self, policy: &HostPolicy) {
+        self.hooks_quota.set_cap(policy.max_hooks_in_flight);
+        self.slots_quota.set_cap(policy.max_pool_slots);
+        self.dispatch_quota.set_cap(policy.max_dispatches_in_flight);
+        self.rate.set_limit(policy.dispatch_rate);
+        let mut share = self.cpu_share.write().unwrap_or_else(|p| p.into_inner());
+        if share.turns() != policy.wasm_cpu_share {
+            *share = CpuShare::new(policy.wasm_cpu_share);
+        }
+    }
+}
+
+/// One generation of a host: a policy, what it names (state folder, mount roots) and the rules
+/// loaded under it.
+pub(crate) struct Inner {
+    pub(crate) runtime: HookRuntime,
+    pub(crate) live: Arc<Live>,
+    pub(crate) policy: Arc<HostPolicy>,
+    rules: RwLock<Arc<Loaded>>,
+    pub(crate) state: StateDir,
+    pub(crate) project: Option<MountDir>,
+    pub(crate) extra_roots: Vec<MountDir>,
+}
+
+struct Shared {
+    runtime: HookRuntime,
+    live: Arc<Live>,
+    current: RwLock<Arc<Inner>>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Subscribers learn that the stream ended rather than waiting forever.
+        self.live.fired.close();
+    }
 }
 
 /// A hook host. Cheap to clone; share one across tasks.
 #[derive(Clone)]
 pub struct HookHost {
-    pub(crate) inner: Arc<Inner>,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for HookHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HookHost")
-            .field("project_dir", &self.inner.policy.project_dir)
+            .field("project_dir", &self.current().policy.project_dir)
             .finish_non_exhaustive()
     }
 }
 
 impl HookHost {
     /// A host with `policy` and no rules, on a runtime of its own with default settings (the
-    /// one-host case). Reads `<project>/.hookbox/settings.json`.
+    /// one-host case). It reads nothing from the project: settings come in `policy`.
     pub fn new(policy: HostPolicy) -> Result<HookHost, HostError> {
         let runtime = HookRuntime::new(RuntimeSettings::default())?;
         HookHost::with_runtime(&runtime, policy)
@@ -110,64 +169,40 @@ impl HookHost {
 
     /// A host with `policy` and no rules, on a shared `runtime`.
     pub fn with_runtime(runtime: &HookRuntime, policy: HostPolicy) -> Result<HookHost, HostError> {
-        runtime
-            .wasm()
-            .check_policy(&policy.wasm)
-            .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
-        let settings = Settings::load(&policy.project_dir)?;
-        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
-        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
-        let extra_roots = policy
-            .extra_mount_roots
-            .iter()
-            .map(|r| {
-                MountDir::open(&absolute(r))
-                    .map_err(|e| HostError::Policy(format!("extra mount root: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let inner = Inner {
-            runtime: runtime.clone(),
-            stop_cap: policy
-                .stop_reentry_cap_override
-                .or(settings.stop.reentry_cap)
-                .unwrap_or(policy.stop_reentry_cap),
-            capture_full: settings
-                .replay
-                .capture_flags
-                .capture_plugin_hook_output_full,
-            rules: RwLock::new(Arc::new(Loaded::default())),
-            state,
-            project,
-            extra_roots,
-            fired: OnceLock::new(),
-            wakes: OnceLock::new(),
-            metrics: Metrics::default(),
-            hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
-            slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
-            rate: policy.dispatch_rate.map(TokenBucket::new),
-            cpu_share: CpuShare::new(policy.wasm_cpu_share),
-            enabled: AtomicBool::new(true),
-            policy,
-        };
+        let live = Arc::new(Live::new(&policy));
+        let inner = Inner::new(runtime, live.clone(), policy)?;
         Ok(HookHost {
-            inner: Arc::new(inner),
+            shared: Arc::new(Shared {
+                runtime: runtime.clone(),
+                live,
+                current: RwLock::new(Arc::new(inner)),
+            }),
         })
     }
 
-    /// The policy.
-    pub fn policy(&self) -> &HostPolicy {
-        &self.inner.policy
+    /// The current generation.
+    fn current(&self) -> Arc<Inner> {
+        // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
+        self.shared
+            .current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> Arc<HostPolicy> {
+        self.current().policy.clone()
     }
 
     /// The runtime it runs on.
     pub fn runtime(&self) -> &HookRuntime {
-        &self.inner.runtime
+        &self.shared.runtime
     }
 
-    /// The Stop re-entry cap in force: the policy's override, else `.hookbox/settings.json`'s
-    /// `stop.reentry_cap`, else the policy's default.
+    /// The Stop re-entry cap in force (the policy's `stop_reentry_cap`).
     pub fn stop_reentry_cap(&self) -> u32 {
-        self.inner.stop_cap
+        self.current().policy.stop_reentry_cap
     }
 
     /// Loads plugin folders and hook files (see `hookbox_core::config::load_paths`) and installs
@@ -175,15 +210,17 @@ impl HookHost {
     /// could be loaded, report the rest). The report keeps every diagnostic, including rules
     /// refused when they were prepared; its `rules` are the rules installed.
     pub fn load<P: AsRef<std::path::Path>>(&self, paths: &[P], opts: &LoadOptions) -> LoadReport {
+        let inner = self.current();
         let mut report = load_paths(paths, opts);
         let built = install::build(
-            &self.inner,
+            &inner,
+            install::protected_by_load(paths),
             report.plugins.clone(),
             std::mem::take(&mut report.rules),
         );
         report.rules = built.rules;
         report.diagnostics.extend(built.diagnostics);
-        self.inner.swap(built.loaded);
+        inner.swap(built.loaded);
         report
     }
 
@@ -206,24 +243,41 @@ impl HookHost {
         opts: &LoadOptions,
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
     ) -> Result<LoadReport, LoadReport> {
-        let mut report = load_paths(paths, opts);
-        let refused = check(&report);
-        report.diagnostics.extend(refused);
-        if report.has_errors() {
-            return Err(report);
-        }
-        let built = install::build(
-            &self.inner,
-            report.plugins.clone(),
-            std::mem::take(&mut report.rules),
-        );
-        report.rules = built.rules;
-        report.diagnostics.extend(built.diagnostics);
-        if report.has_errors() {
-            return Err(report);
-        }
-        self.inner.swap(built.loaded);
+        let inner = self.current();
+        let (report, loaded) = inner.load_checked(paths, opts, check)?;
+        inner.swap(loaded);
         Ok(report)
+    }
+
+    /// Replaces the policy and the rules together, validate-then-swap: a new generation is
+    /// built under `policy` (its state folder, mount roots) and `paths` are loaded into it; only
+    /// when nothing is an error does it replace the current one, in one step. The host's stream,
+    /// enabled flag, quotas (with what their running hooks hold), rate bucket and metrics carry
+    /// on; the new policy's caps apply from the swap. Blocking (reads files, may compile).
+    pub(crate) fn reconfigure_checked<P: AsRef<std::path::Path>>(
+        &self,
+        policy: HostPolicy,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<Result<LoadReport, LoadReport>, HostError> {
+        let inner = Inner::new(&self.shared.runtime, self.shared.live.clone(), policy)?;
+        let (report, loaded) = match inner.load_checked(paths, opts, check) {
+            Ok(ok) => ok,
+            Err(report) => return Ok(Err(report)),
+        };
+        inner.swap(loaded);
+        let inner = Arc::new(inner);
+        {
+            let mut current = self
+                .shared
+                .current
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            *current = inner.clone();
+        }
+        self.shared.live.apply(&inner.policy);
+        Ok(Ok(report))
     }
 
     /// Replaces the rule set with `rules` from `plugins`, atomically: a dispatch in flight keeps
@@ -236,19 +290,20 @@ impl HookHost {
         plugins: Vec<PluginInfo>,
         rules: Vec<Rule>,
     ) -> (Vec<Rule>, Vec<Diagnostic>) {
-        let built = install::build(&self.inner, plugins, rules);
-        self.inner.swap(built.loaded);
+        let inner = self.current();
+        let built = install::build(&inner, Vec::new(), plugins, rules);
+        inner.swap(built.loaded);
         (built.rules, built.diagnostics)
     }
 
     /// The current rule set.
     pub fn rules(&self) -> Arc<RuleSet> {
-        Arc::new(self.inner.loaded().set.clone())
+        Arc::new(self.current().loaded().set.clone())
     }
 
     /// Counts of the current rules by handler type (`command`, `prompt`, `wasm`, `http`).
     pub fn rule_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
-        let loaded = self.inner.loaded();
+        let loaded = self.current().loaded();
         let mut counts = std::collections::BTreeMap::new();
         for r in loaded.set.rules() {
             *counts.entry(r.handler.handler_type().as_str()).or_insert(0) += 1;
@@ -257,29 +312,44 @@ impl HookHost {
     }
 
     /// Turns the host off (it then behaves as one with no rules: nothing runs, no HookFired,
-    /// no replay) or on again. In-flight dispatches finish as they started.
+    /// no replay) or on again. In-flight dispatches finish as they started. The flag belongs to
+    /// the host's owner: no reload or policy replacement changes it.
     pub fn set_enabled(&self, enabled: bool) {
-        self.inner.enabled.store(enabled, Ordering::Release);
+        self.shared.live.enabled.store(enabled, Ordering::Release);
     }
 
     /// Whether the host runs hooks.
     pub fn is_enabled(&self) -> bool {
-        self.inner.enabled.load(Ordering::Acquire)
+        self.shared.live.enabled.load(Ordering::Acquire)
+    }
+
+    /// Admits one dispatch against this host's quota (`max_dispatches_in_flight`), at once or
+    /// not at all; nothing of the runtime's shared capacity is taken yet. A server takes the
+    /// ticket before reading a request's body, then [`DispatchTicket::enter`]s it once the body
+    /// is in, and drops it when the answer is sent.
+    pub fn admit(&self) -> Result<DispatchTicket, DispatchRefused> {
+        let live = &self.shared.live;
+        DispatchTicket::take(
+            &live.dispatch_quota,
+            &live.dispatches_entered,
+            &self.shared.runtime.inner.dispatches,
+        )
     }
 
     /// Runs the hooks that match `event` and returns the aggregated verdict.
     pub async fn dispatch(&self, event: Event) -> Dispatch {
+        let inner = self.current();
         let stop = StopState {
             reentries: 0,
-            cap: self.inner.stop_cap,
+            cap: inner.policy.stop_reentry_cap,
         };
-        self.inner.dispatch(event, stop).await
+        inner.dispatch(event, stop).await
     }
 
     /// Runs the hooks for `event` with explicit Stop loop state (how many re-entries this turn
     /// already made); for agents that keep that state themselves.
     pub async fn dispatch_with_stop_state(&self, event: Event, stop: StopState) -> Dispatch {
-        self.inner.dispatch(event, stop).await
+        self.current().dispatch(event, stop).await
     }
 
     /// Dispatches a `Stop` (or `SubagentStop`) inside a turn: marks re-entries with
@@ -290,7 +360,7 @@ impl HookHost {
         turn: &mut StopLoop,
     ) -> (Dispatch, StopStep) {
         turn.prepare(&mut event);
-        let d = self.inner.dispatch(event, turn.state()).await;
+        let d = self.current().dispatch(event, turn.state()).await;
         let step = match &d.verdict {
             hookbox_core::Verdict::Stop(r) => turn.record(r),
             _ => StopStep::Finish,
@@ -300,34 +370,28 @@ impl HookHost {
 
     /// A Stop loop for one turn, with the re-entry cap in force.
     pub fn stop_loop(&self) -> StopLoop {
-        StopLoop::new(self.inner.stop_cap)
+        StopLoop::new(self.stop_reentry_cap())
     }
 
-    /// HookFired records of every dispatch from now on (none for dispatches nothing matched).
-    pub fn subscribe(&self) -> broadcast::Receiver<HookFired> {
-        self.inner
-            .fired
-            .get_or_init(|| broadcast::channel(FIRED_CHANNEL_CAPACITY).0)
-            .subscribe()
+    /// HookFired records of every dispatch from now on (none for dispatches nothing matched), as
+    /// previews, on a queue bounded by the policy's `fired_queue_records` and
+    /// `fired_queue_bytes`: a subscriber that falls behind past them is dropped and reads
+    /// [`FiredError::Lagged`](crate::FiredError::Lagged). The stream outlives every reload and
+    /// policy replacement.
+    pub fn subscribe(&self) -> FiredReceiver {
+        self.shared.live.fired.subscribe()
     }
 
-    /// Makes this host feed the HookFired stream `previous` feeds, so that subscribers of
-    /// `previous` keep receiving, with nothing lost, when this host replaces it (a tenant
-    /// reloaded with a new policy). Call it before this host is shared: a host whose stream
-    /// already exists (someone subscribed, or it dispatched with a subscriber) keeps its own,
-    /// and this returns false.
-    pub fn continue_fired_stream_of(&self, previous: &HookHost) -> bool {
-        let tx = previous
-            .inner
-            .fired
-            .get_or_init(|| broadcast::channel(FIRED_CHANNEL_CAPACITY).0)
-            .clone();
-        self.inner.fired.set(tx).is_ok()
+    /// Ends the HookFired stream (a tenant removed): subscribers read what they have, then
+    /// `Closed`.
+    pub(crate) fn close_fired(&self) {
+        self.shared.live.fired.close();
     }
 
     /// Wake requests of `asyncRewake` hooks (a background hook that exited 2) from now on.
     pub fn subscribe_wakes(&self) -> broadcast::Receiver<crate::wake::Wake> {
-        self.inner
+        self.shared
+            .live
             .wakes
             .get_or_init(|| broadcast::channel(64).0)
             .subscribe()
@@ -335,15 +399,20 @@ impl HookHost {
 
     /// This host's metrics, with its own gauges (hooks in flight, pool slots held).
     pub fn metrics(&self) -> MetricsSnapshot {
-        let mut m = self.inner.metrics.snapshot();
-        m.hooks_in_flight = self.inner.hooks_quota.held() as u64;
-        m.pool_slots_in_use = self.inner.slots_quota.held() as u64;
+        let live = &self.shared.live;
+        let mut m = live.metrics.snapshot();
+        m.hooks_in_flight = live.hooks_quota.held() as u64;
+        m.pool_slots_in_use = live.slots_quota.held() as u64;
         m
     }
 
     /// Where replay files are written, if replay is on.
-    pub fn replay_dir(&self) -> Option<&std::path::Path> {
-        self.inner.state.replay.as_ref().map(|r| r.path())
+    pub fn replay_dir(&self) -> Option<PathBuf> {
+        self.current()
+            .state
+            .replay
+            .as_ref()
+            .map(|r| r.path().to_owned())
     }
 }
 
@@ -352,6 +421,62 @@ fn absolute(p: &std::path::Path) -> PathBuf {
 }
 
 impl Inner {
+    /// A generation under `policy`, with no rules: its state folder opened (created), its
+    /// mount roots opened.
+    fn new(runtime: &HookRuntime, live: Arc<Live>, policy: HostPolicy) -> Result<Inner, HostError> {
+        runtime
+            .wasm()
+            .check_policy(&policy.wasm)
+            .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
+        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
+        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
+        let extra_roots = policy
+            .extra_mount_roots
+            .iter()
+            .map(|r| {
+                MountDir::open(&absolute(r))
+                    .map_err(|e| HostError::Policy(format!("extra mount root: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Inner {
+            runtime: runtime.clone(),
+            live,
+            policy: Arc::new(policy),
+            rules: RwLock::new(Arc::new(Loaded::default())),
+            state,
+            project,
+            extra_roots,
+        })
+    }
+
+    /// Loads `paths` under this generation's policy; `Err` (with every diagnostic) when
+    /// anything is an error.
+    fn load_checked<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<(LoadReport, Loaded), LoadReport> {
+        let mut report = load_paths(paths, opts);
+        let refused = check(&report);
+        report.diagnostics.extend(refused);
+        if report.has_errors() {
+            return Err(report);
+        }
+        let built = install::build(
+            self,
+            install::protected_by_load(paths),
+            report.plugins.clone(),
+            std::mem::take(&mut report.rules),
+        );
+        report.rules = built.rules;
+        report.diagnostics.extend(built.diagnostics);
+        if report.has_errors() {
+            return Err(report);
+        }
+        Ok((report, built.loaded))
+    }
+
     pub(crate) fn loaded(&self) -> Arc<Loaded> {
         // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
         self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
@@ -362,7 +487,7 @@ impl Inner {
     }
 
     pub(crate) fn enabled(&self) -> bool {
-        self.enabled.load(Ordering::Acquire)
+        self.live.enabled.load(Ordering::Acquire)
     }
 
     /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
@@ -379,20 +504,27 @@ impl Inner {
             duration_ms: d.duration.as_secs_f64() * 1000.0,
             hook_fired: d.hook_fired.as_ref(),
         };
+        let full = self.policy.capture_full_output;
         let record = if d.rechecked.is_empty() {
-            ReplayRecord::new(&head, &d.reports, self.capture_full)
+            ReplayRecord::new(&head, &d.reports, full)
         } else {
             let all: Vec<_> = d.reports.iter().chain(&d.rechecked).cloned().collect();
-            ReplayRecord::new(&head, &all, self.capture_full)
+            ReplayRecord::new(&head, &all, full)
         };
         self.runtime.inner.replay.send(dir, &record);
     }
 
-    /// Sends a HookFired record to subscribers, if any.
+    /// Sends a HookFired record (as a preview) to subscribers, if any.
     pub(crate) fn fire(&self, f: &HookFired) {
-        if let Some(tx) = self.fired.get().filter(|tx| tx.receiver_count() > 0) {
-            // A subscriber may have left since the check: `send` then fails, which is fine.
-            let _ = tx.send(f.clone());
+        let fired = &self.live.fired;
+        if fired.has_subscribers() {
+            fired.send(
+                f,
+                QueueBounds {
+                    records: self.policy.fired_queue_records,
+                    bytes: self.policy.fired_queue_bytes,
+                },
+            );
         }
     }
 }

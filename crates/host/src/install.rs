@@ -1,15 +1,18 @@
 //! Turning loaded rules into a rule set a host can serve, refusing at load — with a located
 //! diagnostic — everything this host would refuse at dispatch: rules over `max_rules`, native
 //! command and `http` rules the policy forbids, wasm rules whose plugin is unknown or whose
-//! component, limits or mounts cannot be granted. Nothing is dropped silently.
+//! component, limits or mounts cannot be granted, read-write mounts over anything hookbox reads
+//! rules, policy or settings from (a guest could otherwise rewrite what the host runs next), and
+//! wasm rules left when the load's compile budget is spent. Nothing is dropped silently.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::index::RuleSet;
-use hookbox_core::rule::{Handler, PluginInfo, Rule};
-use hookbox_wasm::{MountDir, PluginData, PrepareInput, prepare};
+use hookbox_core::rule::{Access, Handler, PluginInfo, Rule};
+use hookbox_wasm::{MountDir, MountTemplate, PluginData, PrepareInput, PreparedHook, prepare};
 
 use crate::host::{Inner, Loaded, forbidden};
 use crate::state::StateDir;
@@ -76,9 +79,126 @@ impl PluginHandles {
     }
 }
 
-/// Builds the rule set `rules` of `plugins` would give this host.
-pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -> Built {
+/// Something hookbox reads rules, policy or settings from, that no read-write mount may reach.
+pub(crate) struct Protected {
+    /// Its real path (symlinks resolved as far as it exists).
+    path: PathBuf,
+    /// What hookbox reads there, for the message.
+    what: &'static str,
+}
+
+/// The paths given to a load: folders of plugins (where new ones would be found) and files.
+pub(crate) fn protected_by_load<P: AsRef<Path>>(paths: &[P]) -> Vec<Protected> {
+    paths
+        .iter()
+        .map(|p| Protected {
+            path: real_path(p.as_ref()),
+            what: "plugins and hook files",
+        })
+        .collect()
+}
+
+/// `p` made absolute with its symlinks resolved as far as it exists (the rest as written), so a
+/// path not created yet is compared where it would be created.
+fn real_path(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(mut real) = existing.canonicalize() {
+            real.extend(rest.iter().rev());
+            return real;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// Everything this build must keep out of read-write mounts, most specific first (so a refusal
+/// names the file a mount would expose): the policy's own `protected_paths` (settings,
+/// `tenant.toml`), every rule's hook file, every plugin folder (manifests, hook files,
+/// components), and what the load was given (`from_load`: folders where new plugins would be
+/// found).
+fn protected_set(
+    inner: &Inner,
+    from_load: Vec<Protected>,
+    plugins: &[PluginInfo],
+    rules: &[Rule],
+) -> Vec<Protected> {
+    let mut protected: Vec<Protected> = inner
+        .policy
+        .protected_paths
+        .iter()
+        .map(|p| Protected {
+            path: real_path(p),
+            what: "rules, policy or settings",
+        })
+        .collect();
+    for r in rules {
+        let file = match plugins.get(r.plugin) {
+            Some(p) if !r.source.file.starts_with(&p.root) => p.root.join(&r.source.file),
+            _ => r.source.file.clone(),
+        };
+        let path = real_path(&file);
+        if !protected.iter().any(|p| p.path == path) {
+            protected.push(Protected {
+                path,
+                what: "hook rules",
+            });
+        }
+    }
+    protected.extend(plugins.iter().map(|p| Protected {
+        path: real_path(&p.root),
+        what: "a plugin's manifest, hook files and components",
+    }));
+    protected.extend(from_load);
+    protected
+}
+
+/// The refusal of a prepared rule's read-write mount that contains, or lies inside, something
+/// hookbox reads rules, policy or settings from.
+fn rw_mount_over_protected(prepared: &PreparedHook, protected: &[Protected]) -> Option<String> {
+    prepared.mounts.iter().find_map(|m| {
+        let MountTemplate::Ready(r) = m else {
+            // Per-session data folders live in hookbox's state, outside every protected path.
+            return None;
+        };
+        if r.access != Access::Rw {
+            return None;
+        }
+        let mount = real_path(r.host.path());
+        // A file the mount would expose names the danger best; then what it lies inside.
+        let holds = protected.iter().find(|p| p.path.starts_with(&mount));
+        let (how, p) = match holds {
+            Some(p) => ("holds", p),
+            None => ("lies inside", protected.iter().find(|p| mount.starts_with(&p.path))?),
+        };
+        Some(format!(
+            "the read-write mount `{}` (guest `{}`) is refused: it {how} {}, where hookbox reads {} — a guest writing there could change what the host runs next. Mount a folder that holds none of them (a hook's own files go in ${{CLAUDE_PLUGIN_DATA}}), or use \"access\": \"ro\"",
+            mount.display(),
+            r.guest,
+            p.path.display(),
+            p.what
+        ))
+    })
+}
+
+/// Builds the rule set `rules` of `plugins` would give this host. `protected`: what the load
+/// was given ([`protected_by_load`]); plugin folders and hook files are added here.
+pub(crate) fn build(
+    inner: &Inner,
+    protected: Vec<Protected>,
+    plugins: Vec<PluginInfo>,
+    rules: Vec<Rule>,
+) -> Built {
     let policy = &inner.policy;
+    let started = Instant::now();
+    let protected = protected_set(inner, protected, &plugins, &rules);
     let mut kept = Vec::with_capacity(rules.len().min(policy.max_rules));
     let mut wasm = HashMap::new();
     let mut data = HashMap::new();
@@ -149,6 +269,19 @@ pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -
             ));
         }
         if let Handler::Wasm(spec) = &rule.handler {
+            let spent = started.elapsed();
+            if spent > policy.compile_budget {
+                diagnostics.push(rule_error(
+                    &rule,
+                    Some(plugin),
+                    format!(
+                        "wasm hook not loaded: this load already spent {:.1} s preparing components, over its budget of {} s (compile_budget); what compiled is cached, so loading again goes on from there",
+                        spent.as_secs_f64(),
+                        policy.compile_budget.as_secs_f64()
+                    ),
+                ));
+                continue;
+            }
             let prepared = handles.root(rule.plugin, plugin).and_then(|root| {
                 let persistent = data.get(&rule.plugin);
                 let data = match (StateDir::per_session(plugin), persistent) {
@@ -167,10 +300,15 @@ pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -
                     policy: &policy.wasm,
                     max_component_bytes: policy.max_component_bytes,
                 };
-                prepare(inner.runtime.wasm(), &input).map_err(|e| match e.failure_class() {
-                    Some(class) => format!("{class}: {e}"),
-                    None => e.to_string(),
-                })
+                let prepared =
+                    prepare(inner.runtime.wasm(), &input).map_err(|e| match e.failure_class() {
+                        Some(class) => format!("{class}: {e}"),
+                        None => e.to_string(),
+                    })?;
+                match rw_mount_over_protected(&prepared, &protected) {
+                    Some(why) => Err(why),
+                    None => Ok(prepared),
+                }
             });
             match prepared {
                 Ok(p) => {

@@ -7,12 +7,19 @@
 //! - [`HookHost`]: one project's or one tenant's hooks, built from a runtime and a
 //!   [`HostPolicy`]: load plugins, `dispatch(event)`; hooks run concurrently and the verdict is
 //!   aggregated in rule order; HookFired records, metrics and redacted replay files.
-//! - [`Tenants`]: many tenants' hosts over one runtime, each with a [`TenantPolicy`] safe for
-//!   untrusted code, added, reloaded (validate-then-swap), disabled and removed at run time.
+//! - [`Tenants`]: many tenants over one runtime, one map of them, each tenant's [`HookHost`] its
+//!   long-lived owner, with a [`TenantPolicy`] safe for untrusted code (within the operator's
+//!   [`TenantMaxima`]): added, replaced and reloaded (validate-then-swap of policy and rules
+//!   only), disabled and removed at run time, each operation under the tenant's admin lock.
+//!
+//! A host reads nothing from its project by itself: settings are policy input ([`Settings`] is
+//! read by the CLI and applied to the [`HostPolicy`]).
 
 mod admission;
 mod background;
 mod dispatch;
+pub mod duration;
+mod fired;
 mod host;
 mod install;
 mod metrics;
@@ -33,8 +40,10 @@ mod tenant_policy;
 mod tenants;
 mod wake;
 
+pub use admission::{DispatchRefused, DispatchTicket};
 pub use background::DrainReport;
 pub use dispatch::Dispatch;
+pub use fired::{FiredError, FiredReceiver, TryFiredError};
 pub use host::{HookHost, HostError};
 pub use metrics::{LATENCY_BUCKETS_US, MetricsSnapshot};
 pub use policy::{HostPolicy, RateLimit};
@@ -44,6 +53,8 @@ pub use settings::{
 };
 pub use state::{default_state_root, project_state_dir};
 pub use tenant_id::{MAX_TENANT_ID_CHARS, TenantId, TenantIdError};
-pub use tenant_policy::{TenantPolicy, TenantPolicyError};
-pub use tenants::{Removed, TenantError, TenantInfo, TenantSpec, TenantState, Tenants};
+pub use tenant_policy::{
+    MAX_MEMORY_MB, OverMaximum, TENANT_FILE, TenantMaxima, TenantPolicy, TenantPolicyError,
+};
+pub use tenants::{Removed, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants};
 pub use wake::Wake;

@@ -3,6 +3,11 @@
 //! SaaS embedder builds tenants from [`TenantPolicy`](crate::TenantPolicy), whose defaults are
 //! safe for untrusted code. Engine-wide settings (the wasm engine and pool, the shared hook
 //! bound) are the runtime's: [`RuntimeSettings`](crate::RuntimeSettings).
+//!
+//! A host reads nothing from its project by itself: switches an operator keeps in a project's
+//! `.hookbox/settings.json` reach a host only as fields of this policy, set by the caller (the
+//! CLI reads that file; see [`Settings::apply`](crate::Settings::apply)). A tenant's policy
+//! comes from its operator alone, so nothing in the tenant's folder can loosen it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,8 +30,8 @@ pub struct RateLimit {
 /// How a host runs hooks.
 #[derive(Debug, Clone)]
 pub struct HostPolicy {
-    /// The project root: `CLAUDE_PROJECT_DIR` for hooks, where `.hookbox/settings.json` is read,
-    /// and a folder rules may mount. Default: the process's working directory.
+    /// The project root: `CLAUDE_PROJECT_DIR` for hooks, and a folder rules may mount. Default:
+    /// the process's working directory.
     pub project_dir: PathBuf,
     /// Where this host keeps its state: plugin data folders (`data/`) and replay files
     /// (`replay/`). It must not be inside the project or any folder rules may mount: hooks must
@@ -37,11 +42,13 @@ pub struct HostPolicy {
     /// Whether dispatches append replay records (needs `state_dir`). Default: true.
     pub replay: bool,
     /// Times a turn's Stop hooks may make it continue (the main source's cap; Claude Code's is
-    /// 8). `.hookbox/settings.json` `stop.reentry_cap` overrides it. Default: 3.
+    /// 8). The CLI sets it from `--stop-reentry-cap`, else `.hookbox/settings.json`'s
+    /// `stop.reentry_cap`. Default: 3.
     pub stop_reentry_cap: u32,
-    /// A Stop re-entry cap that the project settings cannot change (the CLI's
-    /// `--stop-reentry-cap`). Default: none.
-    pub stop_reentry_cap_override: Option<u32>,
+    /// Keep hook output whole in replay records instead of a 500-character preview (secrets are
+    /// still redacted). The CLI sets it from `.hookbox/settings.json`'s
+    /// `replay.capture_flags.capture_plugin_hook_output_full`. Default: false.
+    pub capture_full_output: bool,
     /// What a failed hook means when its rule does not say (`on_failure` / `onFailure`).
     /// Default: [`FailMode::Allow`] (fail open, as Claude Code).
     pub fail_mode: FailMode,
@@ -67,6 +74,12 @@ pub struct HostPolicy {
     /// Folders besides the project and the rule's own plugin folder that wasm rules may mount.
     /// Default: none — a rule cannot mount `/`, `$HOME` or another plugin's folder.
     pub extra_mount_roots: Vec<PathBuf>,
+    /// Files and folders hookbox reads rules, policy, settings or approvals from besides the
+    /// plugins it loads (which are always protected: every path given to a load, every plugin
+    /// folder, hook file and component). No read-write mount may contain one or lie inside one:
+    /// a guest that could write there would change what the host runs next. The CLI lists the
+    /// project's `.hookbox` folder; a tenant its `tenant.toml`. Default: none.
+    pub protected_paths: Vec<PathBuf>,
     /// Largest component file a wasm rule may name, in bytes. Default: 64 MiB.
     pub max_component_bytes: u64,
     /// Rules this host may hold; a load with more refuses the extra ones. Default: 10,000.
@@ -90,12 +103,26 @@ pub struct HostPolicy {
     /// front of another host's (tenant's) hooks. Default: the machine's cores (a host alone on
     /// its runtime uses them all); tenants: 1, one core's worth (`TenantPolicy::wasm_cpu_share`).
     pub wasm_cpu_share: usize,
+    /// Dispatches of this host admitted at once ([`HookHost::admit`](crate::HookHost::admit):
+    /// `hookbox serve`'s requests, counted from before their body is read); one more is refused
+    /// at once. Default: 256.
+    pub max_dispatches_in_flight: usize,
     /// Dispatches per second (token bucket); over it a dispatch runs no hook and every matched
     /// rule fails with `overloaded`. Default: `None` (no limit).
     pub dispatch_rate: Option<RateLimit>,
     /// Re-check a rewritten tool input (`updatedInput`) once through the event's rules before
     /// the verdict, so a guard that denies the rewritten command still wins. Default: true.
     pub recheck_updated_input: bool,
+    /// Wall-clock budget of one load's component compiles: once a load has spent it, its
+    /// remaining wasm rules are refused (a located error; what compiled is cached, so the next
+    /// load goes on from there). Default: 300 s.
+    pub compile_budget: Duration,
+    /// HookFired records queued for one subscriber that does not read; past it the subscriber
+    /// is dropped (it reads `Lagged`). Default: 1,024.
+    pub fired_queue_records: usize,
+    /// Bytes of HookFired records (as JSON) queued for one subscriber; past it the subscriber is
+    /// dropped. Default: 1 MiB.
+    pub fired_queue_bytes: usize,
 }
 
 impl Default for HostPolicy {
@@ -105,7 +132,7 @@ impl Default for HostPolicy {
             state_dir: None,
             replay: true,
             stop_reentry_cap: DEFAULT_STOP_REENTRY_CAP,
-            stop_reentry_cap_override: None,
+            capture_full_output: false,
             fail_mode: FailMode::Allow,
             allow_native_commands: true,
             http: HttpPolicy::developer(),
@@ -114,6 +141,7 @@ impl Default for HostPolicy {
             aliases: ToolAliases::default(),
             wasm: WasmPolicy::default(),
             extra_mount_roots: Vec::new(),
+            protected_paths: Vec::new(),
             max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,
             max_rules: 10_000,
             max_matched_rules: 128,
@@ -121,8 +149,12 @@ impl Default for HostPolicy {
             max_hooks_in_flight: 256,
             max_pool_slots: 256,
             wasm_cpu_share: std::thread::available_parallelism().map_or(1, usize::from),
+            max_dispatches_in_flight: 256,
             dispatch_rate: None,
             recheck_updated_input: true,
+            compile_budget: Duration::from_secs(300),
+            fired_queue_records: 1024,
+            fired_queue_bytes: 1 << 20,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A token bucket for a host's dispatch rate ([`RateLimit`]): `per_second` tokens refill
-//! continuously up to `burst`; a dispatch takes one or is refused.
+//! continuously up to `burst`; a dispatch takes one or is refused. The bucket belongs to the
+//! host's long-lived owner: replacing the policy changes its limit, never refills it.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
@@ -8,16 +9,44 @@ use crate::policy::RateLimit;
 
 #[derive(Debug)]
 pub(crate) struct TokenBucket {
-    limit: RateLimit,
-    state: Mutex<(f64, Instant)>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// `None`: no limit, every dispatch passes.
+    limit: Option<RateLimit>,
+    tokens: f64,
+    last: Instant,
+}
+
+fn burst(limit: RateLimit) -> f64 {
+    f64::from(limit.burst.max(1))
 }
 
 impl TokenBucket {
-    pub(crate) fn new(limit: RateLimit) -> TokenBucket {
+    pub(crate) fn new(limit: Option<RateLimit>) -> TokenBucket {
         TokenBucket {
-            limit,
-            state: Mutex::new((f64::from(limit.burst.max(1)), Instant::now())),
+            state: Mutex::new(State {
+                limit,
+                tokens: limit.map_or(0.0, burst),
+                last: Instant::now(),
+            }),
         }
+    }
+
+    /// A new limit. The tokens left carry over (cut to the new burst): a replaced policy does
+    /// not hand out a fresh burst. A bucket that had no limit starts full.
+    pub(crate) fn set_limit(&self, limit: Option<RateLimit>) {
+        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        s.tokens = match (s.limit, limit) {
+            (_, None) => 0.0,
+            (None, Some(new)) => burst(new),
+            (Some(old), Some(new)) => refilled(&s, old, now).min(burst(new)),
+        };
+        s.limit = limit;
+        s.last = now;
     }
 
     /// Takes a token now, if there is one.
@@ -27,19 +56,25 @@ impl TokenBucket {
 
     fn try_take_at(&self, now: Instant) -> bool {
         let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let (tokens, last) = *s;
-        let cap = f64::from(self.limit.burst.max(1));
-        let refill =
-            now.saturating_duration_since(last).as_secs_f64() * self.limit.per_second.max(0.0);
-        let tokens = (tokens + refill).min(cap);
+        let Some(limit) = s.limit else {
+            return true;
+        };
+        let tokens = refilled(&s, limit, now);
+        s.last = now;
         if tokens >= 1.0 {
-            *s = (tokens - 1.0, now);
+            s.tokens = tokens - 1.0;
             true
         } else {
-            *s = (tokens, now);
+            s.tokens = tokens;
             false
         }
     }
+}
+
+/// The tokens at `now`, refilled since the last take and capped at the burst.
+fn refilled(s: &State, limit: RateLimit, now: Instant) -> f64 {
+    let refill = now.saturating_duration_since(s.last).as_secs_f64() * limit.per_second.max(0.0);
+    (s.tokens + refill).min(burst(limit))
 }
 
 #[cfg(test)]
@@ -49,10 +84,10 @@ mod tests {
 
     #[test]
     fn burst_then_refill() {
-        let b = TokenBucket::new(RateLimit {
+        let b = TokenBucket::new(Some(RateLimit {
             per_second: 10.0,
             burst: 3,
-        });
+        }));
         let t0 = Instant::now();
         assert!(b.try_take_at(t0) && b.try_take_at(t0) && b.try_take_at(t0));
         assert!(!b.try_take_at(t0));
@@ -63,5 +98,22 @@ mod tests {
         let later = t0 + Duration::from_secs(3600);
         assert!((0..3).all(|_| b.try_take_at(later)));
         assert!(!b.try_take_at(later));
+    }
+
+    #[test]
+    fn a_new_limit_carries_the_tokens_left_over() {
+        let slow = RateLimit {
+            per_second: 0.001,
+            burst: 2,
+        };
+        let b = TokenBucket::new(Some(slow));
+        assert!(b.try_take() && b.try_take() && !b.try_take());
+        // The same limit again (a reload): still empty, not a fresh burst.
+        b.set_limit(Some(slow));
+        assert!(!b.try_take());
+        b.set_limit(None);
+        assert!((0..100).all(|_| b.try_take()), "no limit");
+        b.set_limit(Some(slow));
+        assert!(b.try_take() && b.try_take() && !b.try_take());
     }
 }

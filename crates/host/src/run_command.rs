@@ -52,7 +52,7 @@ impl Inner {
             let label = spec.label();
             let rewake = spec
                 .async_rewake
-                .then(|| self.wakes.get().cloned())
+                .then(|| self.live.wakes.get().cloned())
                 .flatten();
             let wake = crate::wake::Wake {
                 session_id: event.session_id.clone(),

@@ -86,8 +86,9 @@ impl Inner {
             config_json: prepared.config_json.clone(),
             label: prepared.label.clone(),
         };
+        let share = self.live.cpu_share();
         let scope = RunScope {
-            share: Some(&self.cpu_share),
+            share: Some(&share),
             fuel: Some(fuel),
         };
         match self

@@ -34,6 +34,12 @@ pub struct RuntimeSettings {
     /// Wasm instance-pool slots kept for hosts that hold none. Default **16** (of the pool's
     /// `slots`, 256 by default).
     pub reserved_slots: usize,
+    /// Dispatches admitted at once across all hosts ([`HookHost::admit`](crate::HookHost::admit):
+    /// `hookbox serve`'s requests); one more is refused at once. Default **256**.
+    pub max_dispatches_in_flight: usize,
+    /// Of those, how many are kept for hosts that have none in flight, so no single tenant can
+    /// take the last ones. Default **16**.
+    pub reserved_dispatches: usize,
     /// How long a hook may wait for shared capacity (a hook permit or a wasm slot) before it
     /// fails with `overloaded`. A host over its own quota never waits. Default **1 s**.
     pub admission_wait: Duration,
@@ -73,6 +79,8 @@ impl Default for RuntimeSettings {
             max_hooks_in_flight: 256,
             reserved_hooks: 16,
             reserved_slots: 16,
+            max_dispatches_in_flight: 256,
+            reserved_dispatches: 16,
             admission_wait: Duration::from_secs(1),
             command_limits: CommandLimits::default(),
             env_policy: EnvPolicy::default(),
@@ -111,6 +119,7 @@ pub(crate) struct RuntimeInner {
     pub(crate) http: HttpRunner,
     pub(crate) hooks: Arc<Pool>,
     pub(crate) slots: Arc<Pool>,
+    pub(crate) dispatches: Arc<Pool>,
     pub(crate) background: Background,
     pub(crate) replay: ReplaySink,
     pub(crate) metrics: Metrics,
@@ -139,6 +148,12 @@ impl HookRuntime {
                 "max_hooks_in_flight must be at least 1".into(),
             ));
         }
+        if settings.reserved_dispatches >= settings.max_dispatches_in_flight {
+            return Err(RuntimeError::Settings(format!(
+                "reserved_dispatches ({}) must be below max_dispatches_in_flight ({})",
+                settings.reserved_dispatches, settings.max_dispatches_in_flight
+            )));
+        }
         let wasm = WasmRuntime::new(settings.wasm.clone())?;
         let slots = usize::try_from(settings.wasm.pool.slots).unwrap_or(usize::MAX);
         // Data folders are made by each host beneath its own state folder and come with each
@@ -162,6 +177,10 @@ impl HookRuntime {
                     settings.reserved_hooks,
                 )),
                 slots: Arc::new(Pool::new(slots, settings.reserved_slots)),
+                dispatches: Arc::new(Pool::new(
+                    settings.max_dispatches_in_flight,
+                    settings.reserved_dispatches,
+                )),
                 wasm,
                 commands,
                 http,
@@ -199,6 +218,11 @@ impl HookRuntime {
     /// only, with why).
     pub fn containment(&self) -> hookbox_command::Containment {
         self.inner.commands.containment()
+    }
+
+    /// Dispatches holding a unit of the shared dispatch capacity now, across all hosts.
+    pub fn dispatches_in_flight(&self) -> usize {
+        self.inner.dispatches.in_use()
     }
 
     /// Background hooks (`async`) running now.

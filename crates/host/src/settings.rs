@@ -2,6 +2,11 @@
 //! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`) and
 //! the Stop re-entry cap (`stop.reentry_cap`).
 //!
+//! Settings are **policy input**: a host never reads this file by itself. The caller that trusts
+//! the project as its own (the CLI) reads it with [`Settings::load`] and sets the policy's fields
+//! with [`Settings::apply`]; a tenant's folder is never read for settings — its policy is its
+//! operator's alone.
+//!
 //! The project is a checkout someone else may have written, so the file is read like a hook
 //! file: beneath the project without following any symlink (`.hookbox` and `settings.json`
 //! must be a real folder and a real file), without blocking on a FIFO, regular files only, and
@@ -109,6 +114,17 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// Sets the policy fields these settings name (the Stop re-entry cap when set, the replay
+    /// capture flag); the others stay as they are.
+    pub fn apply(&self, policy: &mut crate::HostPolicy) {
+        if let Some(cap) = self.stop.reentry_cap {
+            policy.stop_reentry_cap = cap;
+        }
+        policy.capture_full_output = self.replay.capture_flags.capture_plugin_hook_output_full;
+    }
+}
+
 /// Reads `name` in `dir`: not through a symlink, not blocking on a FIFO, a regular file of at
 /// most [`MAX_SETTINGS_BYTES`], UTF-8. `None` when it does not exist.
 fn read_file(dir: &MountDir, name: &str) -> Result<Option<String>, String> {
@@ -176,6 +192,25 @@ mod tests {
             Settings::load(dir.path()),
             Err(SettingsError::Parse { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn settings_apply_to_the_fields_they_name() {
+        let mut policy = crate::HostPolicy::default();
+        Settings::default().apply(&mut policy);
+        assert_eq!(
+            (policy.stop_reentry_cap, policy.capture_full_output),
+            (3, false)
+        );
+        let s: Settings = serde_json::from_str(
+            r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}},"stop":{"reentry_cap":8}}"#,
+        )
+        .unwrap();
+        s.apply(&mut policy);
+        assert_eq!(
+            (policy.stop_reentry_cap, policy.capture_full_output),
+            (8, true)
+        );
     }
 
     #[test]

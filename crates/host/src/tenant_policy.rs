@@ -1,7 +1,12 @@
 //! `TenantPolicy`: what one tenant's hooks may do, with defaults safe for untrusted code. Its
 //! field names are the keys of `[policy]` in a tenant's `tenant.toml` (`hookbox serve`); every
-//! field has a documented default, and an unknown key is an error. A rule asking for more than
-//! its tenant's policy allows is refused when the tenant is loaded.
+//! field has a documented default, and an unknown key is an error. Durations are read as
+//! [`Duration`]s by a deserializer that refuses a bad value where it is written
+//! ([`crate::duration`]). A rule asking for more than its tenant's policy allows is refused when
+//! the tenant is loaded.
+//!
+//! [`TenantMaxima`] are the operator's caps on those values (`[tenant_maxima]` in `serve.toml`):
+//! a policy over one is refused, naming the key, its value and the maximum.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,6 +19,14 @@ use serde::{Deserialize, Serialize};
 use crate::policy::{HostPolicy, RateLimit};
 
 const MIB: u64 = 1 << 20;
+
+/// The file in a tenant's folder holding its token digest and policy (`hookbox serve`). Hooks
+/// never get a read-write mount holding it.
+pub const TENANT_FILE: &str = "tenant.toml";
+
+/// Largest `max_memory_mb`: core's maximum for a hooks file's `memory_mb` (a wasm32 memory
+/// addresses at most 4 GiB).
+pub use hookbox_core::limits::MAX_MEMORY_MB;
 
 /// One tenant's limits and grants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,10 +47,13 @@ pub struct TenantPolicy {
     pub max_rules: usize,
     /// Largest component file, in bytes. Default **32 MiB** (a componentize-py guest is ~19 MB).
     pub max_component_bytes: u64,
-    /// Wall-clock timeout of a wasm hook that sets none, in seconds. Default **2**.
-    pub default_timeout_secs: f64,
-    /// Largest `timeout` a rule may ask for, in seconds. Default **10**.
-    pub max_timeout_secs: f64,
+    /// Wall-clock timeout of a wasm hook that sets none, in seconds (above 0, at most a day).
+    /// Default **2**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub default_timeout_secs: Duration,
+    /// Largest `timeout` a rule may ask for, in seconds (above 0, at most a day). Default **10**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub max_timeout_secs: Duration,
     /// Fuel (a deterministic instruction budget) of a wasm hook that sets none, when the runtime
     /// meters fuel. Default **2,000,000,000** (about a second of guest CPU here; a typical hook
     /// uses well under 1% of it).
@@ -46,7 +62,7 @@ pub struct TenantPolicy {
     pub max_fuel: u64,
     /// Linear-memory cap of a wasm hook that sets none, in MiB. Default **32**.
     pub default_memory_mb: u64,
-    /// Largest `memory_mb` a rule may ask for. Default **128**.
+    /// Largest `memory_mb` a rule may ask for (at most [`MAX_MEMORY_MB`]). Default **128**.
     pub max_memory_mb: u64,
     /// Whether mounts may be read-write. Default **false**: mounts (only inside the tenant's own
     /// folder) are read-only.
@@ -61,20 +77,31 @@ pub struct TenantPolicy {
     /// taken in order at every 2 ms yield point, so its spinners queue behind each other, never in
     /// front of another tenant's hooks. Default **1** (one core's worth); at least 1.
     pub wasm_cpu_share: usize,
+    /// Requests (dispatches) of the tenant admitted at once, counted from before their body is
+    /// read; one more is refused at once (`hookbox serve` answers 429), so a tenant that opens
+    /// many slow requests holds only its own places. Default **32**.
+    pub max_dispatches_in_flight: usize,
     /// Dispatches per second (token bucket), or none. Default **none** (off).
     pub dispatches_per_second: Option<f64>,
     /// Burst of the dispatch rate. Default **20**.
     pub dispatch_burst: u32,
     /// Rules one dispatch may run; the rest fail with `overloaded`. Default **32**.
     pub max_matched_rules: usize,
-    /// Wall-clock budget of one whole dispatch, in seconds. Default **15**.
-    pub dispatch_deadline_secs: f64,
+    /// Wall-clock budget of one whole dispatch, in seconds (above 0, at most a day).
+    /// Default **15**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub dispatch_deadline_secs: Duration,
     /// What a failed hook means when its rule does not say. Default **allow** (fail open).
     pub fail_mode: FailMode,
     /// Stop re-entry cap. Default **3**.
     pub stop_reentry_cap: u32,
     /// Whether dispatches write replay records (in the tenant's state folder). Default **true**.
     pub replay: bool,
+    /// Wall-clock budget of one load's component compiles, in seconds: past it the tenant's
+    /// remaining wasm rules are refused and the load fails (its previous rules keep serving;
+    /// what compiled is cached for the next try). Default **60**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub compile_budget_secs: Duration,
 }
 
 impl Default for TenantPolicy {
@@ -85,8 +112,8 @@ impl Default for TenantPolicy {
             http_allow: Vec::new(),
             max_rules: 64,
             max_component_bytes: 32 * MIB,
-            default_timeout_secs: 2.0,
-            max_timeout_secs: 10.0,
+            default_timeout_secs: Duration::from_secs(2),
+            max_timeout_secs: Duration::from_secs(10),
             default_fuel: 2_000_000_000,
             max_fuel: 10_000_000_000,
             default_memory_mb: 32,
@@ -95,13 +122,15 @@ impl Default for TenantPolicy {
             max_hooks_in_flight: 16,
             max_pool_slots: 8,
             wasm_cpu_share: 1,
+            max_dispatches_in_flight: 32,
             dispatches_per_second: None,
             dispatch_burst: 20,
             max_matched_rules: 32,
-            dispatch_deadline_secs: 15.0,
+            dispatch_deadline_secs: Duration::from_secs(15),
             fail_mode: FailMode::Allow,
             stop_reentry_cap: hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP,
             replay: true,
+            compile_budget_secs: Duration::from_secs(60),
         }
     }
 }
@@ -116,14 +145,188 @@ pub struct TenantPolicyError {
     pub reason: String,
 }
 
-fn secs(field: &'static str, v: f64) -> Result<Duration, TenantPolicyError> {
-    Duration::try_from_secs_f64(v)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| TenantPolicyError {
-            field,
-            reason: format!("is {v}: it must be a positive number of seconds"),
-        })
+/// The operator's caps on what a tenant's policy may set (`[tenant_maxima]` in `serve.toml`):
+/// a `tenant.toml` over any of them is refused, naming the key, its value and the maximum. The
+/// switches say whether a tenant's policy may turn the grant on at all. Defaults: what a SaaS
+/// platform can carry per tenant on one machine; every key is documented in the server's
+/// default configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TenantMaxima {
+    /// Whether `allow_native_commands = true` is accepted. Default **true**.
+    pub allow_native_commands: bool,
+    /// Whether `allow_http = true` is accepted. Default **true**.
+    pub allow_http: bool,
+    /// Whether `allow_rw_mounts = true` is accepted. Default **true**.
+    pub allow_rw_mounts: bool,
+    /// Largest `max_rules`. Default **10,000**.
+    pub max_rules: usize,
+    /// Largest `max_component_bytes`. Default **64 MiB**.
+    pub max_component_bytes: u64,
+    /// Largest `max_timeout_secs` (and so `default_timeout_secs`). Default **600**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub max_timeout_secs: Duration,
+    /// Largest `max_fuel` (and so `default_fuel`). Default **100,000,000,000**.
+    pub max_fuel: u64,
+    /// Largest `max_memory_mb` (and so `default_memory_mb`). Default **1024**.
+    pub max_memory_mb: u64,
+    /// Largest `max_hooks_in_flight`. Default **256**.
+    pub max_hooks_in_flight: usize,
+    /// Largest `max_pool_slots`. Default **256**.
+    pub max_pool_slots: usize,
+    /// Largest `max_dispatches_in_flight`. Default **256**.
+    pub max_dispatches_in_flight: usize,
+    /// Largest `wasm_cpu_share`: guests of one tenant executing at once. Default **2** (a tenant
+    /// that could take every core would make the share meaningless on a small machine).
+    pub wasm_cpu_share: usize,
+    /// Largest `dispatches_per_second`. Default **10,000**.
+    pub dispatches_per_second: f64,
+    /// Largest `dispatch_burst`. Default **10,000**.
+    pub dispatch_burst: u32,
+    /// Largest `max_matched_rules`. Default **128**.
+    pub max_matched_rules: usize,
+    /// Largest `dispatch_deadline_secs`. Default **600**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub dispatch_deadline_secs: Duration,
+    /// Largest `stop_reentry_cap`. Default **8** (Claude Code's own cap).
+    pub stop_reentry_cap: u32,
+    /// Largest `compile_budget_secs`. Default **300**.
+    #[serde(with = "crate::duration::positive_secs")]
+    pub compile_budget_secs: Duration,
+}
+
+impl Default for TenantMaxima {
+    fn default() -> Self {
+        TenantMaxima {
+            allow_native_commands: true,
+            allow_http: true,
+            allow_rw_mounts: true,
+            max_rules: 10_000,
+            max_component_bytes: 64 * MIB,
+            max_timeout_secs: Duration::from_secs(600),
+            max_fuel: 100_000_000_000,
+            max_memory_mb: 1024,
+            max_hooks_in_flight: 256,
+            max_pool_slots: 256,
+            max_dispatches_in_flight: 256,
+            wasm_cpu_share: 2,
+            dispatches_per_second: 10_000.0,
+            dispatch_burst: 10_000,
+            max_matched_rules: 128,
+            dispatch_deadline_secs: Duration::from_secs(600),
+            stop_reentry_cap: 8,
+            compile_budget_secs: Duration::from_secs(300),
+        }
+    }
+}
+
+/// A tenant policy value over its operator's maximum.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`{field}` is {value}: over the operator's maximum of {max} ([tenant_maxima] {field})")]
+pub struct OverMaximum {
+    /// The policy key.
+    pub field: &'static str,
+    /// Its value, as written.
+    pub value: String,
+    /// The maximum.
+    pub max: String,
+}
+
+impl TenantMaxima {
+    /// Every value of `policy` over these maxima (empty when it is within them).
+    pub fn check(&self, policy: &TenantPolicy) -> Vec<OverMaximum> {
+        let mut over = Vec::new();
+        let mut num = |field: &'static str, value: String, max: String, is_over: bool| {
+            if is_over {
+                over.push(OverMaximum { field, value, max });
+            }
+        };
+        let secs = |d: Duration| format!("{}", d.as_secs_f64());
+        let grant = |b: bool| if b { "true" } else { "false (refused)" }.to_owned();
+        let p = policy;
+        num(
+            "allow_native_commands",
+            p.allow_native_commands.to_string(),
+            grant(self.allow_native_commands),
+            p.allow_native_commands && !self.allow_native_commands,
+        );
+        num(
+            "allow_http",
+            p.allow_http.to_string(),
+            grant(self.allow_http),
+            p.allow_http && !self.allow_http,
+        );
+        num(
+            "allow_rw_mounts",
+            p.allow_rw_mounts.to_string(),
+            grant(self.allow_rw_mounts),
+            p.allow_rw_mounts && !self.allow_rw_mounts,
+        );
+        macro_rules! cap {
+            ($field:ident) => {
+                num(
+                    stringify!($field),
+                    p.$field.to_string(),
+                    self.$field.to_string(),
+                    p.$field > self.$field,
+                )
+            };
+            ($field:ident, $max:ident) => {
+                num(
+                    stringify!($field),
+                    p.$field.to_string(),
+                    self.$max.to_string(),
+                    p.$field > self.$max,
+                )
+            };
+        }
+        cap!(max_rules);
+        cap!(max_component_bytes);
+        num(
+            "default_timeout_secs",
+            secs(p.default_timeout_secs),
+            secs(self.max_timeout_secs),
+            p.default_timeout_secs > self.max_timeout_secs,
+        );
+        num(
+            "max_timeout_secs",
+            secs(p.max_timeout_secs),
+            secs(self.max_timeout_secs),
+            p.max_timeout_secs > self.max_timeout_secs,
+        );
+        cap!(default_fuel, max_fuel);
+        cap!(max_fuel);
+        cap!(default_memory_mb, max_memory_mb);
+        cap!(max_memory_mb);
+        cap!(max_hooks_in_flight);
+        cap!(max_pool_slots);
+        cap!(max_dispatches_in_flight);
+        cap!(wasm_cpu_share);
+        if let Some(rate) = p.dispatches_per_second {
+            num(
+                "dispatches_per_second",
+                rate.to_string(),
+                self.dispatches_per_second.to_string(),
+                rate > self.dispatches_per_second,
+            );
+        }
+        cap!(dispatch_burst);
+        cap!(max_matched_rules);
+        num(
+            "dispatch_deadline_secs",
+            secs(p.dispatch_deadline_secs),
+            secs(self.dispatch_deadline_secs),
+            p.dispatch_deadline_secs > self.dispatch_deadline_secs,
+        );
+        cap!(stop_reentry_cap);
+        num(
+            "compile_budget_secs",
+            secs(p.compile_budget_secs),
+            secs(self.compile_budget_secs),
+            p.compile_budget_secs > self.compile_budget_secs,
+        );
+        over
+    }
 }
 
 impl TenantPolicy {
@@ -136,18 +339,54 @@ impl TenantPolicy {
         state_dir: &Path,
         fuel_metered: bool,
     ) -> Result<HostPolicy, TenantPolicyError> {
-        let default_timeout = secs("default_timeout_secs", self.default_timeout_secs)?;
-        let max_timeout = secs("max_timeout_secs", self.max_timeout_secs)?;
-        let deadline = secs("dispatch_deadline_secs", self.dispatch_deadline_secs)?;
+        let default_timeout = self.default_timeout_secs;
+        let max_timeout = self.max_timeout_secs;
         let bad = |field, reason: String| Err(TenantPolicyError { field, reason });
+        // The deserializer refuses these in a file; a policy built in code is checked here.
+        for (field, d) in [
+            ("default_timeout_secs", default_timeout),
+            ("max_timeout_secs", max_timeout),
+            ("dispatch_deadline_secs", self.dispatch_deadline_secs),
+            ("compile_budget_secs", self.compile_budget_secs),
+        ] {
+            if d.is_zero() || d > Duration::from_secs(crate::duration::MAX_CONFIG_SECS) {
+                return bad(
+                    field,
+                    format!(
+                        "is {} s: it must be above 0 and at most {} s",
+                        d.as_secs_f64(),
+                        crate::duration::MAX_CONFIG_SECS
+                    ),
+                );
+            }
+        }
         if default_timeout > max_timeout {
             return bad("default_timeout_secs", "is above max_timeout_secs".into());
+        }
+        if self.max_memory_mb > MAX_MEMORY_MB {
+            return bad(
+                "max_memory_mb",
+                format!(
+                    "is {}: at most {MAX_MEMORY_MB} (a wasm32 memory's 4 GiB)",
+                    self.max_memory_mb
+                ),
+            );
         }
         if self.default_memory_mb == 0 || self.default_memory_mb > self.max_memory_mb {
             return bad(
                 "default_memory_mb",
                 "must be at least 1 and at most max_memory_mb".into(),
             );
+        }
+        for (field, v) in [
+            ("max_hooks_in_flight", self.max_hooks_in_flight),
+            ("max_pool_slots", self.max_pool_slots),
+            ("max_dispatches_in_flight", self.max_dispatches_in_flight),
+            ("max_matched_rules", self.max_matched_rules),
+        ] {
+            if v == 0 {
+                return bad(field, "is 0: it must be at least 1".into());
+            }
         }
         if fuel_metered && (self.default_fuel == 0 || self.default_fuel > self.max_fuel) {
             return bad(
@@ -199,13 +438,17 @@ impl TenantPolicy {
             http_env: false,
             wasm,
             extra_mount_roots: Vec::new(),
+            // The tenant's own file is its operator's: no hook may get a writable mount of it.
+            protected_paths: vec![folder.join(TENANT_FILE)],
             max_component_bytes: self.max_component_bytes,
             max_rules: self.max_rules,
             max_matched_rules: self.max_matched_rules,
-            dispatch_deadline: deadline,
+            dispatch_deadline: self.dispatch_deadline_secs,
             max_hooks_in_flight: self.max_hooks_in_flight,
             max_pool_slots: self.max_pool_slots,
             wasm_cpu_share: self.wasm_cpu_share,
+            max_dispatches_in_flight: self.max_dispatches_in_flight,
+            compile_budget: self.compile_budget_secs,
             dispatch_rate: self.dispatches_per_second.map(|per_second| RateLimit {
                 per_second,
                 burst: self.dispatch_burst,
@@ -257,7 +500,7 @@ mod tests {
     #[test]
     fn inconsistent_policies_name_the_field() {
         let p = TenantPolicy {
-            default_timeout_secs: 20.0,
+            default_timeout_secs: Duration::from_secs(20),
             ..TenantPolicy::default()
         };
         let e = p
@@ -265,7 +508,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.field, "default_timeout_secs");
         let p = TenantPolicy {
-            dispatch_deadline_secs: f64::NAN,
+            dispatch_deadline_secs: Duration::ZERO,
             ..TenantPolicy::default()
         };
         assert!(
@@ -280,5 +523,79 @@ mod tests {
             .host_policy(Path::new("/t"), Path::new("/s"), true)
             .unwrap_err();
         assert_eq!(e.field, "wasm_cpu_share");
+        for bad in [
+            TenantPolicy {
+                max_hooks_in_flight: 0,
+                ..TenantPolicy::default()
+            },
+            TenantPolicy {
+                max_memory_mb: 1 << 40,
+                ..TenantPolicy::default()
+            },
+        ] {
+            assert!(
+                bad.host_policy(Path::new("/t"), Path::new("/s"), true)
+                    .is_err()
+            );
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_within_the_default_maxima_and_more_is_refused_by_key() {
+        let m = TenantMaxima::default();
+        assert_eq!(m.check(&TenantPolicy::default()), []);
+        // The attack of issue 16: a tenant file asking for the moon.
+        let p: TenantPolicy = serde_json::from_str(
+            r#"{"max_timeout_secs": 86400, "max_hooks_in_flight": 1000000000,
+                "max_component_bytes": 1000000000000, "stop_reentry_cap": 100,
+                "wasm_cpu_share": 64}"#,
+        )
+        .unwrap();
+        let over: Vec<&str> = m.check(&p).iter().map(|o| o.field).collect();
+        assert_eq!(
+            over,
+            [
+                "max_component_bytes",
+                "max_timeout_secs",
+                "max_hooks_in_flight",
+                "wasm_cpu_share",
+                "stop_reentry_cap"
+            ]
+        );
+        let e = m.check(&p)[1].to_string();
+        assert!(e.contains("86400") && e.contains("600"), "{e}");
+        let closed = TenantMaxima {
+            allow_native_commands: false,
+            ..TenantMaxima::default()
+        };
+        let p = TenantPolicy {
+            allow_native_commands: true,
+            ..TenantPolicy::default()
+        };
+        assert_eq!(closed.check(&p)[0].field, "allow_native_commands");
+    }
+
+    #[test]
+    fn huge_durations_are_refused_where_they_are_read() {
+        // 1e19 s once overflowed the time arithmetic of every dispatch (each answered 500).
+        for key in [
+            "dispatch_deadline_secs",
+            "default_timeout_secs",
+            "max_timeout_secs",
+            "compile_budget_secs",
+        ] {
+            for v in ["1e19", "-1", "0"] {
+                let e = serde_json::from_str::<TenantPolicy>(&format!("{{\"{key}\": {v}}}"))
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains("seconds") || e.contains("0"), "{key}={v}: {e}");
+            }
+        }
+        let e = serde_json::from_str::<TenantPolicy>(r#"{"dispatch_deadline_secs": 1e19}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("over the maximum of 86400"), "{e}");
+        let p: TenantPolicy = serde_json::from_str(r#"{"dispatch_deadline_secs": 0.5}"#).unwrap();
+        assert_eq!(p.dispatch_deadline_secs, Duration::from_millis(500));
     }
 }

@@ -1,17 +1,29 @@
 //! `Tenants`: many tenants' hooks in one process (SPEC §7). One [`HookRuntime`] — one wasm
 //! engine, pool and content-addressed compile cache, so identical component bytes are compiled
-//! once whoever uploads them — and one [`HookHost`] per tenant, with the tenant's own policy,
-//! rules, state folder (data, replay), quotas, metrics and HookFired stream.
+//! once whoever uploads them — and **one map** of tenants, each entry the tenant's long-lived
+//! owner: its [`HookHost`] (HookFired stream, enabled flag, quotas, rate bucket, metrics, state
+//! folder) made once when the tenant is added and kept until it is removed.
 //!
-//! Every operation is atomic with respect to dispatch: a dispatch holds the tenant's host (and
-//! that host its rule set) from its start, so it sees the whole old rule set or the whole new
-//! one, never a mix. A reload validates first and swaps only when nothing is an error
-//! (validate-then-swap); a failing reload leaves the old set serving and returns why.
+//! Replacing a tenant (`put`: a new policy or folder, `hookbox serve`'s `PUT` and SIGHUP) or
+//! reloading its plugins builds the new rule set first and swaps **only** the policy and the
+//! rules, atomically (validate-then-swap): a dispatch sees the whole old set or the whole new
+//! one, never a mix, and a failing load leaves the old set serving and returns why. Nothing else
+//! is copied or reset: a disable stays a disable, a subscriber keeps its stream, the hooks
+//! still running keep counting against the quota, the counters go on.
+//!
+//! Operations on one tenant (add, put, reload, disable, enable, remove) are serialised by that
+//! tenant's admin lock, so none is lost to another; operations on different tenants run
+//! side by side (one tenant's slow compile never holds another's load).
+//!
+//! An embedder may attach its own data to each tenant (`A`; the server: its token's digest),
+//! replaced with the policy by `put`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use hookbox_core::clock::now_ms;
 
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_core::diagnostic::Diagnostic;
@@ -22,22 +34,28 @@ use crate::dispatch::Dispatch;
 use crate::host::{HookHost, HostError};
 use crate::install::rule_error;
 use crate::metrics::MetricsSnapshot;
+use crate::policy::HostPolicy;
 use crate::runtime::HookRuntime;
 use crate::tenant_id::TenantId;
 use crate::tenant_policy::{TenantPolicy, TenantPolicyError};
 
 /// A tenant to add (or put in place of one with the same id).
 #[derive(Debug, Clone)]
-pub struct TenantSpec {
+pub struct TenantSpec<A = ()> {
     /// Its id.
     pub id: TenantId,
     /// Its folder: `${CLAUDE_PROJECT_DIR}` of its hooks and the only folder they may mount.
+    /// Nothing in it is read but the plugins: no `.hookbox/settings.json` (a tenant's policy is
+    /// its operator's alone).
     pub folder: PathBuf,
     /// What it may do.
     pub policy: TenantPolicy,
     /// Plugin folders and hook files to load, in order; each must lie inside `folder`.
     /// Default (`None`): `<folder>/plugins`.
     pub plugins: Option<Vec<PathBuf>>,
+    /// The embedder's own data for this tenant (the server: its token's digest), replaced
+    /// together with the policy. `()` when there is none.
+    pub attached: A,
 }
 
 /// Whether a tenant runs hooks.
@@ -84,7 +102,7 @@ pub enum TenantError {
         /// Why.
         source: TenantPolicyError,
     },
-    /// Its host could not be built (state folder, settings).
+    /// Its host could not be built (state folder, policy).
     #[error("tenant `{id}`: {source}")]
     Host {
         /// The tenant.
@@ -111,28 +129,79 @@ pub struct Removed {
     pub state_deleted: bool,
 }
 
-struct Tenant {
+/// A tenant: its long-lived host, and what its current generation was loaded from.
+struct Tenant<A> {
     id: TenantId,
-    folder: PathBuf,
-    plugins: Vec<PathBuf>,
+    /// The long-lived owner of the tenant's state; its policy and rules are swapped inside it.
     host: HookHost,
     state_dir: PathBuf,
-    meta: Mutex<Meta>,
+    /// Replaced with each successful load, under the tenant's admin lock.
+    about: RwLock<Arc<About<A>>>,
 }
 
-struct Meta {
+/// What the current generation of a tenant was loaded from.
+struct About<A> {
+    folder: PathBuf,
+    plugins: Vec<PathBuf>,
+    attached: A,
     loaded_at_ms: u64,
     diagnostics: Vec<Diagnostic>,
 }
 
-/// Many tenants over one runtime. Cheap to share (`Arc` it); every method takes `&self`.
-pub struct Tenants {
-    runtime: HookRuntime,
-    state_root: PathBuf,
-    map: RwLock<BTreeMap<TenantId, Arc<Tenant>>>,
+/// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
+/// for its whole life (a removal in between does not cut it short).
+pub struct TenantRef<A = ()> {
+    tenant: Arc<Tenant<A>>,
 }
 
-impl std::fmt::Debug for Tenants {
+impl<A> Clone for TenantRef<A> {
+    fn clone(&self) -> Self {
+        TenantRef {
+            tenant: self.tenant.clone(),
+        }
+    }
+}
+
+impl<A> std::fmt::Debug for TenantRef<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TenantRef")
+            .field("id", &self.tenant.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Clone> TenantRef<A> {
+    /// Its id.
+    pub fn id(&self) -> &TenantId {
+        &self.tenant.id
+    }
+
+    /// Its host: the tenant's long-lived owner (dispatch, stream, metrics, admission).
+    pub fn host(&self) -> &HookHost {
+        &self.tenant.host
+    }
+
+    /// What the embedder attached with the current policy.
+    pub fn attached(&self) -> A {
+        self.tenant.about().attached.clone()
+    }
+
+    /// Its folder now.
+    pub fn folder(&self) -> PathBuf {
+        self.tenant.about().folder.clone()
+    }
+}
+
+/// Many tenants over one runtime. Cheap to share (`Arc` it); every method takes `&self`.
+pub struct Tenants<A = ()> {
+    runtime: HookRuntime,
+    state_root: PathBuf,
+    map: RwLock<BTreeMap<TenantId, Arc<Tenant<A>>>>,
+    /// Per-tenant admin locks of the operations in progress (entries nobody holds are dropped).
+    admin: Mutex<HashMap<TenantId, Arc<Mutex<()>>>>,
+}
+
+impl<A> std::fmt::Debug for Tenants<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tenants")
             .field("state_root", &self.state_root)
@@ -140,26 +209,20 @@ impl std::fmt::Debug for Tenants {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
 fn canon(p: &Path) -> PathBuf {
     p.canonicalize()
         .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()))
 }
 
-impl Tenants {
+impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// No tenants yet, on `runtime`; each tenant's state goes to `state_root/<id>` (which must
     /// not be inside any tenant's folder).
-    pub fn new(runtime: HookRuntime, state_root: impl Into<PathBuf>) -> Tenants {
+    pub fn new(runtime: HookRuntime, state_root: impl Into<PathBuf>) -> Tenants<A> {
         Tenants {
             runtime,
             state_root: state_root.into(),
             map: RwLock::new(BTreeMap::new()),
+            admin: Mutex::new(HashMap::new()),
         }
     }
 
@@ -168,7 +231,7 @@ impl Tenants {
         &self.runtime
     }
 
-    fn get(&self, id: &TenantId) -> Result<Arc<Tenant>, TenantError> {
+    fn get(&self, id: &TenantId) -> Result<Arc<Tenant<A>>, TenantError> {
         self.map
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -177,83 +240,162 @@ impl Tenants {
             .ok_or_else(|| TenantError::NotFound(id.clone()))
     }
 
-    /// Builds a tenant and loads its hooks; an error anywhere is an `Err` and nothing is kept.
-    /// Blocking (reads files, may compile components): call it from `spawn_blocking` in async
-    /// code.
-    fn build(&self, spec: TenantSpec) -> Result<Arc<Tenant>, TenantError> {
-        let id = spec.id.clone();
-        let state_dir = self.state_root.join(id.as_str());
-        let policy = spec
+    /// The tenant being served as `id`: the one lookup a request makes.
+    pub fn tenant(&self, id: &TenantId) -> Option<TenantRef<A>> {
+        self.get(id).ok().map(|tenant| TenantRef { tenant })
+    }
+
+    /// Ids of every tenant, sorted.
+    pub fn ids(&self) -> Vec<TenantId> {
+        let map = self.map.read().unwrap_or_else(PoisonError::into_inner);
+        map.keys().cloned().collect()
+    }
+
+    /// How many tenants are served.
+    pub fn len(&self) -> usize {
+        self.map
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The admin lock of tenant `id` (held by every operation on it).
+    fn admin_lock(&self, id: &TenantId) -> Arc<Mutex<()>> {
+        let mut locks = self.admin.lock().unwrap_or_else(PoisonError::into_inner);
+        locks.retain(|_, l| Arc::strong_count(l) > 1);
+        locks.entry(id.clone()).or_default().clone()
+    }
+
+    /// The host policy of `spec`: its tenant policy, its folder and its plugin paths protected
+    /// from read-write mounts.
+    fn host_policy(
+        &self,
+        spec: &TenantSpec<A>,
+        plugins: &[PathBuf],
+    ) -> Result<HostPolicy, TenantError> {
+        let state_dir = self.state_root.join(spec.id.as_str());
+        let mut policy = spec
             .policy
             .host_policy(&spec.folder, &state_dir, self.runtime.settings().wasm.fuel)
             .map_err(|source| TenantError::Policy {
-                id: id.clone(),
+                id: spec.id.clone(),
                 source,
             })?;
+        // Even a plugins folder that does not exist yet: a guest must not create one.
+        policy.protected_paths.extend(plugins.iter().cloned());
+        Ok(policy)
+    }
+
+    /// Builds a new tenant and loads its hooks; an error anywhere is an `Err` and nothing is
+    /// kept. Blocking (reads files, may compile components).
+    fn build(&self, spec: TenantSpec<A>) -> Result<Arc<Tenant<A>>, TenantError> {
+        let id = spec.id.clone();
+        let plugins = plugin_paths(&spec);
+        let policy = self.host_policy(&spec, &plugins)?;
+        let state_dir = self.state_root.join(id.as_str());
         let host =
             HookHost::with_runtime(&self.runtime, policy).map_err(|source| TenantError::Host {
                 id: id.clone(),
                 source,
             })?;
-        let plugins = spec
-            .plugins
-            .unwrap_or_else(|| vec![spec.folder.join("plugins")]);
-        let tenant = Tenant {
+        let report = load(&id, &spec.folder, &plugins, None, |paths, opts, check| {
+            host.reload_checked(paths, opts, check)
+        })?;
+        Ok(Arc::new(Tenant {
             id,
-            folder: spec.folder,
-            plugins,
             host,
             state_dir,
-            meta: Mutex::new(Meta {
-                loaded_at_ms: 0,
-                diagnostics: Vec::new(),
-            }),
-        };
-        tenant.reload(None)?;
-        Ok(Arc::new(tenant))
+            about: RwLock::new(Arc::new(About {
+                folder: spec.folder,
+                plugins,
+                attached: spec.attached,
+                loaded_at_ms: now_ms(),
+                diagnostics: report.diagnostics,
+            })),
+        }))
     }
 
-    /// Adds a tenant; refused if the id exists.
-    pub fn add(&self, spec: TenantSpec) -> Result<TenantInfo, TenantError> {
+    /// Adds a tenant; refused if the id exists. Blocking (reads files, may compile components):
+    /// call it from `spawn_blocking` in async code.
+    pub fn add(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(&spec.id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         if self.get(&spec.id).is_ok() {
             return Err(TenantError::AlreadyExists(spec.id));
         }
         let tenant = self.build(spec)?;
-        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
-        if map.contains_key(&tenant.id) {
-            return Err(TenantError::AlreadyExists(tenant.id.clone()));
-        }
-        map.insert(tenant.id.clone(), tenant.clone());
+        self.map
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tenant.id.clone(), tenant.clone());
         Ok(tenant.info())
     }
 
-    /// Adds a tenant or replaces the one with the same id (a new policy, a new folder): the new
-    /// tenant is built and loaded first; on error the old one keeps serving. Dispatches in
-    /// flight finish on the host they started with. The new host feeds the old one's HookFired
-    /// stream, so a subscriber misses nothing across the swap.
-    pub fn put(&self, spec: TenantSpec) -> Result<TenantInfo, TenantError> {
-        let tenant = self.build(spec)?;
-        let previous = {
-            let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
-            if let Some(old) = map.get(&tenant.id) {
-                // Not yet shared (built just above, not in the map): its stream is unset.
-                let continued = tenant.host.continue_fired_stream_of(&old.host);
-                debug_assert!(continued, "a fresh host has no HookFired stream of its own");
-            }
-            map.insert(tenant.id.clone(), tenant.clone())
+    /// Adds a tenant or replaces the policy, folder, plugins and rules of the one with the same
+    /// id, validate-then-swap: the new rule set is built under the new policy first; on error
+    /// the old one keeps serving. A replacement swaps only the policy and the rules (and the
+    /// attached data), atomically: the tenant's stream, enabled flag, quotas and metrics carry
+    /// on. Dispatches in flight finish on the rules they started with. Blocking.
+    pub fn put(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(&spec.id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let Ok(tenant) = self.get(&spec.id) else {
+            let tenant = self.build(spec)?;
+            self.map
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(tenant.id.clone(), tenant.clone());
+            return Ok(tenant.info());
         };
-        if let Some(old) = previous
-            && !old.host.is_enabled()
-        {
-            tenant.host.set_enabled(false);
+        let plugins = plugin_paths(&spec);
+        let policy = self.host_policy(&spec, &plugins)?;
+        let host_error = |source| TenantError::Host {
+            id: spec.id.clone(),
+            source,
+        };
+        let mut failed_to_build = None;
+        let report = load(
+            &spec.id,
+            &spec.folder,
+            &plugins,
+            None,
+            |paths, opts, check| match tenant.host.reconfigure_checked(policy, paths, opts, check) {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    failed_to_build = Some(e);
+                    Err(LoadReport::default())
+                }
+            },
+        );
+        if let Some(e) = failed_to_build {
+            return Err(host_error(e));
         }
+        let report = report?;
+        tenant.set_about(About {
+            folder: spec.folder,
+            plugins,
+            attached: spec.attached,
+            loaded_at_ms: now_ms(),
+            diagnostics: report.diagnostics,
+        });
         Ok(tenant.info())
     }
 
     /// Every tenant, by id.
     pub fn list(&self) -> Vec<TenantInfo> {
-        let map = self.map.read().unwrap_or_else(PoisonError::into_inner);
-        map.values().map(|t| t.info()).collect()
+        let tenants: Vec<Arc<Tenant<A>>> = self
+            .map
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        tenants.iter().map(|t| t.info()).collect()
     }
 
     /// One tenant.
@@ -263,12 +405,11 @@ impl Tenants {
 
     /// The diagnostics of a tenant's current rule set.
     pub fn diagnostics(&self, id: &TenantId) -> Result<Vec<Diagnostic>, TenantError> {
-        let t = self.get(id)?;
-        let meta = t.meta.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(meta.diagnostics.clone())
+        Ok(self.get(id)?.about().diagnostics.clone())
     }
 
-    /// The tenant's host (its metrics, HookFired stream, replay folder).
+    /// The tenant's host (its metrics, HookFired stream, replay folder): the same host for the
+    /// tenant's whole life.
     pub fn host(&self, id: &TenantId) -> Result<HookHost, TenantError> {
         Ok(self.get(id)?.host.clone())
     }
@@ -278,17 +419,22 @@ impl Tenants {
         Ok(self.get(id)?.host.metrics())
     }
 
-    /// Stops running the tenant's hooks (it behaves as a tenant with no rules).
+    /// Stops running the tenant's hooks (it behaves as a tenant with no rules). Waits for an
+    /// operation on the same tenant in progress (a load compiling): it is never lost to one.
     pub fn disable(&self, id: &TenantId) -> Result<TenantInfo, TenantError> {
-        let t = self.get(id)?;
-        t.host.set_enabled(false);
-        Ok(t.info())
+        self.switch(id, false)
     }
 
-    /// Runs the tenant's hooks again.
+    /// Runs the tenant's hooks again; waits as [`Tenants::disable`] does.
     pub fn enable(&self, id: &TenantId) -> Result<TenantInfo, TenantError> {
+        self.switch(id, true)
+    }
+
+    fn switch(&self, id: &TenantId, enabled: bool) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let t = self.get(id)?;
-        t.host.set_enabled(true);
+        t.host.set_enabled(enabled);
         Ok(t.info())
     }
 
@@ -299,30 +445,50 @@ impl Tenants {
         id: &TenantId,
         paths: Option<Vec<PathBuf>>,
     ) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let t = self.get(id)?;
-        match paths {
-            None => t.reload(None)?,
-            Some(p) => t.reload(Some(&p))?,
-        }
+        let about = t.about();
+        let report = load(
+            id,
+            &about.folder,
+            &about.plugins,
+            paths.as_deref(),
+            |paths, opts, check| t.host.reload_checked(paths, opts, check),
+        )?;
+        t.set_about(About {
+            folder: about.folder.clone(),
+            plugins: about.plugins.clone(),
+            attached: about.attached.clone(),
+            loaded_at_ms: now_ms(),
+            diagnostics: report.diagnostics,
+        });
         Ok(t.info())
     }
 
-    /// Removes a tenant: new dispatches find no such tenant at once; hooks in flight get up to
-    /// `grace` to finish (each also ends at its dispatch's deadline). Its folder stays; its state
-    /// folder (data, replay) is deleted only with `delete_state`.
+    /// Removes a tenant: new dispatches find no such tenant at once, its HookFired stream ends;
+    /// hooks in flight get up to `grace` to finish (each also ends at its dispatch's deadline).
+    /// Its folder stays; its state folder (data, replay) is deleted only with `delete_state`.
+    /// Waits, blocking, for an operation on the same tenant in progress.
     pub async fn remove(
         &self,
         id: &TenantId,
         grace: Duration,
         delete_state: bool,
     ) -> Result<Removed, TenantError> {
-        let t = self
-            .map
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id)
-            .ok_or_else(|| TenantError::NotFound(id.clone()))?;
-        t.host.set_enabled(false);
+        let t = {
+            let lock = self.admin_lock(id);
+            let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            let t = self
+                .map
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(id)
+                .ok_or_else(|| TenantError::NotFound(id.clone()))?;
+            t.host.set_enabled(false);
+            t.host.close_fired();
+            t
+        };
         let deadline = tokio::time::Instant::now() + grace;
         while t.host.metrics().hooks_in_flight > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -343,9 +509,20 @@ impl Tenants {
     }
 }
 
-impl Tenant {
+impl<A> Tenant<A> {
+    fn about(&self) -> Arc<About<A>> {
+        self.about
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_about(&self, about: About<A>) {
+        *self.about.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(about);
+    }
+
     fn info(&self) -> TenantInfo {
-        let meta = self.meta.lock().unwrap_or_else(PoisonError::into_inner);
+        let about = self.about();
         TenantInfo {
             id: self.id.clone(),
             state: if self.host.is_enabled() {
@@ -353,88 +530,95 @@ impl Tenant {
             } else {
                 TenantState::Disabled
             },
-            folder: self.folder.clone(),
+            folder: about.folder.clone(),
             rules: self.host.rule_counts(),
-            loaded_at_ms: meta.loaded_at_ms,
-            diagnostic_count: meta.diagnostics.len(),
+            loaded_at_ms: about.loaded_at_ms,
+            diagnostic_count: about.diagnostics.len(),
         }
     }
+}
 
-    /// Validate-then-swap from the tenant's plugin paths (or `paths`). The default
-    /// `<folder>/plugins` may be missing (no rules); a path given explicitly must exist.
-    fn reload(&self, paths: Option<&[PathBuf]>) -> Result<(), TenantError> {
-        let explicit = paths.is_some();
-        let paths = paths.unwrap_or(&self.plugins);
-        let fail = |diagnostics| TenantError::Load {
-            id: self.id.clone(),
-            diagnostics,
-        };
-        let mut refused = self.outside_folder(paths);
-        if explicit {
-            refused.extend(
-                paths
-                    .iter()
-                    .filter(|p| !p.exists())
-                    .map(|p| Diagnostic::error(p.clone(), "no such file or folder".to_owned())),
+/// The plugin paths of `spec`: its own, or `<folder>/plugins`.
+fn plugin_paths<A>(spec: &TenantSpec<A>) -> Vec<PathBuf> {
+    spec.plugins
+        .clone()
+        .unwrap_or_else(|| vec![spec.folder.join("plugins")])
+}
+
+type Checked = Result<LoadReport, LoadReport>;
+
+/// Validate-then-swap of tenant `id`'s hooks from `plugins` (or `paths`, for this load) with
+/// `swap` (a reload of the rules, or a replacement of the policy too). The default
+/// `<folder>/plugins` may be missing (no rules); a path given explicitly must exist; every path
+/// and every plugin must really lie inside `folder`.
+fn load(
+    id: &TenantId,
+    folder: &Path,
+    plugins: &[PathBuf],
+    paths: Option<&[PathBuf]>,
+    swap: impl FnOnce(&[&PathBuf], &LoadOptions, &dyn Fn(&LoadReport) -> Vec<Diagnostic>) -> Checked,
+) -> Result<LoadReport, TenantError> {
+    let explicit = paths.is_some();
+    let paths = paths.unwrap_or(plugins);
+    let fail = |diagnostics| TenantError::Load {
+        id: id.clone(),
+        diagnostics,
+    };
+    let mut refused = outside_folder(id, folder, paths);
+    if explicit {
+        refused.extend(
+            paths
+                .iter()
+                .filter(|p| !p.exists())
+                .map(|p| Diagnostic::error(p.clone(), "no such file or folder".to_owned())),
+        );
+    }
+    if !refused.is_empty() {
+        return Err(fail(refused));
+    }
+    let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
+    let check = |r: &LoadReport| plugins_outside(id, folder, r);
+    swap(&existing, &LoadOptions::default(), &check).map_err(|r| fail(r.diagnostics))
+}
+
+/// Paths named for loading that lie outside the tenant's folder.
+fn outside_folder(id: &TenantId, folder: &Path, paths: &[PathBuf]) -> Vec<Diagnostic> {
+    let real = canon(folder);
+    paths
+        .iter()
+        .filter(|p| !canon(p).starts_with(&real))
+        .map(|p| {
+            Diagnostic::error(
+                p.clone(),
+                format!(
+                    "tenant `{id}` may only load hooks from inside its folder {}",
+                    folder.display()
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Plugins whose real folder (through symlinks) is outside the tenant's folder: a symlink to
+/// another tenant's plugin would otherwise load and mount that tenant's files.
+fn plugins_outside(id: &TenantId, folder: &Path, report: &LoadReport) -> Vec<Diagnostic> {
+    let folder = canon(folder);
+    report
+        .plugins
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !canon(&p.root).starts_with(&folder))
+        .flat_map(|(i, p)| {
+            let first = report.rules.iter().find(|r| r.plugin == i);
+            let msg = format!(
+                "plugin `{}` resolves to {}, outside tenant `{id}`'s folder: a tenant's plugins must really be inside its folder (no symlink out)",
+                p.name,
+                canon(&p.root).display(),
             );
-        }
-        if !refused.is_empty() {
-            return Err(fail(refused));
-        }
-        let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
-        let report = self
-            .host
-            .reload_checked(&existing, &LoadOptions::default(), |r| {
-                self.plugins_outside(r)
-            })
-            .map_err(|r| fail(r.diagnostics))?;
-        let mut meta = self.meta.lock().unwrap_or_else(PoisonError::into_inner);
-        meta.loaded_at_ms = now_ms();
-        meta.diagnostics = report.diagnostics;
-        Ok(())
-    }
-
-    /// Paths named for loading that lie outside the tenant's folder.
-    fn outside_folder(&self, paths: &[PathBuf]) -> Vec<Diagnostic> {
-        let folder = canon(&self.folder);
-        paths
-            .iter()
-            .filter(|p| !canon(p).starts_with(&folder))
-            .map(|p| {
-                Diagnostic::error(
-                    p.clone(),
-                    format!(
-                        "tenant `{}` may only load hooks from inside its folder {}",
-                        self.id,
-                        self.folder.display()
-                    ),
-                )
-            })
-            .collect()
-    }
-
-    /// Plugins whose real folder (through symlinks) is outside the tenant's folder: a symlink
-    /// to another tenant's plugin would otherwise load and mount that tenant's files.
-    fn plugins_outside(&self, report: &LoadReport) -> Vec<Diagnostic> {
-        let folder = canon(&self.folder);
-        report
-            .plugins
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| !canon(&p.root).starts_with(&folder))
-            .flat_map(|(i, p)| {
-                let first = report.rules.iter().find(|r| r.plugin == i);
-                let msg = format!(
-                    "plugin `{}` resolves to {}, outside tenant `{}`'s folder: a tenant's plugins must really be inside its folder (no symlink out)",
-                    p.name,
-                    canon(&p.root).display(),
-                    self.id
-                );
-                match first {
-                    Some(rule) => vec![rule_error(rule, Some(p), msg)],
-                    None => vec![Diagnostic::error(p.root.clone(), msg)],
-                }
-            })
-            .collect()
-    }
+            match first {
+                Some(rule) => vec![rule_error(rule, Some(p), msg)],
+                None => vec![Diagnostic::error(p.root.clone(), msg)],
+            }
+        })
+        .collect()
 }

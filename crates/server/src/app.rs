@@ -1,6 +1,7 @@
-//! The state every request handler shares: the configuration, the tenants (hosts over one
-//! runtime) and the server's registry of them, the admin lock that serialises tenant loads,
-//! the bounds (requests in flight, event streams), HTTP counters, and readiness.
+//! The state every request handler shares: the configuration, the tenants (the one map of them,
+//! each its long-lived owner, with its token digest attached) and the tenants that failed to
+//! load, the admin lock that serialises every operation changing a tenant, the bounds (admin
+//! requests in flight, event streams), HTTP counters, and readiness.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -11,16 +12,19 @@ use tokio::sync::{Semaphore, watch};
 use crate::config::ServerConfig;
 use crate::http_metrics::HttpMetrics;
 use crate::registry::Registry;
+use crate::token::TokenHash;
 
 /// Shared by every handler (behind an `Arc`).
 #[derive(Debug)]
 pub(crate) struct App {
     pub(crate) config: ServerConfig,
-    pub(crate) tenants: Arc<Tenants>,
+    pub(crate) tenants: Arc<Tenants<TokenHash>>,
     pub(crate) registry: Registry,
-    /// Held by every operation that loads or removes tenants, so two never interleave.
+    /// Held by every operation that changes a tenant (load, reload, disable, enable, remove),
+    /// so two never interleave.
     pub(crate) admin_lock: tokio::sync::Mutex<()>,
-    /// `limits.max_requests_in_flight` permits.
+    /// `limits.max_requests_in_flight` permits for admin requests (tenant requests are admitted
+    /// per tenant by the host).
     pub(crate) in_flight: Arc<Semaphore>,
     pub(crate) streams: Streams,
     pub(crate) http: HttpMetrics,
@@ -35,7 +39,7 @@ pub(crate) struct App {
 impl App {
     pub(crate) fn new(
         config: ServerConfig,
-        tenants: Arc<Tenants>,
+        tenants: Arc<Tenants<TokenHash>>,
         shutdown: watch::Receiver<bool>,
     ) -> App {
         App {

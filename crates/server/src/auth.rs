@@ -4,8 +4,6 @@
 //! an unknown one or an invalid id is answered the same 404, so a token learns nothing about
 //! tenants it does not open.
 
-use std::sync::Arc;
-
 use axum::http::{HeaderMap, header};
 
 use crate::api_error::ApiError;
@@ -37,9 +35,9 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<TokenHash, ApiError> {
 }
 
 /// The tenant `id` names, if the request's token is that tenant's.
-pub(crate) fn tenant(app: &App, id: &str, headers: &HeaderMap) -> Result<Arc<Serving>, ApiError> {
+pub(crate) fn tenant(app: &App, id: &str, headers: &HeaderMap) -> Result<Serving, ApiError> {
     let token = bearer(headers)?;
-    match app.registry.authorize(id, &token) {
+    match app.registry.authorize(&app.tenants, id, &token) {
         Access::Granted(s) => Ok(s),
         Access::Unavailable => Err(ApiError::unavailable(format!(
             "tenant `{id}` is not being served: its files did not load; the operator sees why in GET /v1/tenants/{id}"

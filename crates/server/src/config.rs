@@ -2,17 +2,33 @@
 //! a documented default — [`DEFAULT_CONFIG`] is that documentation, printed by
 //! `hookbox serve --print-default-config`, and a test checks it parses to
 //! [`ServerConfig::default`]. Unknown keys are refused; an out-of-range value is refused naming
-//! its key, never clamped. Relative paths in a file are resolved against the file's folder.
+//! its key, its value and the maximum, never clamped: durations are read as [`Duration`]s by a
+//! deserializer that refuses a bad one where it is written (`hookbox_host::duration`), sizes and
+//! counts are checked against their documented maxima when the file is loaded. Relative paths
+//! in a file are resolved against the file's folder. The file is read like every file hookbox
+//! reads: opened without blocking (a FIFO in its place is refused, never waited on), a regular
+//! file, bounded in size.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookbox_host::RuntimeSettings;
+use hookbox_host::{RuntimeSettings, TenantMaxima};
 use hookbox_wasm::{PoolingMode, RuntimeConfig};
 use serde::Deserialize;
 
 use crate::token::TokenHash;
+
+/// Largest `limits.max_body_bytes`: a request body is held in memory while it is parsed.
+pub const MAX_BODY_BYTES_LIMIT: u64 = 64 << 20;
+/// Largest `limits.max_answer_bytes`.
+pub const MAX_ANSWER_BYTES_LIMIT: usize = 64 << 20;
+/// Largest `limits.max_header_bytes`.
+pub const MAX_HEADER_BYTES_LIMIT: usize = 1 << 20;
+/// Largest `runtime.admission_wait_ms` (a minute).
+pub const MAX_ADMISSION_WAIT_MS: u64 = 60_000;
+/// Largest `limits.shutdown_delay_secs` (an hour).
+pub const MAX_SHUTDOWN_DELAY_SECS: u64 = 3600;
 
 /// The default configuration file, every key with its default and what it does.
 pub const DEFAULT_CONFIG: &str = include_str!("../default-config.toml");
@@ -75,22 +91,35 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// The hook runtime shared by every tenant.
     pub runtime: RuntimeKnobs,
+    /// The operator's caps on tenants' policies: a `tenant.toml` over one is refused.
+    pub tenant_maxima: TenantMaxima,
 }
 
 /// HTTP limits, each a bound on what one client (or all of them) can make the server hold.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
-    /// Largest request body in bytes (413 over it). Default **1 MiB**.
+    /// Largest request body in bytes (413 over it). Default **1 MiB**, at most 64 MiB.
     pub max_body_bytes: u64,
-    /// Largest request head in bytes (431 over it). Default **16 KiB**.
+    /// Largest request head in bytes (431 over it). Default **16 KiB**, at most 1 MiB.
     pub max_header_bytes: usize,
+    /// Largest dispatch answer in bytes: hook outputs in an answer are previews, and an answer
+    /// still over it drops its per-hook reports (the verdict stays whole). Default **4 MiB**, at
+    /// most 64 MiB.
+    pub max_answer_bytes: usize,
     /// Seconds to send a request head; also the idle keep-alive bound. Default **10**.
-    pub header_read_timeout_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub header_read_timeout_secs: Duration,
     /// Seconds to send a body once the head is in (408 after). Default **10**.
-    pub body_read_timeout_secs: f64,
-    /// Requests handled at once (503 over it, at once). Default **256**.
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub body_read_timeout_secs: Duration,
+    /// Tenant requests (dispatch, claude-code) running hooks at once, across all tenants (503
+    /// over it, at once); a request holds one only once its body is in. Admin calls have as
+    /// many places of their own. Default **256**.
     pub max_requests_in_flight: usize,
+    /// Of those, how many are kept for tenants with none in flight, so no single tenant can
+    /// take the last ones. Default **16**.
+    pub reserved_requests: usize,
     /// Open connections (closed at accept over it). Default **1024**.
     pub max_connections: usize,
     /// Open connections from one peer — one IPv4 address, or one IPv6 /64 (what one host is
@@ -100,22 +129,28 @@ pub struct Limits {
     pub max_connections_per_peer: usize,
     /// Seconds a connection may sit with no request in progress and nothing received before it
     /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
-    pub idle_timeout_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub idle_timeout_secs: Duration,
     /// Event streams open at once (503 over it). Default **64**.
     pub max_sse_subscribers: usize,
     /// Event streams one tenant may hold (429 over it). Default **4**.
     pub max_sse_subscribers_per_tenant: usize,
     /// Seconds between keep-alive comments on an idle event stream. Default **15**.
-    pub sse_keepalive_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub sse_keepalive_secs: Duration,
     /// Seconds the server keeps accepting after SIGTERM/SIGINT, answering `/readyz` 503, so a
-    /// load balancer stops routing to it before it closes its port. Default **0**.
-    pub shutdown_delay_secs: f64,
+    /// load balancer stops routing to it before it closes its port. Default **0**, at most 3600.
+    #[serde(with = "hookbox_host::duration::secs")]
+    pub shutdown_delay_secs: Duration,
     /// Seconds accepted requests get to be answered on SIGTERM/SIGINT. Default **30**.
-    pub shutdown_grace_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub shutdown_grace_secs: Duration,
     /// Seconds background hooks then get before they are cancelled. Default **10**.
-    pub drain_grace_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub drain_grace_secs: Duration,
     /// Seconds a removed tenant's running hooks get to finish. Default **5**.
-    pub remove_grace_secs: f64,
+    #[serde(with = "hookbox_host::duration::positive_secs")]
+    pub remove_grace_secs: Duration,
 }
 
 impl Default for Limits {
@@ -123,19 +158,21 @@ impl Default for Limits {
         Limits {
             max_body_bytes: 1 << 20,
             max_header_bytes: 16 << 10,
-            header_read_timeout_secs: 10.0,
-            body_read_timeout_secs: 10.0,
+            max_answer_bytes: 4 << 20,
+            header_read_timeout_secs: Duration::from_secs(10),
+            body_read_timeout_secs: Duration::from_secs(10),
             max_requests_in_flight: 256,
+            reserved_requests: 16,
             max_connections: 1024,
             max_connections_per_peer: 64,
-            idle_timeout_secs: 5.0,
+            idle_timeout_secs: Duration::from_secs(5),
             max_sse_subscribers: 64,
             max_sse_subscribers_per_tenant: 4,
-            sse_keepalive_secs: 15.0,
-            shutdown_delay_secs: 0.0,
-            shutdown_grace_secs: 30.0,
-            drain_grace_secs: 10.0,
-            remove_grace_secs: 5.0,
+            sse_keepalive_secs: Duration::from_secs(15),
+            shutdown_delay_secs: Duration::ZERO,
+            shutdown_grace_secs: Duration::from_secs(30),
+            drain_grace_secs: Duration::from_secs(10),
+            remove_grace_secs: Duration::from_secs(5),
         }
     }
 }
@@ -213,6 +250,7 @@ impl Default for ServerConfig {
             log_filter: "info".to_owned(),
             limits: Limits::default(),
             runtime: RuntimeKnobs::default(),
+            tenant_maxima: TenantMaxima::default(),
         }
     }
 }
@@ -220,13 +258,13 @@ impl Default for ServerConfig {
 /// Why the configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The file could not be read.
-    #[error("cannot read the configuration {}: {source}", path.display())]
+    /// The file could not be read (missing, not a regular file, not UTF-8, an I/O error).
+    #[error("the configuration {}: {source}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (core's reader's error, quoting the path).
+        source: hookbox_core::files::ReadError,
     },
     /// The file is bigger than any configuration.
     #[error("the configuration {} is {size} bytes: over the {MAX_CONFIG_BYTES}-byte limit", path.display())]
@@ -255,23 +293,18 @@ pub enum ConfigError {
 }
 
 impl ServerConfig {
-    /// Reads `path`: TOML, every key optional, relative paths resolved against its folder.
+    /// Reads `path`: TOML, every key optional, every value checked ([`ServerConfig::validate`]),
+    /// relative paths resolved against its folder. The file is opened without blocking and must
+    /// be a regular file of at most 1 MiB.
     pub fn load(path: &Path) -> Result<ServerConfig, ConfigError> {
-        let read = |source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        };
-        let size = std::fs::metadata(path).map_err(read)?.len();
-        if size > MAX_CONFIG_BYTES {
-            return Err(ConfigError::TooLarge {
-                path: path.to_owned(),
-                size,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(read)?;
+        let text = read_config(path)?;
         let mut config = ServerConfig::parse(&text).map_err(|message| ConfigError::Parse {
             path: path.to_owned(),
             message,
+        })?;
+        config.validate().map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         config.resolve_relative_to(base);
@@ -299,50 +332,66 @@ impl ServerConfig {
         }
     }
 
-    /// Checks every value's range.
+    /// Checks every value's range (durations were checked when parsed).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let l = &self.limits;
-        positive_secs(
-            "limits.header_read_timeout_secs",
-            l.header_read_timeout_secs,
-        )?;
-        positive_secs("limits.body_read_timeout_secs", l.body_read_timeout_secs)?;
-        positive_secs("limits.sse_keepalive_secs", l.sse_keepalive_secs)?;
-        positive_secs("limits.shutdown_grace_secs", l.shutdown_grace_secs)?;
-        if !(0.0..=3600.0).contains(&l.shutdown_delay_secs) {
+        if l.shutdown_delay_secs > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
             return Err(ConfigError::Invalid {
                 key: "limits.shutdown_delay_secs",
                 reason: format!(
-                    "is {}: it must be a number of seconds from 0 to 3600",
-                    l.shutdown_delay_secs
+                    "is {}: it must be a number of seconds from 0 to {MAX_SHUTDOWN_DELAY_SECS}",
+                    l.shutdown_delay_secs.as_secs_f64()
                 ),
             });
         }
-        positive_secs("limits.drain_grace_secs", l.drain_grace_secs)?;
-        positive_secs("limits.remove_grace_secs", l.remove_grace_secs)?;
-        at_least_one("limits.max_body_bytes", l.max_body_bytes)?;
+        within(
+            "limits.max_body_bytes",
+            l.max_body_bytes,
+            1,
+            MAX_BODY_BYTES_LIMIT,
+        )?;
         // hyper needs room for a request line and a few headers.
-        if l.max_header_bytes < 1024 {
-            return Err(ConfigError::Invalid {
-                key: "limits.max_header_bytes",
-                reason: format!("is {}: it must be at least 1024", l.max_header_bytes),
-            });
-        }
+        within(
+            "limits.max_header_bytes",
+            l.max_header_bytes as u64,
+            1024,
+            MAX_HEADER_BYTES_LIMIT as u64,
+        )?;
+        within(
+            "limits.max_answer_bytes",
+            l.max_answer_bytes as u64,
+            1024,
+            MAX_ANSWER_BYTES_LIMIT as u64,
+        )?;
         at_least_one(
             "limits.max_requests_in_flight",
             l.max_requests_in_flight as u64,
         )?;
+        if l.reserved_requests >= l.max_requests_in_flight {
+            return Err(ConfigError::Invalid {
+                key: "limits.reserved_requests",
+                reason: format!(
+                    "is {}: it must be below limits.max_requests_in_flight ({})",
+                    l.reserved_requests, l.max_requests_in_flight
+                ),
+            });
+        }
         at_least_one("limits.max_connections", l.max_connections as u64)?;
         at_least_one(
             "limits.max_connections_per_peer",
             l.max_connections_per_peer as u64,
         )?;
-        positive_secs("limits.idle_timeout_secs", l.idle_timeout_secs)?;
         let r = &self.runtime;
         at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
         at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
         at_least_one("runtime.replay_queue", r.replay_queue as u64)?;
         at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
+        within(
+            "runtime.admission_wait_ms",
+            r.admission_wait_ms,
+            0,
+            MAX_ADMISSION_WAIT_MS,
+        )?;
         at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
         at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
         at_least_one("runtime.max_session_dirs", r.max_session_dirs as u64)?;
@@ -389,6 +438,8 @@ impl ServerConfig {
             reserved_hooks: r.reserved_hooks,
             reserved_slots: r.reserved_slots,
             admission_wait: Duration::from_millis(r.admission_wait_ms),
+            max_dispatches_in_flight: self.limits.max_requests_in_flight,
+            reserved_dispatches: self.limits.reserved_requests,
             replay_queue: r.replay_queue,
             replay_open_files: r.replay_open_files,
             replay_quota: hookbox_host::replay::ReplayQuota {
@@ -404,51 +455,63 @@ impl ServerConfig {
 impl Limits {
     /// `header_read_timeout_secs`.
     pub fn header_read_timeout(&self) -> Duration {
-        secs(self.header_read_timeout_secs)
+        self.header_read_timeout_secs
     }
     /// `idle_timeout_secs`.
     pub fn idle_timeout(&self) -> Duration {
-        secs(self.idle_timeout_secs)
+        self.idle_timeout_secs
     }
     /// `body_read_timeout_secs`.
     pub fn body_read_timeout(&self) -> Duration {
-        secs(self.body_read_timeout_secs)
+        self.body_read_timeout_secs
     }
     /// `sse_keepalive_secs`.
     pub fn sse_keepalive(&self) -> Duration {
-        secs(self.sse_keepalive_secs)
+        self.sse_keepalive_secs
     }
     /// `shutdown_delay_secs` (zero allowed).
     pub fn shutdown_delay(&self) -> Duration {
-        Duration::try_from_secs_f64(self.shutdown_delay_secs).unwrap_or(Duration::ZERO)
+        self.shutdown_delay_secs
     }
     /// `shutdown_grace_secs`.
     pub fn shutdown_grace(&self) -> Duration {
-        secs(self.shutdown_grace_secs)
+        self.shutdown_grace_secs
     }
     /// `drain_grace_secs`.
     pub fn drain_grace(&self) -> Duration {
-        secs(self.drain_grace_secs)
+        self.drain_grace_secs
     }
     /// `remove_grace_secs`.
     pub fn remove_grace(&self) -> Duration {
-        secs(self.remove_grace_secs)
+        self.remove_grace_secs
     }
 }
 
-/// Seconds that passed [`ServerConfig::validate`]; anything else is treated as one second.
-fn secs(v: f64) -> Duration {
-    Duration::try_from_secs_f64(v).unwrap_or(Duration::from_secs(1))
+/// Reads the configuration file with core's reader for untrusted small files: opened without
+/// blocking, a regular file, at most [`MAX_CONFIG_BYTES`], UTF-8.
+fn read_config(path: &Path) -> Result<String, ConfigError> {
+    use hookbox_core::files::{ReadErrorKind, Symlinks, read_file};
+    // The operator names this file: a symlink to it (a ConfigMap mount) is followed.
+    read_file(path, MAX_CONFIG_BYTES, Symlinks::Follow).map_err(|source| match source.kind {
+        ReadErrorKind::TooLarge { size, .. } => ConfigError::TooLarge {
+            path: path.to_owned(),
+            size,
+        },
+        _ => ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        },
+    })
 }
 
-fn positive_secs(key: &'static str, v: f64) -> Result<(), ConfigError> {
-    match Duration::try_from_secs_f64(v) {
-        Ok(d) if !d.is_zero() && d <= Duration::from_secs(86_400) => Ok(()),
-        _ => Err(ConfigError::Invalid {
+fn within(key: &'static str, v: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if v < min || v > max {
+        return Err(ConfigError::Invalid {
             key,
-            reason: format!("is {v}: it must be a number of seconds above 0 and at most 86400"),
-        }),
+            reason: format!("is {v}: it must be from {min} to {max}"),
+        });
     }
+    Ok(())
 }
 
 fn at_least_one(key: &'static str, v: u64) -> Result<(), ConfigError> {
@@ -500,14 +563,6 @@ mod tests {
     fn out_of_range_values_name_their_key() {
         let cases = [
             (
-                "[limits]\nbody_read_timeout_secs = 0",
-                "limits.body_read_timeout_secs",
-            ),
-            (
-                "[limits]\nshutdown_grace_secs = -1",
-                "limits.shutdown_grace_secs",
-            ),
-            (
                 "[limits]\nmax_requests_in_flight = 0",
                 "limits.max_requests_in_flight",
             ),
@@ -515,14 +570,6 @@ mod tests {
             (
                 "[limits]\nmax_connections_per_peer = 0",
                 "limits.max_connections_per_peer",
-            ),
-            (
-                "[limits]\nidle_timeout_secs = 0",
-                "limits.idle_timeout_secs",
-            ),
-            (
-                "[limits]\nidle_timeout_secs = 1e300",
-                "limits.idle_timeout_secs",
             ),
             ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
             (
@@ -536,6 +583,85 @@ mod tests {
             let e = c.validate().unwrap_err().to_string();
             assert!(e.contains(key), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn durations_are_refused_where_they_are_written() {
+        // 1e19 s once overflowed the time arithmetic instead of being refused.
+        for (text, key) in [
+            (
+                "[limits]\nbody_read_timeout_secs = 0",
+                "body_read_timeout_secs",
+            ),
+            ("[limits]\nshutdown_grace_secs = -1", "shutdown_grace_secs"),
+            ("[limits]\nsse_keepalive_secs = 1e19", "sse_keepalive_secs"),
+            ("[limits]\ndrain_grace_secs = nan", "drain_grace_secs"),
+            ("[limits]\nidle_timeout_secs = 0", "idle_timeout_secs"),
+            ("[limits]\nidle_timeout_secs = 1e300", "idle_timeout_secs"),
+            (
+                "[tenant_maxima]\nmax_timeout_secs = 1e19",
+                "max_timeout_secs",
+            ),
+        ] {
+            let e = ServerConfig::parse(text).unwrap_err();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+        let c = ServerConfig::parse("[limits]\nbody_read_timeout_secs = 0.5").unwrap();
+        assert_eq!(c.limits.body_read_timeout(), Duration::from_millis(500));
+        let e = ServerConfig::parse("[limits]\nshutdown_delay_secs = 7200")
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("limits.shutdown_delay_secs"), "{e}");
+    }
+
+    #[test]
+    fn sizes_over_their_maximum_are_refused_when_the_file_is_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.toml");
+        for (text, key) in [
+            (
+                "[limits]\nmax_body_bytes = 1000000000000",
+                "limits.max_body_bytes",
+            ),
+            ("[limits]\nmax_answer_bytes = 10", "limits.max_answer_bytes"),
+            (
+                "[limits]\nreserved_requests = 256",
+                "limits.reserved_requests",
+            ),
+            (
+                "[runtime]\nadmission_wait_ms = 100000000",
+                "runtime.admission_wait_ms",
+            ),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let e = ServerConfig::load(&file).unwrap_err().to_string();
+            assert!(e.contains("serve.toml") && e.contains(key), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_configuration_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.toml");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&file)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(ServerConfig::load(&file).map(|_| ()));
+        });
+        let e = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the read returned instead of waiting for a writer")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("FIFO"), "{e}");
     }
 
     #[test]

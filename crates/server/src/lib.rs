@@ -18,6 +18,7 @@
 
 #![forbid(unsafe_code)]
 
+mod answer;
 mod api_error;
 mod app;
 mod auth;
@@ -38,7 +39,9 @@ mod tenant_file;
 mod token;
 
 pub use config::{
-    ConfigError, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat, RuntimeKnobs, ServerConfig,
+    ConfigError, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat, MAX_ADMISSION_WAIT_MS,
+    MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT, MAX_SHUTDOWN_DELAY_SECS,
+    RuntimeKnobs, ServerConfig,
 };
 pub use dispatch_json::dispatch_json;
 pub use server::{ReloadSummary, ServeError, Server, ServerHandle, ShutdownReport};

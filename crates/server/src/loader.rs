@@ -1,19 +1,26 @@
 //! Loading tenants from the tenants folder into the running server: one tenant from its folder
 //! (`PUT /v1/tenants/{id}`), every tenant (at start and on SIGHUP), and removing one. Each load
 //! is validate-then-swap ([`Tenants::put`](hookbox_host::Tenants::put)): a tenant whose new
-//! files do not load keeps serving its old rules and token. Loads run on the blocking pool
-//! (they read files and may compile components), one operation at a time (the admin lock).
+//! files do not load keeps serving its old rules and token. A load runs on the blocking pool,
+//! reading `tenant.toml` and compiling there, never on the async threads.
+//!
+//! Loads of different tenants are independent: a load of every tenant runs several at once
+//! (as many as the machine has cores), and each tenant serves as soon as its own rules are in,
+//! so one tenant's slow components (bounded by its `compile_budget_secs`) never keep the others
+//! answering 404. The caller holds the admin lock, so no other admin operation interleaves.
 
+use hookbox_core::clock::now_ms;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_host::{TenantError, TenantId, TenantInfo};
 use serde::Serialize;
 
 use crate::app::App;
-use crate::registry::{Failed, Serving};
+use crate::registry::Failed;
 use crate::tenant_file::{self, TenantFile, TenantFileError};
+use crate::token::TokenHash;
 
 /// Why a tenant did not load.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +28,7 @@ pub(crate) enum LoadError {
     /// Its folder is not there.
     #[error("no tenant folder {}", .0.display())]
     NoFolder(PathBuf),
-    /// Its `tenant.toml` is missing or invalid.
+    /// Its `tenant.toml` is missing, invalid or over the operator's maxima.
     #[error(transparent)]
     File(#[from] TenantFileError),
     /// Its policy, state folder or hooks did not load.
@@ -51,79 +58,93 @@ pub(crate) struct LoadSummary {
     pub(crate) skipped: Vec<String>,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+/// A load's result, and the tenant's token when its file was read far enough to know it.
+struct Outcome {
+    result: Result<(TenantInfo, bool), LoadError>,
+    token: Option<TokenHash>,
 }
 
 /// Loads tenant `id` from `<tenants_dir>/<id>` (its `tenant.toml`, then its plugins) and serves
 /// it, in place of the running one if any. The caller holds the admin lock.
 pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, LoadError> {
     let folder = app.config.tenants_dir.join(id.as_str());
-    let result = load_in_folder(app, id, folder).await;
-    if let Err(LoadError::NoFolder(_)) = &result {
+    let tenants = app.tenants.clone();
+    let maxima = app.config.tenant_maxima.clone();
+    let tid = id.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        if !folder.is_dir() {
+            return Outcome {
+                result: Err(LoadError::NoFolder(folder)),
+                token: None,
+            };
+        }
+        let file = match TenantFile::read(&folder, &maxima) {
+            Ok(f) => f,
+            Err(e) => {
+                return Outcome {
+                    token: e.token(),
+                    result: Err(e.into()),
+                };
+            }
+        };
+        let rw = file.policy.allow_rw_mounts;
+        Outcome {
+            token: Some(file.token_sha256),
+            result: tenants
+                .put(file.spec(tid, folder))
+                .map(|info| (info, rw))
+                .map_err(LoadError::from),
+        }
+    })
+    .await
+    .unwrap_or_else(|_| Outcome {
+        result: Err(LoadError::Lost(id.clone())),
+        token: None,
+    });
+    match outcome.result {
+        Ok((info, rw)) => {
+            app.registry.loaded(id);
+            if rw {
+                tracing::info!(tenant = %id, "policy allows rw mounts: no mount may hold its tenant.toml, its plugins or their files (refused at load)");
+            }
+            tracing::info!(tenant = %id, rules = info.rules.values().sum::<usize>(), warnings = info.diagnostic_count, "tenant loaded");
+            Ok(info)
+        }
         // No folder, no tenant: a PUT naming one must not leave a `failed` entry behind (the
         // list would then show tenants that never existed, one per mistyped id).
-        return result;
-    }
-    if let Err(e) = &result {
-        tracing::warn!(tenant = %id, error = %e, diagnostics = e.diagnostics().len(), "tenant did not load");
-        app.registry.set_failed(Failed {
-            id: id.clone(),
-            state: "failed",
-            error: e.to_string(),
-            diagnostics: e.diagnostics(),
-            failed_at_ms: now_ms(),
-            token: match e {
-                LoadError::Tenant(_) => TenantFile::read(&app.config.tenants_dir.join(id.as_str()))
-                    .ok()
-                    .map(|f| f.token_sha256),
-                _ => None,
-            },
-        });
-    }
-    result
-}
-
-async fn load_in_folder(
-    app: &App,
-    id: &TenantId,
-    folder: PathBuf,
-) -> Result<TenantInfo, LoadError> {
-    if !folder.is_dir() {
-        return Err(LoadError::NoFolder(folder));
-    }
-    let file = TenantFile::read(&folder)?;
-    let spec = file.spec(id.clone(), folder.clone());
-    let tenants = app.tenants.clone();
-    let info = tokio::task::spawn_blocking(move || tenants.put(spec))
-        .await
-        .map_err(|_| LoadError::Lost(id.clone()))??;
-    let host = app.tenants.host(id)?;
-    if file.policy.allow_rw_mounts {
-        // tenant.toml lies in the tenant's folder: a guest that may write there could raise its
-        // own policy at the next reload. docs/deploy.md: mount the tenants volume read-only.
-        tracing::warn!(tenant = %id, "policy allows rw mounts: make sure the tenants folder is read-only to the server, or the tenant's hooks could rewrite its tenant.toml");
-    }
-    app.registry.set_serving(Serving {
-        id: id.clone(),
-        token: file.token_sha256,
-        host,
-        cwd: folder.display().to_string(),
-    });
-    tracing::info!(tenant = %id, rules = info.rules.values().sum::<usize>(), warnings = info.diagnostic_count, "tenant loaded");
-    Ok(info)
-}
-
-/// Loads every tenant of the tenants folder; tenants being served whose folder is gone are
-/// removed. The caller holds the admin lock.
-pub(crate) async fn load_all(app: &App) -> LoadSummary {
-    let mut summary = LoadSummary::default();
-    let scan = match tenant_file::scan(&app.config.tenants_dir) {
-        Ok(s) => s,
+        Err(e @ LoadError::NoFolder(_)) => Err(e),
         Err(e) => {
+            tracing::warn!(tenant = %id, error = %e, diagnostics = e.diagnostics().len(), "tenant did not load");
+            app.registry.set_failed(
+                &app.tenants,
+                Failed {
+                    id: id.clone(),
+                    state: "failed",
+                    error: e.to_string(),
+                    diagnostics: e.diagnostics(),
+                    failed_at_ms: now_ms(),
+                    token: outcome.token,
+                },
+            );
+            Err(e)
+        }
+    }
+}
+
+/// How many tenants a load of every tenant loads at once.
+fn parallel_loads() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+}
+
+/// Loads every tenant of the tenants folder, several at once, each serving as soon as it is
+/// loaded; tenants being served whose folder is gone are removed. The caller holds the admin
+/// lock.
+pub(crate) async fn load_all(app: &Arc<App>) -> LoadSummary {
+    let mut summary = LoadSummary::default();
+    let dir = app.config.tenants_dir.clone();
+    let scan = match tokio::task::spawn_blocking(move || tenant_file::scan(&dir)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
             // Keep serving what is loaded: an unreadable folder (a volume mid-remount) must not
             // empty the server.
             tracing::error!(dir = %app.config.tenants_dir.display(), error = %e, "cannot read the tenants folder; nothing changed");
@@ -132,13 +153,17 @@ pub(crate) async fn load_all(app: &App) -> LoadSummary {
                 .push(format!("{}: {e}", app.config.tenants_dir.display()));
             return summary;
         }
+        Err(_) => {
+            summary.skipped.push("the scan did not finish".into());
+            return summary;
+        }
     };
     for (name, why) in scan.skipped {
         tracing::warn!(entry = %name, reason = %why, "not a tenant folder; skipped");
         summary.skipped.push(name);
     }
     let on_disk: Vec<&TenantId> = scan.tenants.iter().map(|(id, _)| id).collect();
-    for id in app.registry.serving_ids() {
+    for id in app.tenants.ids() {
         if !on_disk.contains(&&id) {
             remove_one(app, &id).await;
             summary.removed.push(id);
@@ -146,22 +171,36 @@ pub(crate) async fn load_all(app: &App) -> LoadSummary {
     }
     for f in app.registry.failed() {
         if !on_disk.contains(&&f.id) {
-            app.registry.remove(&f.id);
+            app.registry.forget(&f.id);
         }
     }
-    for (id, _) in &scan.tenants {
-        match load_one(app, id).await {
-            Ok(_) => summary.loaded.push(id.clone()),
-            Err(_) => summary.failed.push(id.clone()),
+    let gate = Arc::new(tokio::sync::Semaphore::new(parallel_loads()));
+    let mut loads = tokio::task::JoinSet::new();
+    for (id, _) in scan.tenants {
+        let (app, gate) = (app.clone(), gate.clone());
+        loads.spawn(async move {
+            let _turn = gate.acquire_owned().await;
+            let ok = load_one(&app, &id).await.is_ok();
+            (id, ok)
+        });
+    }
+    while let Some(done) = loads.join_next().await {
+        match done {
+            Ok((id, true)) => summary.loaded.push(id),
+            Ok((id, false)) => summary.failed.push(id),
+            Err(e) => tracing::error!(error = %e, "a tenant load task failed"),
         }
     }
+    summary.loaded.sort();
+    summary.failed.sort();
     summary
 }
 
-/// Stops serving `id`: new requests find no such tenant at once, its running hooks get
-/// `limits.remove_grace_secs`. Its folder and state stay. Whether it was known.
+/// Stops serving `id`: new requests find no such tenant at once, its event streams end, its
+/// running hooks get `limits.remove_grace_secs`. Its folder and state stay. Whether it was
+/// known.
 pub(crate) async fn remove_one(app: &App, id: &TenantId) -> bool {
-    let known = app.registry.remove(id);
+    let failed = app.registry.forget(id);
     match app
         .tenants
         .remove(id, app.config.limits.remove_grace(), false)
@@ -171,6 +210,6 @@ pub(crate) async fn remove_one(app: &App, id: &TenantId) -> bool {
             tracing::info!(tenant = %id, still_running = r.still_running, "tenant removed");
             true
         }
-        Err(_) => known,
+        Err(_) => failed,
     }
 }

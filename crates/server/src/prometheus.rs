@@ -54,12 +54,12 @@ fn escape(v: &str) -> String {
 /// The whole `/metrics` text.
 pub(crate) fn render(app: &Arc<App>) -> String {
     let tenants: Vec<TenantRow> = app
-        .registry
-        .serving_ids()
+        .tenants
+        .ids()
         .into_iter()
         .filter_map(|id| {
-            let s = app.registry.serving(&id)?;
-            Some((id, s.host.metrics(), s.host.is_enabled()))
+            let t = app.tenants.tenant(&id)?;
+            Some((id, t.host().metrics(), t.host().is_enabled()))
         })
         .collect();
     let mut out = String::new();
@@ -166,7 +166,11 @@ fn runtime(out: &mut String, app: &Arc<App>, tenants: &[TenantRow]) {
     let enabled = tenants.iter().filter(|(_, _, on)| *on).count();
     f.sample(name, &[("state", "enabled")], enabled);
     f.sample(name, &[("state", "disabled")], tenants.len() - enabled);
-    f.sample(name, &[("state", "failed")], app.registry.counts().1);
+    f.sample(
+        name,
+        &[("state", "failed")],
+        app.registry.counts(&app.tenants).1,
+    );
     let gauges: [(&str, &str, u64); 3] = [
         (
             "hookbox_runtime_hooks_in_flight",
@@ -221,7 +225,8 @@ fn http(out: &mut String, app: &Arc<App>) {
         f.sample(name, &[("route", route), ("code", &code.to_string())], n);
     }
     let limit = app.config.limits.max_requests_in_flight;
-    let in_flight = limit.saturating_sub(app.in_flight.available_permits());
+    let admin = limit.saturating_sub(app.in_flight.available_permits());
+    let in_flight = admin + app.tenants.runtime().dispatches_in_flight();
     let gauges: [(&str, &str, u64); 3] = [
         (
             "hookbox_http_requests_in_flight",

@@ -1,31 +1,25 @@
-//! What the server knows of each tenant beyond [`Tenants`](hookbox_host::Tenants): the digest
-//! of its token and its host (for the tenant routes' one lookup per request), the tenants that
-//! failed to load (with why, for the admin API and `/readyz`), and a change signal per tenant
-//! so an open `/fired` stream follows the tenant to a new host when it is replaced.
+//! What the server knows of tenants beyond [`Tenants`](hookbox_host::Tenants) — the one map of
+//! the tenants being served, each entry its long-lived owner with the token digest attached to
+//! its policy: the tenants whose folder did **not** load (and that are not served), with why,
+//! for the admin API and `GET /v1/status`. An id is in one of the two, never both: a tenant that loads
+//! leaves this list, and a served tenant whose reload fails keeps serving (validate-then-swap)
+//! and is not listed here. Both change only under the admin lock.
 //!
 //! A tenant route asks [`Registry::authorize`] for `(id, token)`: the answer is the same whether
 //! the id names no tenant, names another tenant than the token's, or is not an id at all, so a
 //! client learns nothing about tenants it holds no token for.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::collections::BTreeMap;
+use std::sync::{PoisonError, RwLock};
 
 use hookbox_core::diagnostic::Diagnostic;
-use hookbox_host::{HookHost, TenantId};
+use hookbox_host::{TenantId, TenantRef, Tenants};
 use serde::Serialize;
-use tokio::sync::watch;
 
 use crate::token::TokenHash;
 
-/// A tenant being served.
-#[derive(Debug)]
-pub(crate) struct Serving {
-    pub(crate) id: TenantId,
-    pub(crate) token: TokenHash,
-    pub(crate) host: HookHost,
-    /// The `cwd` of an event whose payload has none: the tenant's folder.
-    pub(crate) cwd: String,
-}
+/// A served tenant, as a request holds it: its host, its token digest, its folder.
+pub(crate) type Serving = TenantRef<TokenHash>;
 
 /// A tenant whose folder did not load (and that is not being served).
 #[derive(Debug, Clone, Serialize)]
@@ -44,19 +38,17 @@ pub(crate) struct Failed {
 #[derive(Debug)]
 pub(crate) enum Access {
     /// The token is this tenant's.
-    Granted(Arc<Serving>),
+    Granted(Serving),
     /// The token is this tenant's, but it failed to load.
     Unavailable,
     /// No tenant of this id for this token.
     Denied,
 }
 
-/// The server's tenants. Every method takes `&self`.
+/// The tenants that failed to load. Every method takes `&self`.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
-    serving: RwLock<HashMap<TenantId, Arc<Serving>>>,
     failed: RwLock<BTreeMap<TenantId, Failed>>,
-    changes: Mutex<HashMap<TenantId, watch::Sender<u64>>>,
 }
 
 /// Compared against when the id names no tenant, so a miss costs what a hit costs.
@@ -64,20 +56,19 @@ const NO_TENANT: TokenHash = TokenHash::ZERO;
 
 impl Registry {
     /// Whether `token` opens tenant `id`'s routes.
-    pub(crate) fn authorize(&self, id: &str, token: &TokenHash) -> Access {
+    pub(crate) fn authorize(
+        &self,
+        tenants: &Tenants<TokenHash>,
+        id: &str,
+        token: &TokenHash,
+    ) -> Access {
         let Ok(id) = TenantId::new(id) else {
             let _ = NO_TENANT.matches(token);
             return Access::Denied;
         };
-        let serving = self
-            .serving
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&id)
-            .cloned();
-        if let Some(s) = serving {
-            return if s.token.matches(token) {
-                Access::Granted(s)
+        if let Some(t) = tenants.tenant(&id) {
+            return if t.attached().matches(token) {
+                Access::Granted(t)
             } else {
                 Access::Denied
             };
@@ -90,23 +81,6 @@ impl Registry {
                 Access::Denied
             }
         }
-    }
-
-    /// The tenant being served as `id`, if any.
-    pub(crate) fn serving(&self, id: &TenantId) -> Option<Arc<Serving>> {
-        self.serving
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-            .cloned()
-    }
-
-    /// Ids of every tenant being served.
-    pub(crate) fn serving_ids(&self) -> Vec<TenantId> {
-        let map = self.serving.read().unwrap_or_else(PoisonError::into_inner);
-        let mut ids: Vec<TenantId> = map.keys().cloned().collect();
-        ids.sort();
-        ids
     }
 
     /// Tenants that failed to load, by id.
@@ -129,38 +103,27 @@ impl Registry {
     }
 
     /// (serving, failed) counts.
-    pub(crate) fn counts(&self) -> (usize, usize) {
-        let serving = self
-            .serving
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
+    pub(crate) fn counts(&self, tenants: &Tenants<TokenHash>) -> (usize, usize) {
         let failed = self
             .failed
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .len();
-        (serving, failed)
+        (tenants.len(), failed)
     }
 
-    /// Serves `s` (in place of the tenant of the same id, if any); it no longer counts as failed.
-    pub(crate) fn set_serving(&self, s: Serving) {
-        let id = s.id.clone();
+    /// `id` loaded: it no longer counts as failed.
+    pub(crate) fn loaded(&self, id: &TenantId) {
         self.failed
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
-        self.serving
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), Arc::new(s));
-        self.changed(&id);
+            .remove(id);
     }
 
-    /// Records that `f.id` failed to load. A tenant being served keeps being served (its reload
-    /// failed: validate-then-swap), so it is not recorded as failed.
-    pub(crate) fn set_failed(&self, f: Failed) {
-        if self.serving(&f.id).is_some() {
+    /// Records that `f.id` failed to load — unless it is being served (its reload failed and
+    /// its previous rules keep serving: validate-then-swap).
+    pub(crate) fn set_failed(&self, tenants: &Tenants<TokenHash>, f: Failed) {
+        if tenants.tenant(&f.id).is_some() {
             return;
         }
         self.failed
@@ -169,63 +132,42 @@ impl Registry {
             .insert(f.id.clone(), f);
     }
 
-    /// Forgets `id` (served or failed); whether it was known.
-    pub(crate) fn remove(&self, id: &TenantId) -> bool {
-        let served = self
-            .serving
+    /// Forgets a failed `id`; whether it was listed.
+    pub(crate) fn forget(&self, id: &TenantId) -> bool {
+        self.failed
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id)
-            .is_some();
-        let failed = self
-            .failed
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id)
-            .is_some();
-        self.changed(id);
-        served || failed
-    }
-
-    /// A receiver that changes whenever `id` is replaced or removed.
-    pub(crate) fn watch(&self, id: &TenantId) -> watch::Receiver<u64> {
-        let mut changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
-        // Senders nobody listens to any more are dropped here, so the map stays bounded by the
-        // tenants that have (or recently had) an open stream.
-        changes.retain(|_, tx| tx.receiver_count() > 0);
-        changes
-            .entry(id.clone())
-            .or_insert_with(|| watch::channel(0).0)
-            .subscribe()
-    }
-
-    fn changed(&self, id: &TenantId) {
-        let changes = self.changes.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(tx) = changes.get(id) {
-            tx.send_modify(|n| *n = n.wrapping_add(1));
-        }
+            .is_some()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use hookbox_host::{HookHost, HostPolicy};
+    use std::path::PathBuf;
+
+    use hookbox_host::{HookRuntime, RuntimeSettings, TenantPolicy, TenantSpec};
 
     use super::*;
 
-    fn host() -> HookHost {
-        // A project that is not an ancestor of the (temporary) state folder: hookbox refuses
-        // state inside anything a hook may mount.
-        HookHost::new(HostPolicy::for_project("/nonexistent-hookbox-project")).unwrap()
+    fn tenants() -> (tempfile::TempDir, Tenants<TokenHash>) {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let t = Tenants::new(runtime, dir.path().join("state"));
+        (dir, t)
     }
 
-    fn serving(id: &str, token: &str) -> Serving {
-        Serving {
+    fn serve(t: &Tenants<TokenHash>, root: &std::path::Path, id: &str, token: &str) {
+        let folder: PathBuf = root.join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        t.put(TenantSpec {
             id: TenantId::new(id).unwrap(),
-            token: TokenHash::of_token(token),
-            host: host(),
-            cwd: "/nonexistent-hookbox-project".into(),
-        }
+            folder,
+            policy: TenantPolicy::default(),
+            plugins: None,
+            attached: TokenHash::of_token(token),
+        })
+        .unwrap();
     }
 
     fn failed(id: &str, token: Option<&str>) -> Failed {
@@ -241,44 +183,34 @@ mod tests {
 
     #[test]
     fn another_tenants_id_looks_like_no_tenant() {
+        let (dir, t) = tenants();
         let r = Registry::default();
-        r.set_serving(serving("a", "ta"));
-        r.set_serving(serving("b", "tb"));
-        r.set_failed(failed("c", Some("tc")));
+        serve(&t, dir.path(), "a", "ta");
+        serve(&t, dir.path(), "b", "tb");
+        r.set_failed(&t, failed("c", Some("tc")));
         let ta = TokenHash::of_token("ta");
-        assert!(matches!(r.authorize("a", &ta), Access::Granted(s) if s.id.as_str() == "a"));
+        assert!(matches!(r.authorize(&t, "a", &ta), Access::Granted(s) if s.id().as_str() == "a"));
         for id in ["b", "nope", "../a", "c", ""] {
-            assert!(matches!(r.authorize(id, &ta), Access::Denied), "{id}");
+            assert!(matches!(r.authorize(&t, id, &ta), Access::Denied), "{id}");
         }
         assert!(matches!(
-            r.authorize("c", &TokenHash::of_token("tc")),
+            r.authorize(&t, "c", &TokenHash::of_token("tc")),
             Access::Unavailable
         ));
     }
 
     #[test]
     fn a_failed_reload_of_a_served_tenant_keeps_it_served() {
+        let (dir, t) = tenants();
         let r = Registry::default();
-        r.set_serving(serving("a", "ta"));
-        r.set_failed(failed("a", Some("ta")));
-        assert_eq!(r.counts(), (1, 0));
-        r.set_failed(failed("z", None));
-        assert_eq!(r.counts(), (1, 1));
-        r.set_serving(serving("z", "tz"));
-        assert_eq!(r.counts(), (2, 0));
-        assert!(r.remove(&TenantId::new("z").unwrap()));
-        assert!(!r.remove(&TenantId::new("z").unwrap()));
-    }
-
-    #[test]
-    fn watchers_see_replacement_and_removal() {
-        let r = Registry::default();
-        let id = TenantId::new("a").unwrap();
-        let mut rx = r.watch(&id);
-        r.set_serving(serving("a", "ta"));
-        assert!(rx.has_changed().unwrap());
-        rx.mark_unchanged();
-        r.remove(&id);
-        assert!(rx.has_changed().unwrap());
+        serve(&t, dir.path(), "a", "ta");
+        r.set_failed(&t, failed("a", Some("ta")));
+        assert_eq!(r.counts(&t), (1, 0));
+        r.set_failed(&t, failed("z", None));
+        assert_eq!(r.counts(&t), (1, 1));
+        serve(&t, dir.path(), "z", "tz");
+        r.loaded(&TenantId::new("z").unwrap());
+        assert_eq!(r.counts(&t), (2, 0));
+        assert!(!r.forget(&TenantId::new("z").unwrap()));
     }
 }

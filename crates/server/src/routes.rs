@@ -1,7 +1,8 @@
 //! The HTTP API: the routes (docs/api.md describes each), and the two layers around them — one
-//! that bounds the requests being handled (dispatches and admin calls; probes, metrics and event
-//! streams stay reachable under load) and one that counts every answer by route and status and
-//! turns a panicking handler into a 500 instead of a dropped connection.
+//! that bounds the admin requests being handled (tenant requests are admitted per tenant by
+//! their own handlers; probes, metrics and event streams stay reachable under load) and one that
+//! counts every answer by route and status and turns a panicking handler into a 500 instead of
+//! a dropped connection.
 
 mod admin;
 mod fired;
@@ -42,9 +43,12 @@ const ROUTES: &[&str] = &[
 
 /// Every route, with its layers.
 pub(crate) fn router(app: Arc<App>) -> Router {
-    let bounded = Router::new()
+    // Tenant routes admit themselves, per tenant (routes/tenant.rs); admin routes share a bound
+    // of their own.
+    let admitted = Router::new()
         .route("/v1/tenants/{id}/dispatch", post(tenant::dispatch))
-        .route("/v1/tenants/{id}/claude-code", post(tenant::claude_code))
+        .route("/v1/tenants/{id}/claude-code", post(tenant::claude_code));
+    let bounded = Router::new()
         .route("/v1/tenants", get(admin::list))
         .route(
             "/v1/tenants/{id}",
@@ -61,6 +65,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/readyz", get(ops::readyz))
         .route("/v1/status", get(ops::status_counts));
     bounded
+        .merge(admitted)
         .merge(unbounded)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -68,12 +73,12 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// At most `limits.max_requests_in_flight` requests are handled at once; one more is answered
-/// 503 at once rather than queued behind the others.
+/// At most `limits.max_requests_in_flight` admin requests are handled at once; one more is
+/// answered 503 at once rather than queued behind the others.
 async fn bound_in_flight(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let Ok(permit) = app.in_flight.clone().try_acquire_owned() else {
         return ApiError::overloaded(format!(
-            "{} requests are being handled (limits.max_requests_in_flight); retry shortly",
+            "{} admin requests are being handled (limits.max_requests_in_flight); retry shortly",
             app.config.limits.max_requests_in_flight
         ))
         .into_response();

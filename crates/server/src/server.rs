@@ -1,7 +1,8 @@
 //! The server's life: [`Server::bind`] checks the configuration and its folders, builds the one
 //! hook runtime (fuel metering, the disk compile cache) and binds the port; [`Server::run`]
 //! serves at once (`/healthz` answers, `/readyz` says `loading`) while every tenant of the
-//! tenants folder loads, until [`ServerHandle::shutdown`]; then it drains — stops accepting,
+//! tenants folder loads — several at once, each tenant serving as soon as its own rules are in
+//! — until [`ServerHandle::shutdown`]; then it drains — stops accepting,
 //! answers every accepted request (within `limits.shutdown_grace_secs`), waits for background
 //! hooks (within `limits.drain_grace_secs`) and flushes the replay files.
 //! [`Server::run_until_signal`] wires SIGTERM/SIGINT to the shutdown and SIGHUP to
@@ -21,6 +22,7 @@ use tokio::sync::watch;
 
 use crate::app::App;
 use crate::config::{ConfigError, ServerConfig};
+use crate::token::TokenHash;
 use crate::{listener, loader, routes};
 
 /// Why the server could not start.
@@ -130,7 +132,7 @@ impl Server {
                     "the runtime build did not finish".into(),
                 ))
             })??;
-        let tenants = Arc::new(Tenants::new(runtime, &state_dir));
+        let tenants = Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir));
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -278,7 +280,7 @@ impl ServerHandle {
 
     /// The tenants being served, for an embedder that also dispatches in-process (and for
     /// `hookbox bench --serve`, which compares the two).
-    pub fn tenants(&self) -> &Arc<Tenants> {
+    pub fn tenants(&self) -> &Arc<Tenants<TokenHash>> {
         &self.app.tenants
     }
 }

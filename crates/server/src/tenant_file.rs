@@ -1,17 +1,23 @@
 //! The tenants folder on disk: `<tenants_dir>/<tenant-id>/tenant.toml` holds the tenant's token
 //! digest and policy, `<tenants_dir>/<tenant-id>/plugins/` its plugins. This module reads that
 //! layout — which folders are tenants, and what one tenant's file says — and nothing else; the
-//! registry decides what to do with it.
+//! loader decides what to do with it.
+//!
+//! `tenant.toml` is read with core's reader for untrusted small files (beneath the tenant's
+//! folder, nothing followed out of it, opened without blocking so a FIFO swapped in is refused
+//! rather than waited on while the admin lock is held, a regular file, bounded), then checked
+//! against the operator's `[tenant_maxima]`: a value over one is refused naming the file, the
+//! line, the key, the value and the maximum.
 
 use std::path::{Path, PathBuf};
 
-use hookbox_host::{TenantId, TenantPolicy, TenantSpec};
+use hookbox_host::{OverMaximum, TenantId, TenantMaxima, TenantPolicy, TenantSpec};
 use serde::Deserialize;
 
 use crate::token::TokenHash;
 
 /// The file in a tenant's folder that makes it a tenant.
-pub const TENANT_FILE: &str = "tenant.toml";
+pub use hookbox_host::TENANT_FILE;
 
 /// A `tenant.toml` is a few lines; a bigger one is refused rather than read.
 pub const MAX_TENANT_FILE_BYTES: u64 = 64 << 10;
@@ -53,47 +59,86 @@ pub enum TenantFileError {
         /// Why.
         source: std::io::Error,
     },
-    /// Not valid TOML, an unknown key, a bad digest or a policy value of the wrong type.
+    /// Not valid TOML, an unknown key, a bad digest or a policy value of the wrong type or out
+    /// of range.
     #[error("{} is invalid: {message}", path.display())]
     Parse {
         /// The file.
         path: PathBuf,
         /// The parser's message (line, column, the offending text).
         message: String,
+        /// The tenant's token, when the rest of the file could be read for it: its holder is
+        /// told the tenant is unavailable instead of that it does not exist.
+        token: Option<TokenHash>,
+    },
+    /// A policy value over the operator's maximum (`[tenant_maxima]` in `serve.toml`).
+    #[error("{}{}: [policy] {over}; the operator's serve.toml caps it", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    OverMaximum {
+        /// The file.
+        path: PathBuf,
+        /// The line of the key, when found.
+        line: Option<usize>,
+        /// The key, its value, the maximum.
+        over: Box<OverMaximum>,
+        /// The tenant's token (the file parsed): its holder is told the tenant is unavailable.
+        token: TokenHash,
     },
 }
 
+impl TenantFileError {
+    /// The tenant's token digest, when the file was read far enough to know it.
+    pub fn token(&self) -> Option<TokenHash> {
+        match self {
+            TenantFileError::OverMaximum { token, .. } => Some(*token),
+            TenantFileError::Parse { token, .. } => *token,
+            _ => None,
+        }
+    }
+}
+
 impl TenantFile {
-    /// Reads `<folder>/tenant.toml`, without following a symlink in its place.
-    pub fn read(folder: &Path) -> Result<TenantFile, TenantFileError> {
+    /// Reads `<folder>/tenant.toml` (beneath the folder, without blocking, bounded) and checks
+    /// its policy against the operator's `maxima`.
+    pub fn read(folder: &Path, maxima: &TenantMaxima) -> Result<TenantFile, TenantFileError> {
+        use hookbox_core::files::{ReadErrorKind, read_file_beneath};
         let path = folder.join(TENANT_FILE);
-        let meta = match std::fs::symlink_metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(TenantFileError::Missing { path });
-            }
-            Err(source) => return Err(TenantFileError::Read { path, source }),
+        let refused = |reason: String| TenantFileError::Refused {
+            path: path.clone(),
+            reason,
         };
-        if !meta.file_type().is_file() {
-            return Err(TenantFileError::Refused {
-                path,
-                reason: "is not a regular file (a symlink, a folder or a device is refused)".into(),
-            });
-        }
-        if meta.len() > MAX_TENANT_FILE_BYTES {
-            return Err(TenantFileError::Refused {
-                path,
-                reason: format!(
-                    "is {} bytes: over the {MAX_TENANT_FILE_BYTES}-byte limit",
-                    meta.len()
-                ),
-            });
-        }
-        let text = match std::fs::read_to_string(&path) {
+        let text = match read_file_beneath(folder, Path::new(TENANT_FILE), MAX_TENANT_FILE_BYTES) {
             Ok(t) => t,
-            Err(source) => return Err(TenantFileError::Read { path, source }),
+            Err(e) => {
+                return Err(match e.kind {
+                    ReadErrorKind::NotFound => TenantFileError::Missing { path },
+                    ReadErrorKind::NotAFile { kind } => refused(format!(
+                        "is not a regular file ({kind}): a folder, FIFO or device is refused"
+                    )),
+                    ReadErrorKind::Symlink { .. } | ReadErrorKind::Escapes => refused(
+                        "is a symbolic link: a tenant's file is never read through one (it could lead out of the tenant's folder)".into(),
+                    ),
+                    ReadErrorKind::TooLarge { size, max } => {
+                        refused(format!("is {size} bytes: over the {max}-byte limit"))
+                    }
+                    ReadErrorKind::Io(source) => TenantFileError::Read { path, source },
+                    other => refused(other.to_string()),
+                });
+            }
         };
-        TenantFile::parse(&text).map_err(|message| TenantFileError::Parse { path, message })
+        let file = TenantFile::parse(&text).map_err(|message| TenantFileError::Parse {
+            path: path.clone(),
+            message,
+            token: token_of(&text),
+        })?;
+        if let Some(over) = maxima.check(&file.policy).into_iter().next() {
+            return Err(TenantFileError::OverMaximum {
+                line: line_of(&text, over.field),
+                path,
+                over: Box::new(over),
+                token: file.token_sha256,
+            });
+        }
+        Ok(file)
     }
 
     /// Parses the text of a `tenant.toml`.
@@ -102,14 +147,37 @@ impl TenantFile {
     }
 
     /// The spec that loads this tenant from `folder` (plugins from `<folder>/plugins`).
-    pub fn spec(&self, id: TenantId, folder: PathBuf) -> TenantSpec {
+    pub fn spec(&self, id: TenantId, folder: PathBuf) -> TenantSpec<TokenHash> {
         TenantSpec {
             id,
             folder,
             policy: self.policy.clone(),
             plugins: None,
+            attached: self.token_sha256,
         }
     }
+}
+
+/// The token digest of a `tenant.toml` whose policy does not parse, if its `token_sha256` does.
+fn token_of(text: &str) -> Option<TokenHash> {
+    #[derive(Deserialize)]
+    struct TokenOnly {
+        token_sha256: TokenHash,
+    }
+    toml::from_str::<TokenOnly>(text)
+        .ok()
+        .map(|t| t.token_sha256)
+}
+
+/// The 1-based line where `key = …` is written, if it is.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
 }
 
 /// What a scan of the tenants folder found.
@@ -161,7 +229,10 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(f.policy.max_rules, 5);
-        assert_eq!(f.policy.default_timeout_secs, 1.0);
+        assert_eq!(
+            f.policy.default_timeout_secs,
+            std::time::Duration::from_secs(1)
+        );
         assert_eq!(f.policy.fail_mode, hookbox_core::rule::FailMode::Block);
         assert!(!f.policy.allow_native_commands, "defaults stay closed");
         let e = TenantFile::parse(&format!(
@@ -192,22 +263,82 @@ mod tests {
     }
 
     #[test]
-    fn a_tenant_file_must_be_a_small_regular_file() {
+    fn a_tenant_file_must_be_a_small_regular_file_in_its_folder() {
+        let max = TenantMaxima::default();
         let dir = tempfile::tempdir().unwrap();
-        let e = TenantFile::read(dir.path()).unwrap_err();
+        let e = TenantFile::read(dir.path(), &max).unwrap_err();
         assert!(matches!(e, TenantFileError::Missing { .. }), "{e}");
+        let outside = tempfile::tempdir().unwrap();
         std::fs::write(
-            dir.path().join("real.toml"),
+            outside.path().join("real.toml"),
             format!("token_sha256 = \"{DIGEST}\""),
         )
         .unwrap();
-        std::os::unix::fs::symlink(dir.path().join("real.toml"), dir.path().join(TENANT_FILE))
-            .unwrap();
-        let e = TenantFile::read(dir.path()).unwrap_err();
-        assert!(e.to_string().contains("not a regular file"), "{e}");
+        std::os::unix::fs::symlink(
+            outside.path().join("real.toml"),
+            dir.path().join(TENANT_FILE),
+        )
+        .unwrap();
+        let e = TenantFile::read(dir.path(), &max).unwrap_err();
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
         std::fs::remove_file(dir.path().join(TENANT_FILE)).unwrap();
         std::fs::write(dir.path().join(TENANT_FILE), "#".repeat(70_000)).unwrap();
-        let e = TenantFile::read(dir.path()).unwrap_err();
+        let e = TenantFile::read(dir.path(), &max).unwrap_err();
         assert!(e.to_string().contains("over the"), "{e}");
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_tenant_file_is_refused_without_waiting() {
+        // Stat-then-read once blocked here (in `open`) while the admin lock was held.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(TENANT_FILE);
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let folder = dir.path().to_owned();
+        std::thread::spawn(move || {
+            let _ = tx.send(TenantFile::read(&folder, &TenantMaxima::default()).map(|_| ()));
+        });
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the read returned instead of waiting for a writer")
+            .unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+    }
+
+    #[test]
+    fn a_policy_over_the_operators_maxima_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(TENANT_FILE),
+            format!(
+                "token_sha256 = \"{DIGEST}\"\n[policy]\nmax_rules = 5\n  max_hooks_in_flight = 1000000000\n"
+            ),
+        )
+        .unwrap();
+        let e = TenantFile::read(dir.path(), &TenantMaxima::default()).unwrap_err();
+        let shown = e.to_string();
+        assert!(
+            shown.contains("tenant.toml:4:")
+                && shown.contains("max_hooks_in_flight")
+                && shown.contains("1000000000")
+                && shown.contains("256"),
+            "{shown}"
+        );
+        assert!(
+            e.token()
+                .unwrap()
+                .matches(&TokenHash::from_hex(DIGEST).unwrap())
+        );
+        let roomy = TenantMaxima {
+            max_hooks_in_flight: usize::MAX,
+            ..TenantMaxima::default()
+        };
+        assert!(TenantFile::read(dir.path(), &roomy).is_ok());
     }
 }

@@ -367,3 +367,44 @@ async fn a_matcher_that_cannot_decide_is_reported_and_a_fail_closed_rule_blocks(
     assert!(message.contains("matching budget"), "{message}");
     assert_eq!(d.verdict.outcome(), hookbox_core::Outcome::Block);
 }
+
+#[tokio::test]
+async fn a_read_write_mount_never_holds_the_plugins_own_files_or_the_settings() {
+    // A plugin mounting its own root `rw` could rewrite its own hooks.json (issue 16 defect 5,
+    // the CLI side); a project mount `rw` could create `.hookbox/settings.json`.
+    let cases = [
+        ("${CLAUDE_PLUGIN_ROOT}", "hooks.json"),
+        ("${CLAUDE_PLUGIN_ROOT}/hooks", "hooks.json"),
+        ("${CLAUDE_PLUGIN_ROOT}/cache", "plugin"),
+        ("${CLAUDE_PROJECT_DIR}/sub", ""),
+        ("${CLAUDE_PROJECT_DIR}", ".hookbox"),
+    ];
+    for (host, exposed) in cases {
+        let hooks = chaos("ok", json!([{"host": host, "guest": "/w", "access": "rw"}]));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        let plugin = dir.path().join("plugin");
+        std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+        std::fs::create_dir_all(plugin.join("cache")).unwrap();
+        std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+        std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let mut policy = HostPolicy::for_project(dir.path()).with_state_dir(state.path());
+        policy.wasm.allow_rw_mounts = true;
+        // As the CLI does: the project's `.hookbox` (settings) is protected, existing or not.
+        policy.protected_paths = vec![dir.path().join(".hookbox")];
+        let h = HookHost::new(policy).unwrap();
+        let report = h.load(&[&plugin], &Default::default());
+        if exposed.is_empty() {
+            // A project folder holding nothing hookbox loads stays writable.
+            assert!(!report.has_errors(), "{host}: {:#?}", report.diagnostics);
+            continue;
+        }
+        let msg = &report.diagnostics[0].message;
+        assert!(
+            msg.contains("read-write mount") && msg.contains(exposed),
+            "{host}: {msg}"
+        );
+        assert!(report.rules.is_empty(), "{host}");
+    }
+}

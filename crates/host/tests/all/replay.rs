@@ -1,5 +1,6 @@
 //! Replay files: one redacted record per dispatch that ran hooks; previews cut unless full
-//! capture is on; secrets redacted either way.
+//! capture is on (a policy field, which the CLI sets from `.hookbox/settings.json`: a host never
+//! reads the project's settings by itself); secrets redacted either way.
 
 use hookbox_core::Dialect;
 use hookbox_host::replay::{OUTPUT_PREVIEW_CHARS, read_replay};
@@ -15,22 +16,30 @@ fn leaky_hooks() -> serde_json::Value {
         "command": format!("echo 'aws={AWS} token={GH}'; head -c 2000 /dev/zero | tr '\\0' x")}]}]}})
 }
 
-async fn run_and_read(full: bool) -> (String, bool) {
+/// Dispatches the leaky hook on a project whose settings ask for full capture; `apply`: whether
+/// the caller applies those settings to the policy (as the CLI does) or not (a library host,
+/// a tenant).
+async fn run_and_read(apply: bool) -> (String, bool) {
     let p = project_with(Dialect::Claude, leaky_hooks(), |_| {});
-    if full {
-        std::fs::create_dir_all(p.path().join(".hookbox")).unwrap();
-        std::fs::write(
-            p.path().join(".hookbox/settings.json"),
-            r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}}}"#,
-        )
-        .unwrap();
-    }
-    // Settings are read when the host is built: build a second host on the same project.
-    let state = tempfile::tempdir().unwrap();
-    let host = hookbox_host::HookHost::new(
-        hookbox_host::HostPolicy::for_project(p.path()).with_state_dir(state.path()),
+    std::fs::create_dir_all(p.path().join(".hookbox")).unwrap();
+    std::fs::write(
+        p.path().join(".hookbox/settings.json"),
+        r#"{"replay":{"capture_flags":{"capture_plugin_hook_output_full":true}},"stop":{"reentry_cap":100}}"#,
     )
     .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut policy = hookbox_host::HostPolicy::for_project(p.path()).with_state_dir(state.path());
+    if apply {
+        hookbox_host::Settings::load(p.path())
+            .unwrap()
+            .apply(&mut policy);
+    }
+    let host = hookbox_host::HookHost::new(policy).unwrap();
+    assert_eq!(
+        host.stop_reentry_cap(),
+        if apply { 100 } else { 3 },
+        "the settings' Stop re-entry cap reaches the host only through its policy"
+    );
     host.load(&[p.path().join("plugin")], &Default::default());
     host.dispatch(crate::util::event(json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "env"}, "tool_response": {}}), p.path())).await;
     // A dispatch nothing matched writes no record.
@@ -61,6 +70,13 @@ async fn secrets_are_redacted_in_previews() {
             .count(),
         OUTPUT_PREVIEW_CHARS
     );
+}
+
+#[tokio::test]
+async fn a_host_reads_no_settings_from_its_project_by_itself() {
+    // The project asks for full capture and a Stop cap of 100; nobody applied them.
+    let (_, truncated) = run_and_read(false).await;
+    assert!(truncated, "previews, as the policy says");
 }
 
 #[tokio::test]
@@ -123,7 +139,7 @@ async fn client_chosen_session_ids_cannot_grow_replay_without_bound() {
     }
     runtime.flush_replay();
     let dir = host.replay_dir().unwrap();
-    let files: Vec<(String, u64)> = std::fs::read_dir(dir)
+    let files: Vec<(String, u64)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| {
             let e = e.unwrap();

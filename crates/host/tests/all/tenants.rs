@@ -1,7 +1,9 @@
 //! Tenants: one runtime serving many tenants' wasm hooks — isolation of files, records and
 //! metrics; atomic validate-then-swap reloads under load; failing reloads that keep the old
-//! rules; and a noisy neighbour that cannot change a quiet tenant's verdicts. Real components,
-//! real stores, no mocks.
+//! rules; one long-lived owner per tenant (a disable racing a replacement is never lost, the
+//! quota holds across a swap under load, metrics and the stream go on); nothing in a tenant's
+//! folder loosening its policy; and a noisy neighbour that cannot change a quiet tenant's
+//! verdicts. Real components, real stores, no mocks.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -78,6 +80,7 @@ impl Fleet {
             folder: self.folder(tenant),
             policy,
             plugins: None,
+            attached: (),
         }
     }
 
@@ -354,33 +357,238 @@ async fn a_failing_reload_leaves_the_old_rules_serving() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_subscriber_keeps_the_tenants_stream_across_a_replacement() {
-    // `put` (a new policy: `PUT /v1/tenants/{id}`, SIGHUP) gives the tenant a new host. A
-    // subscriber of the old host must see the new host's records on the receiver it has, so
-    // none fired between the swap and a re-subscription is lost.
+async fn metrics_and_the_stream_go_on_across_a_replacement_and_a_reload() {
+    // `put` (a new policy: `PUT /v1/tenants/{id}`, SIGHUP) and `reload` swap the policy and the
+    // rules only: the tenant's one stream and its counters carry on, nothing copied or reset.
     let f = fleet();
     let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "ctx"}]}});
     f.plugin("t", "p", &hooks, &[]);
     f.add("t");
-    let old = f.tenants.host(&id("t")).unwrap();
-    let mut fired = old.subscribe();
-    f.tenants
-        .put(f.spec("t", TenantPolicy::default()))
-        .unwrap_or_else(|e| panic!("{e}"));
-    drop(old);
-    let new = f.tenants.host(&id("t")).unwrap();
-    let d = f
+    let mut fired = f.tenants.host(&id("t")).unwrap().subscribe();
+    let t = id("t");
+    let go = |n: &str| f.tenants.dispatch(&t, prompt_event("hi", n));
+    assert!(go("1").await.unwrap().hook_fired.is_some());
+    let stricter = TenantPolicy {
+        max_rules: 5,
+        ..TenantPolicy::default()
+    };
+    f.tenants.put(f.spec("t", stricter)).unwrap();
+    assert!(go("2").await.unwrap().hook_fired.is_some());
+    f.tenants.reload(&id("t"), None).unwrap();
+    assert!(go("3").await.unwrap().hook_fired.is_some());
+    for n in 1..=3 {
+        let got = fired
+            .try_recv()
+            .unwrap_or_else(|e| panic!("record {n}: {e}"));
+        assert_eq!(got.hook_name.as_str(), "UserPromptSubmit");
+    }
+    let m = f.tenants.metrics(&id("t")).unwrap();
+    assert_eq!((m.dispatches, m.hooks_run["prompt"]), (3, 3), "{m:?}");
+    assert_eq!(f.tenants.host(&id("t")).unwrap().policy().max_rules, 5);
+}
+
+#[test]
+fn a_disable_racing_a_replacement_is_never_lost() {
+    let f = Arc::new(fleet());
+    let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "ctx"}]}});
+    f.plugin("t", "p", &hooks, &[]);
+    f.add("t");
+    for round in 0..100 {
+        f.tenants.enable(&id("t")).unwrap();
+        let start = Arc::new(std::sync::Barrier::new(2));
+        let (f2, s2) = (f.clone(), start.clone());
+        let put = std::thread::spawn(move || {
+            s2.wait();
+            f2.tenants
+                .put(f2.spec("t", TenantPolicy::default()))
+                .unwrap();
+        });
+        start.wait();
+        f.tenants.disable(&id("t")).unwrap();
+        put.join().unwrap();
+        assert_eq!(
+            f.tenants.info(&id("t")).unwrap().state,
+            hookbox_host::TenantState::Disabled,
+            "round {round}: the disable was lost to the replacement"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hook_quota_holds_across_a_swap_under_load() {
+    // Two hooks in flight fill the tenant's quota of 2; a replacement must not hand out a fresh
+    // quota beside the one its running hooks still hold (that ran twice the quota).
+    let f = fleet();
+    f.plugin(
+        "t",
+        "p",
+        &chaos_rule(json!({})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    let two = TenantPolicy {
+        max_hooks_in_flight: 2,
+        default_timeout_secs: Duration::from_secs(30),
+        max_timeout_secs: Duration::from_secs(30),
+        dispatch_deadline_secs: Duration::from_secs(30),
+        ..TenantPolicy::default()
+    };
+    f.tenants.add(f.spec("t", two.clone())).unwrap();
+    let fleet = Arc::new(f);
+    let mut sleepers = tokio::task::JoinSet::new();
+    for i in 0..2 {
+        let fleet = fleet.clone();
+        sleepers.spawn(async move {
+            fleet
+                .tenants
+                .dispatch(&id("t"), prompt_event("sleep:8000", &format!("s{i}")))
+                .await
+                .unwrap()
+        });
+    }
+    let host = fleet.tenants.host(&id("t")).unwrap();
+    while host.metrics().hooks_in_flight < 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let f2 = fleet.clone();
+    tokio::task::spawn_blocking(move || f2.tenants.put(f2.spec("t", two)))
+        .await
+        .unwrap()
+        .unwrap();
+    // The sleepers still hold their units; four more dispatches under load are all refused.
+    assert_eq!(fleet.tenants.runtime().metrics().hooks_in_flight, 2);
+    let mut more = tokio::task::JoinSet::new();
+    for i in 0..4 {
+        let fleet = fleet.clone();
+        more.spawn(async move {
+            fleet
+                .tenants
+                .dispatch(&id("t"), prompt_event("ok", &format!("m{i}")))
+                .await
+                .unwrap()
+        });
+    }
+    while let Some(d) = more.join_next().await {
+        let d = d.unwrap();
+        let class = d.reports[0]
+            .effect
+            .failure
+            .as_ref()
+            .map(|f| f.class.as_str());
+        assert_eq!(class, Some("overloaded"), "{:?}", d.reports[0]);
+    }
+    assert!(host.metrics().hooks_in_flight <= 2);
+    while let Some(d) = sleepers.join_next().await {
+        assert_eq!(contexts(&d.unwrap()), ["slept"]);
+    }
+    // Once they finished, the quota is whole again.
+    let d = fleet
         .tenants
-        .dispatch(&id("t"), prompt_event("hi", "s"))
+        .dispatch(&id("t"), prompt_event("ok", "after"))
         .await
         .unwrap();
-    assert!(d.hook_fired.is_some());
-    let got = fired
-        .try_recv()
-        .expect("the record reaches the old subscriber");
-    assert_eq!(got.hook_name.as_str(), "UserPromptSubmit");
-    // And it is the tenant's one stream: a new subscriber shares it.
-    assert!(new.subscribe().same_channel(&fired));
+    assert!(d.reports[0].effect.failure.is_none(), "{:?}", d.reports[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenants_own_settings_file_changes_nothing() {
+    // Issue 16 defect 4: the tenant's folder was read as a project, and its settings raised the
+    // operator's Stop re-entry cap (1 -> 100) and turned on full replay capture.
+    let f = fleet();
+    let loud =
+        json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/chaos.wasm"}]}});
+    f.plugin("t", "p", &loud, &[("chaos.wasm", guests::CHAOS)]);
+    std::fs::create_dir_all(f.folder("t").join(".hookbox")).unwrap();
+    std::fs::write(
+        f.folder("t").join(".hookbox/settings.json"),
+        r#"{"stop": {"reentry_cap": 100}, "replay": {"capture_flags": {"capture_plugin_hook_output_full": true}}}"#,
+    )
+    .unwrap();
+    let policy = TenantPolicy {
+        stop_reentry_cap: 1,
+        ..TenantPolicy::default()
+    };
+    f.tenants.add(f.spec("t", policy)).unwrap();
+    let host = f.tenants.host(&id("t")).unwrap();
+    assert_eq!(host.stop_reentry_cap(), 1, "the operator's cap stands");
+    assert!(!host.policy().capture_full_output);
+    // A hook printing 5,000 characters is kept as a preview in replay.
+    let d = f
+        .tenants
+        .dispatch(&id("t"), prompt_event("stdout:5000", "s"))
+        .await
+        .unwrap();
+    assert!(d.reports[0].output.as_deref().unwrap_or("").len() >= 5000);
+    f.tenants.runtime().flush_replay();
+    let file = host.replay_dir().unwrap().join("s.jsonl");
+    let replay = hookbox_host::replay::read_replay(&file).unwrap();
+    assert!(
+        replay.records[0].hooks[0].output_truncated,
+        "a preview, not the whole output"
+    );
+}
+
+#[test]
+fn a_read_write_mount_never_holds_what_the_tenant_is_loaded_from() {
+    // Issue 16 defect 5: with allow_rw_mounts a guest mounted its tenant folder `rw`, rewrote
+    // tenant.toml (allow_native_commands = true) and hooks.json, and the next reload ran a
+    // native command. Refused at load, naming the file it would expose.
+    let f = fleet();
+    std::fs::write(f.folder("t").join("tenant.toml"), "token_sha256 = \"00\"").ok();
+    let rw = TenantPolicy {
+        allow_rw_mounts: true,
+        ..TenantPolicy::default()
+    };
+    for (host, exposed) in [
+        ("${CLAUDE_PROJECT_DIR}", "tenant.toml"),
+        ("${CLAUDE_PROJECT_DIR}/plugins", "plugins"),
+        ("${CLAUDE_PLUGIN_ROOT}", "plugins/p"),
+        ("${CLAUDE_PLUGIN_ROOT}/hooks", "hooks.json"),
+    ] {
+        f.plugin(
+            "t",
+            "p",
+            &chaos_rule(json!({"mounts": [{"host": host, "guest": "/w", "access": "rw"}]})),
+            &[("chaos.wasm", guests::CHAOS)],
+        );
+        std::fs::write(f.folder("t").join("tenant.toml"), "token_sha256 = \"00\"").unwrap();
+        let e = load_errors(f.tenants.add(f.spec("t", rw.clone())).unwrap_err());
+        assert!(
+            e.contains("read-write mount") && e.contains(exposed),
+            "{host}: {e}"
+        );
+    }
+    // A folder of its own that holds none of them stays writable.
+    std::fs::create_dir_all(f.folder("t").join("work")).unwrap();
+    f.plugin(
+        "t",
+        "p",
+        &chaos_rule(json!({"mounts": [{"host": "${CLAUDE_PROJECT_DIR}/work", "guest": "/w", "access": "rw"}]})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    f.tenants
+        .add(f.spec("t", rw))
+        .unwrap_or_else(|e| panic!("{}", load_errors(e)));
+}
+
+#[test]
+fn a_load_over_its_compile_budget_fails_and_keeps_the_previous_rules() {
+    let f = fleet();
+    let old = json!({"hooks": {"UserPromptSubmit": [{"type": "prompt", "prompt": "old"}]}});
+    f.plugin("t", "p", &old, &[]);
+    f.add("t");
+    f.plugin(
+        "t",
+        "p",
+        &chaos_rule(json!({})),
+        &[("chaos.wasm", guests::CHAOS)],
+    );
+    let tight = TenantPolicy {
+        compile_budget_secs: Duration::from_nanos(1),
+        ..TenantPolicy::default()
+    };
+    let e = load_errors(f.tenants.put(f.spec("t", tight)).unwrap_err());
+    assert!(e.contains("compile_budget"), "{e}");
+    assert_eq!(f.tenants.info(&id("t")).unwrap().rules["prompt"], 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -524,5 +732,5 @@ fn tenant_state_lives_outside_every_tenant_folder() {
     let host = f.tenants.host(&id("t")).unwrap();
     let replay = host.replay_dir().unwrap();
     assert!(!replay.starts_with(f.root.path()), "{}", replay.display());
-    assert!(Path::new(replay).is_dir());
+    assert!(Path::new(&replay).is_dir());
 }

@@ -1,6 +1,8 @@
 //! The admin routes (admin token only): list tenants, show one (state, rules, diagnostics,
 //! metrics), load one from its folder (`PUT`), reload its plugins, disable, enable, remove.
-//! Loads and removals hold the admin lock, so two never interleave; every load is
+//! Every operation that changes a tenant holds the admin lock, so none interleaves with another
+//! (a disable racing a `PUT` is applied before or after it, never lost: the enabled flag belongs
+//! to the tenant's long-lived owner, which a `PUT` does not replace); every load is
 //! validate-then-swap, and a failed one answers 422 with its located diagnostics while the old
 //! rules keep serving.
 
@@ -55,10 +57,10 @@ pub(super) async fn get(
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
     let id = admin_id(path)?;
-    if let Some(s) = app.registry.serving(&id) {
+    if let Some(s) = app.tenants.tenant(&id) {
         let info = app.tenants.info(&id).map_err(tenant_error)?;
         let diagnostics = app.tenants.diagnostics(&id).map_err(tenant_error)?;
-        let rules = s.host.rules();
+        let rules = s.host().rules();
         let plugins = rules.plugins();
         let mut v = serde_json::to_value(info).unwrap_or(Value::Null);
         v["rules_loaded"] = rules
@@ -67,7 +69,7 @@ pub(super) async fn get(
             .map(|r| rule_json(r, plugins.get(r.plugin).map(|p| p.name.as_str())))
             .collect();
         v["diagnostics"] = json!(diagnostics);
-        v["metrics"] = json!(s.host.metrics());
+        v["metrics"] = json!(s.host().metrics());
         return Ok(json_body(&v));
     }
     match app.registry.failed_one(&id) {
@@ -102,7 +104,7 @@ pub(super) async fn reload(
     auth::admin(&app, &headers)?;
     let id = admin_id(path)?;
     let _lock = app.admin_lock.lock().await;
-    if app.registry.serving(&id).is_none() {
+    if app.tenants.tenant(&id).is_none() {
         return Err(not_served(&app, &id));
     }
     let tenants = app.tenants.clone();
@@ -125,7 +127,7 @@ pub(super) async fn disable(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    switch(&app, path, &headers, false)
+    switch(&app, path, &headers, false).await
 }
 
 /// `POST /v1/tenants/{id}/enable`.
@@ -134,11 +136,12 @@ pub(super) async fn enable(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    switch(&app, path, &headers, true)
+    switch(&app, path, &headers, true).await
 }
 
 /// Disables or enables a served tenant: disabled, it keeps its rules and runs none of them.
-fn switch(
+/// Under the admin lock, like every operation that changes a tenant.
+async fn switch(
     app: &App,
     path: Result<Path<String>, PathRejection>,
     headers: &HeaderMap,
@@ -146,7 +149,8 @@ fn switch(
 ) -> Result<Response, ApiError> {
     auth::admin(app, headers)?;
     let id = admin_id(path)?;
-    if app.registry.serving(&id).is_none() {
+    let _lock = app.admin_lock.lock().await;
+    if app.tenants.tenant(&id).is_none() {
         return Err(not_served(app, &id));
     }
     let info = if enabled {

@@ -1,8 +1,10 @@
 //! `GET /v1/tenants/{id}/fired`: the tenant's HookFired records as server-sent events, one
-//! `hook_fired` event per dispatch that ran hooks. The stream follows the tenant when it is
-//! reloaded from its folder (a new host), says `lagged` when a slow reader lost records, sends a
-//! keep-alive comment when idle, and ends with a `closed` event when the tenant is removed or
-//! the server shuts down (so a shutdown never waits on an open stream).
+//! `hook_fired` event per dispatch that ran hooks (texts as previews). The stream is the
+//! tenant's own, kept by its long-lived owner, so it goes on across every reload, `PUT` and
+//! SIGHUP. It sends a keep-alive comment when idle; a reader that falls behind past its queue's
+//! bound (records and bytes, per subscriber) gets a `lagged` event saying how many records it
+//! lost, and the stream ends — reconnect to go on; it ends with a `closed` event when the
+//! tenant is removed or the server shuts down (so a shutdown never waits on an open stream).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -13,9 +15,9 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use hookbox_core::HookFired;
-use hookbox_host::TenantId;
+use hookbox_host::{FiredError, FiredReceiver, TenantId};
 use serde_json::json;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use tokio::time::{Interval, MissedTickBehavior};
 
 use super::path_id;
@@ -36,7 +38,7 @@ pub(super) async fn stream(
     if *app.shutdown.borrow() {
         return Err(ApiError::unavailable("the server is shutting down"));
     }
-    let slot = Streams::take(&app, &tenant.id).map_err(|r| match r {
+    let slot = Streams::take(&app, tenant.id()).map_err(|r| match r {
         StreamRefused::Total => ApiError::overloaded(format!(
             "{} event streams are open (limits.max_sse_subscribers); retry later",
             app.config.limits.max_sse_subscribers
@@ -46,21 +48,12 @@ pub(super) async fn stream(
             app.config.limits.max_sse_subscribers_per_tenant
         )),
     })?;
-    // Watch for replacement first, then subscribe to the current host: a reload in between
-    // is then seen as a change, never missed.
-    let changes = app.registry.watch(&tenant.id);
-    let host = app
-        .registry
-        .serving(&tenant.id)
-        .map_or_else(|| tenant.host.clone(), |s| s.host.clone());
     let period = app.config.limits.sse_keepalive();
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let state = Fired {
-        app: app.clone(),
-        tenant: tenant.id.clone(),
-        rx: host.subscribe(),
-        changes: Some(changes),
+        tenant: tenant.id().clone(),
+        rx: tenant.host().subscribe(),
         shutdown: app.shutdown.clone(),
         keepalive,
         seq: 0,
@@ -93,11 +86,8 @@ enum Phase {
 }
 
 struct Fired {
-    app: Arc<App>,
     tenant: TenantId,
-    rx: broadcast::Receiver<HookFired>,
-    /// `None` once its sender is gone (no more replacements will be signalled).
-    changes: Option<watch::Receiver<u64>>,
+    rx: FiredReceiver,
     shutdown: watch::Receiver<bool>,
     keepalive: Interval,
     seq: u64,
@@ -125,73 +115,46 @@ async fn next_chunk(mut s: Fired) -> Option<(Chunk, Fired)> {
         }
         Phase::Open => {}
     }
-    loop {
-        let next = {
-            let Fired {
-                rx,
-                changes,
-                shutdown,
-                keepalive,
-                ..
-            } = &mut s;
-            tokio::select! {
-                r = rx.recv() => Wake::Fired(r),
-                changed = async {
-                    match changes.as_mut() {
-                        Some(c) => c.changed().await.is_ok(),
-                        None => std::future::pending().await,
-                    }
-                } => Wake::Changed(changed),
-                () = crate::listener::signalled(shutdown) => Wake::Shutdown,
-                _ = keepalive.tick() => Wake::KeepAlive,
-            }
-        };
-        match next {
-            Wake::Fired(Ok(fired)) => {
-                s.seq += 1;
-                let data = serde_json::to_string(&fired).unwrap_or_else(|_| "null".into());
-                let chunk = event("hook_fired", Some(s.seq), &data);
-                return Some((chunk, s));
-            }
-            Wake::Fired(Err(broadcast::error::RecvError::Lagged(missed))) => {
-                let chunk = event("lagged", None, &json!({"missed": missed}).to_string());
-                return Some((chunk, s));
-            }
-            // The host was replaced and the old one dropped: follow the tenant.
-            Wake::Fired(Err(broadcast::error::RecvError::Closed)) | Wake::Changed(true) => {
-                if !resubscribe(&mut s) {
-                    return Some(closed(s, "the tenant was removed"));
-                }
-            }
-            Wake::Changed(false) => s.changes = None,
-            Wake::Shutdown => return Some(closed(s, "the server is shutting down")),
-            Wake::KeepAlive => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s)),
+    let next = {
+        let Fired {
+            rx,
+            shutdown,
+            keepalive,
+            ..
+        } = &mut s;
+        tokio::select! {
+            r = rx.recv() => Wake::Fired(r),
+            () = crate::listener::signalled(shutdown) => Wake::Shutdown,
+            _ = keepalive.tick() => Wake::KeepAlive,
         }
+    };
+    match next {
+        Wake::Fired(Ok(fired)) => {
+            s.seq += 1;
+            let data = serde_json::to_string(&fired).unwrap_or_else(|_| "null".into());
+            let chunk = event("hook_fired", Some(s.seq), &data);
+            Some((chunk, s))
+        }
+        // Dropped for lagging: its queue is already freed. Say so, then end the stream.
+        Wake::Fired(Err(FiredError::Lagged { missed })) => {
+            s.phase = Phase::Done;
+            let data = json!({
+                "missed": missed,
+                "reason": "this stream fell behind past its queue's bound and was dropped; reconnect to go on",
+            });
+            Some((event("lagged", None, &data.to_string()), s))
+        }
+        Wake::Fired(Err(FiredError::Closed)) => Some(closed(s, "the tenant was removed")),
+        Wake::Shutdown => Some(closed(s, "the server is shutting down")),
+        Wake::KeepAlive => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s)),
     }
 }
 
 /// What woke an open stream.
 enum Wake {
-    Fired(Result<HookFired, broadcast::error::RecvError>),
-    Changed(bool),
+    Fired(Result<HookFired, FiredError>),
     Shutdown,
     KeepAlive,
-}
-
-/// Follows the tenant to its current host; false when it is no longer served. A replacement
-/// host feeds the same stream (`Tenants::put`), so the receiver — with whatever it has buffered —
-/// is kept; only a tenant removed and added again has a new stream to subscribe to.
-fn resubscribe(s: &mut Fired) -> bool {
-    match s.app.registry.serving(&s.tenant) {
-        Some(t) => {
-            let fresh = t.host.subscribe();
-            if !fresh.same_channel(&s.rx) {
-                s.rx = fresh;
-            }
-            true
-        }
-        None => false,
-    }
 }
 
 fn closed(mut s: Fired, reason: &str) -> (Chunk, Fired) {

@@ -52,7 +52,7 @@ pub(super) async fn status_counts(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
-    let (serving, failed) = app.registry.counts();
+    let (serving, failed) = app.registry.counts(&app.tenants);
     Ok(json_body(&json!({
         "status": status(&app),
         "tenants": {"serving": serving, "failed": failed},

@@ -1,26 +1,68 @@
 //! A tenant's own routes: `POST /v1/tenants/{id}/dispatch` (an event in any dialect; the answer
-//! is what `hookbox dispatch --json` prints) and `POST /v1/tenants/{id}/claude-code` (Claude
-//! Code's http-hook protocol: its payload in, the JSON Claude Code acts on out). The token is
-//! checked before the body is read.
+//! is what `hookbox dispatch --json` prints, with hook outputs as previews and a byte cap) and
+//! `POST /v1/tenants/{id}/claude-code` (Claude Code's http-hook protocol: its payload in, the
+//! JSON Claude Code acts on out).
+//!
+//! Admission is per tenant, in the order that keeps one tenant from starving another: the token
+//! is checked first; then the request takes a place in its **own tenant's** quota
+//! (`max_dispatches_in_flight` of its policy; 429 over it, at once); then its body is read,
+//! bounded in size and time (`limits.max_body_bytes`, `limits.body_read_timeout_secs`), holding
+//! nothing shared; only then does it take a place of the server's shared capacity
+//! (`limits.max_requests_in_flight`, whose last `limits.reserved_requests` are kept for tenants
+//! with none in flight; 503 over it, at once). A tenant that opens hundreds of requests and
+//! trickles their bodies holds only its own places, and a quiet tenant within its quota is
+//! always served.
 
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use hookbox_core::StopState;
 use hookbox_core::agent::claude_code_json;
+use hookbox_host::{DispatchRefused, DispatchTicket};
 
-use super::{json_body, path_id};
+use super::path_id;
 use crate::api_error::ApiError;
 use crate::app::App;
 use crate::dispatch_json::dispatch_json;
-use crate::{auth, body, request};
+use crate::registry::Serving;
+use crate::{answer, auth, body, request};
 
 /// `session_id` of an event whose payload has none.
 const DEFAULT_SESSION: &str = "hookbox-serve";
+
+/// The tenant's own place for this request: refused at once over its quota.
+fn admit(tenant: &Serving) -> Result<DispatchTicket, ApiError> {
+    tenant.host().admit().map_err(refused)
+}
+
+/// A place of the shared capacity, once the body is in: refused at once when it is taken.
+fn enter(ticket: &mut DispatchTicket) -> Result<(), ApiError> {
+    ticket.enter().map_err(refused)
+}
+
+fn refused(r: DispatchRefused) -> ApiError {
+    match r {
+        DispatchRefused::Quota { .. } => ApiError::too_many(r.to_string()),
+        DispatchRefused::Busy { .. } => {
+            ApiError::overloaded(format!("{r} (limits.max_requests_in_flight)"))
+        }
+    }
+}
+
+fn json_bytes(bytes: Vec<u8>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        bytes,
+    )
+        .into_response()
+}
 
 /// `POST /v1/tenants/{id}/dispatch`.
 pub(super) async fn dispatch(
@@ -30,14 +72,22 @@ pub(super) async fn dispatch(
     body: Body,
 ) -> Result<Response, ApiError> {
     let tenant = auth::tenant(&app, &path_id(path), &headers)?;
+    let mut ticket = admit(&tenant)?;
     let value = body::read_json(body, &headers, &app.config.limits).await?;
-    let req = request::dispatch_request(value, DEFAULT_SESSION, &tenant.cwd)?;
+    let cwd = tenant.folder().display().to_string();
+    let req = request::dispatch_request(value, DEFAULT_SESSION, &cwd)?;
+    enter(&mut ticket)?;
+    let host = tenant.host();
     let stop = StopState {
         reentries: req.stop_reentries,
-        cap: tenant.host.stop_reentry_cap(),
+        cap: host.stop_reentry_cap(),
     };
-    let d = tenant.host.dispatch_with_stop_state(req.event, stop).await;
-    Ok(json_body(&dispatch_json(&d)))
+    let d = host.dispatch_with_stop_state(req.event, stop).await;
+    drop(ticket);
+    Ok(json_bytes(answer::dispatch_answer(
+        dispatch_json(&d),
+        app.config.limits.max_answer_bytes,
+    )))
 }
 
 /// `POST /v1/tenants/{id}/claude-code`.
@@ -48,9 +98,17 @@ pub(super) async fn claude_code(
     body: Body,
 ) -> Result<Response, ApiError> {
     let tenant = auth::tenant(&app, &path_id(path), &headers)?;
+    let mut ticket = admit(&tenant)?;
     let value = body::read_json(body, &headers, &app.config.limits).await?;
-    let event = request::claude_code_event(value, DEFAULT_SESSION, &tenant.cwd)?;
+    let cwd = tenant.folder().display().to_string();
+    let event = request::claude_code_event(value, DEFAULT_SESSION, &cwd)?;
+    enter(&mut ticket)?;
     let name = event.name;
-    let d = tenant.host.dispatch(event).await;
-    Ok(json_body(&claude_code_json(name, &d.verdict)))
+    let d = tenant.host().dispatch(event).await;
+    drop(ticket);
+    let (bytes, _) = answer::fit(
+        claude_code_json(name, &d.verdict),
+        app.config.limits.max_answer_bytes,
+    );
+    Ok(json_bytes(bytes))
 }
