@@ -3,7 +3,8 @@
 //! It reads hook files of every dialect (`config`), models events and their payloads (`event`),
 //! decides which rules fire (`matcher`, `index`), reads what hooks answered (`output`), and folds
 //! the answers into one verdict per dispatch (`aggregate`), with the markers and tags the agent
-//! shows (`render`) and the `HookFired` record (`fired`).
+//! shows (`render`) and the `HookFired` record (`fired`); and what an approval of a plugin covers
+//! (`trust`: records, digests, diffs — SPEC §11).
 //!
 //! It must not depend on an async runtime, a wasm engine, or spawn processes: runners live in
 //! `hookbox-command` and `hookbox-wasm`, and CI checks this crate's dependency tree.
@@ -21,6 +22,7 @@ pub mod render;
 pub mod report;
 pub mod rule;
 pub mod stop_loop;
+pub mod trust;
 
 pub use aggregate::{Outcome, StopState, Verdict, aggregate};
 pub use dialect::Dialect;
