@@ -64,6 +64,8 @@ pub(crate) struct Loaded {
     /// Persistent plugin data folders, by plugin position (per-session ones are made at
     /// dispatch).
     pub(crate) data: HashMap<usize, MountDir>,
+    /// Each rule's standing against its approval, and the files its command runs.
+    pub(crate) trust: crate::trust::LoadedTrust,
 }
 
 pub(crate) struct Inner {
@@ -82,6 +84,7 @@ pub(crate) struct Inner {
     pub(crate) slots_quota: Arc<Quota>,
     pub(crate) rate: Option<TokenBucket>,
     enabled: AtomicBool,
+    pub(crate) trust: crate::trust::HostTrust,
 }
 
 /// A hook host. Cheap to clone; share one across tasks.
@@ -114,6 +117,7 @@ impl HookHost {
             .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
         let settings = Settings::load(&policy.project_dir)?;
         let state = StateDir::open(&policy)?;
+        let trust = crate::trust::HostTrust::new(&policy, settings.trust)?;
         let project = MountDir::open(&absolute(&policy.project_dir)).ok();
         let extra_roots = policy
             .extra_mount_roots
@@ -144,6 +148,7 @@ impl HookHost {
             slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
             rate: policy.dispatch_rate.map(TokenBucket::new),
             enabled: AtomicBool::new(true),
+            trust,
             policy,
         };
         Ok(HookHost {

@@ -9,6 +9,8 @@
 //!   aggregated in rule order; HookFired records, metrics and redacted replay files.
 //! - [`Tenants`]: many tenants' hosts over one runtime, each with a [`TenantPolicy`] safe for
 //!   untrusted code, added, reloaded (validate-then-swap), disabled and removed at run time.
+//! - [`trust`]: rules run as they were approved, pinned to the bytes of what they run
+//!   ([`TrustPolicy`], [`ApprovalStore`]).
 
 mod admission;
 mod background;
@@ -30,6 +32,7 @@ mod state;
 mod tenant_id;
 mod tenant_policy;
 mod tenants;
+pub mod trust;
 mod wake;
 
 pub use background::DrainReport;
@@ -45,4 +48,5 @@ pub use state::{default_state_root, project_state_dir};
 pub use tenant_id::{MAX_TENANT_ID_CHARS, TenantId, TenantIdError};
 pub use tenant_policy::{TenantPolicy, TenantPolicyError};
 pub use tenants::{Removed, TenantError, TenantInfo, TenantSpec, TenantState, Tenants};
+pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

@@ -13,6 +13,8 @@ use hookbox_core::rule::FailMode;
 use hookbox_http::HttpPolicy;
 use hookbox_wasm::{DEFAULT_MAX_COMPONENT_BYTES, WasmPolicy};
 
+use crate::trust::TrustPolicy;
+
 /// A token bucket: `per_second` dispatches on average, bursts of up to `burst`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RateLimit {
@@ -90,6 +92,10 @@ pub struct HostPolicy {
     /// Re-check a rewritten tool input (`updatedInput`) once through the event's rules before
     /// the verdict, so a guard that denies the rewritten command still wins. Default: true.
     pub recheck_updated_input: bool,
+    /// Whether rules run only as they were approved (`trust`: `off`, `warn`, `require`), where
+    /// approvals are read, and the bounds on pinned files. Default: off
+    /// ([`TrustPolicy::default`]).
+    pub trust: TrustPolicy,
 }
 
 impl Default for HostPolicy {
@@ -116,6 +122,7 @@ impl Default for HostPolicy {
             max_pool_slots: 256,
             dispatch_rate: None,
             recheck_updated_input: true,
+            trust: TrustPolicy::default(),
         }
     }
 }

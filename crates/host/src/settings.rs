@@ -1,6 +1,6 @@
 //! `.hookbox/settings.json` in the project: operator switches that are not rules — the replay
-//! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`) and
-//! the Stop re-entry cap (`stop.reentry_cap`).
+//! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`), the
+//! Stop re-entry cap (`stop.reentry_cap`) and `trust` (stricter only).
 //!
 //! The project is a checkout someone else may have written, so the file is read like a hook
 //! file: beneath the project without following any symlink (`.hookbox` and `settings.json`
@@ -25,6 +25,10 @@ pub struct Settings {
     /// Stop-loop settings.
     #[serde(default)]
     pub stop: StopSettings,
+    /// `trust`: `off`, `warn` or `require`. It can make the host's mode stricter, never looser
+    /// (a checkout must not switch off the approvals of the user who runs it).
+    #[serde(default)]
+    pub trust: Option<hookbox_core::trust::TrustMode>,
 }
 
 /// `replay` in settings.
