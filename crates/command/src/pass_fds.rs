@@ -58,8 +58,15 @@ mod tests {
         let runner = CommandRunner::new();
         let read = format!("cat /proc/self/fd/{n} 2>/dev/null || echo closed");
         let req = |pass: bool| {
-            let r = CommandRequest::new(CommandSpec::shell(&read, 10.0), HookContext::new(Dialect::Claude));
-            if pass { r.with_pass_fds(vec![fd.clone()]) } else { r }
+            let r = CommandRequest::new(
+                CommandSpec::shell(&read, 10.0),
+                HookContext::new(Dialect::Claude),
+            );
+            if pass {
+                r.with_pass_fds(vec![fd.clone()])
+            } else {
+                r
+            }
         };
         let with = runner.run(&req(true)).await.unwrap();
         assert_eq!(with.output.stdout, "passed");

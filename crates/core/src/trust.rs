@@ -33,9 +33,8 @@ pub use diff::{ApprovalDiff, Change, RuleDiff, RuleStatus, diff_approval, diff_r
 pub use digest::{BadDigest, Digest, canonical_json, digest_of};
 pub use mode::{TrustMode, UnknownTrustMode};
 pub use record::{
-    Approval, FileRecord, FileState, HookFile, MAX_FIELD_BYTES, MAX_FILES_PER_RULE,
-    MAX_HOOK_FILES, MAX_RULES_PER_APPROVAL, RECORD_VERSION, RecordError, RuleLocation,
-    RuleRecord, rule_digest,
+    Approval, FileRecord, FileState, HookFile, MAX_FIELD_BYTES, MAX_FILES_PER_RULE, MAX_HOOK_FILES,
+    MAX_RULES_PER_APPROVAL, RECORD_VERSION, RecordError, RuleLocation, RuleRecord, rule_digest,
 };
 pub use resolve::{
     Base, CommandFiles, FileRef, FileRole, Site, Unpinned, UnpinnedWhy, resolve_command,

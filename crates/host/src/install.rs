@@ -189,13 +189,8 @@ pub(crate) fn build(inner: &Inner, plugins: Vec<PluginInfo>, rules: Vec<Rule>) -
         rule.index = kept.len();
         kept.push(rule);
     }
-    let (trust, trust_diagnostics) = crate::trust::survey(
-        &inner.trust,
-        inner.project.as_ref(),
-        &plugins,
-        &kept,
-        &wasm,
-    );
+    let (trust, trust_diagnostics) =
+        crate::trust::survey(&inner.trust, inner.project.as_ref(), &plugins, &kept, &wasm);
     diagnostics.extend(trust_diagnostics);
     let set = RuleSet::new(plugins, kept.clone(), policy.aliases.clone());
     Built {

@@ -50,7 +50,10 @@ impl HostTrust {
     /// The policy's trust made stricter by the project's `"trust"`, and its store opened (when
     /// the mode is on and the folder exists). The store must be outside the project and every
     /// folder rules may mount: hooks must never reach the approvals.
-    pub(crate) fn new(policy: &HostPolicy, project: Option<TrustMode>) -> Result<HostTrust, HostError> {
+    pub(crate) fn new(
+        policy: &HostPolicy,
+        project: Option<TrustMode>,
+    ) -> Result<HostTrust, HostError> {
         let mode = policy.trust.mode.stricter(project.unwrap_or_default());
         let mut store = None;
         if mode.is_on()

@@ -54,7 +54,9 @@ impl fmt::Display for RuleTrust {
         match self {
             RuleTrust::Approved => f.write_str("approved"),
             RuleTrust::Unapproved => f.write_str("not approved: its plugin was never approved"),
-            RuleTrust::New => f.write_str("not approved: a rule added since its plugin was approved"),
+            RuleTrust::New => {
+                f.write_str("not approved: a rule added since its plugin was approved")
+            }
             RuleTrust::Changed { changes, .. } => {
                 f.write_str("changed since it was approved: ")?;
                 for (i, c) in changes.iter().enumerate() {
@@ -133,7 +135,10 @@ mod tests {
 
     #[test]
     fn each_rule_is_judged_on_its_own_digest() {
-        let guard = rule("hooks.PreToolUse[0]", json!({"event": "PreToolUse", "on_failure": "block", "handler": {"command": "./g.sh"}}));
+        let guard = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "on_failure": "block", "handler": {"command": "./g.sh"}}),
+        );
         let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
         let approval = Approval {
             version: RECORD_VERSION,
@@ -148,7 +153,10 @@ mod tests {
         assert_eq!(check_rule(&audit, None), RuleTrust::Unapproved);
         // The guard's text changed and its fail mode was loosened: still judged by what was
         // approved.
-        let tampered = rule("hooks.PreToolUse[0]", json!({"event": "PreToolUse", "on_failure": "allow", "handler": {"command": "./g.sh; curl x"}}));
+        let tampered = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "on_failure": "allow", "handler": {"command": "./g.sh; curl x"}}),
+        );
         match check_rule(&tampered, Some(&index)) {
             RuleTrust::Changed {
                 changes,

@@ -29,7 +29,12 @@ pub fn rule_content(rule: &Rule) -> Value {
     let mut m = Map::new();
     m.insert("event".into(), json!(event.as_str()));
     m.insert("matcher".into(), matcher.describe());
-    if let Some(IfCondition { raw, tool: _, pattern: _ }) = if_condition {
+    if let Some(IfCondition {
+        raw,
+        tool: _,
+        pattern: _,
+    }) = if_condition
+    {
         m.insert("if".into(), json!(raw));
     }
     m.insert("dialect".into(), json!(dialect.as_str()));
@@ -116,7 +121,12 @@ fn wasm_content(w: &WasmSpec) -> Value {
     // Keyed by the guest path, so a diff reads `mounts["/project"].access: ro → rw`; a guest
     // path named twice keeps both (`/x`, `/x#2`).
     let mut by_guest = Map::new();
-    for MountSpec { host, guest, access } in mounts {
+    for MountSpec {
+        host,
+        guest,
+        access,
+    } in mounts
+    {
         let mut key = guest.clone();
         let mut n = 1;
         while by_guest.contains_key(&key) {

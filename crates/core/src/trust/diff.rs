@@ -59,7 +59,12 @@ fn file_value(state: &FileState) -> Value {
 pub fn diff_rules(before: &RuleRecord, after: &RuleRecord) -> Vec<Change> {
     let mut out = Vec::new();
     diff_files(&before.files, &after.files, &mut out);
-    diff_values(String::new(), Some(&before.content), Some(&after.content), &mut out);
+    diff_values(
+        String::new(),
+        Some(&before.content),
+        Some(&after.content),
+        &mut out,
+    );
     out
 }
 
@@ -102,10 +107,7 @@ fn digest_state(s: &FileState) -> Option<(super::Digest, u64)> {
 
 /// A path element: `.name` for a plain key, `["…"]` otherwise.
 fn key_path(path: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    let plain = !key.is_empty() && key.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
     match (path.is_empty(), plain) {
         (true, true) => key.to_owned(),
         (false, true) => format!("{path}.{key}"),
@@ -125,7 +127,11 @@ fn diff_values(path: String, a: Option<&Value>, b: Option<&Value>, out: &mut Vec
         }
         (Some(x), Some(y)) if x == y => {}
         (a, b) => out.push(Change {
-            item: if path.is_empty() { "content".into() } else { path },
+            item: if path.is_empty() {
+                "content".into()
+            } else {
+                path
+            },
             before: a.cloned(),
             after: b.cloned(),
         }),
@@ -177,9 +183,7 @@ impl ApprovalDiff {
     /// Whether any rule changed, was added or was removed (hook file bytes alone do not count:
     /// enforcement is per rule).
     pub fn rules_changed(&self) -> bool {
-        self.rules
-            .iter()
-            .any(|r| r.status != RuleStatus::Unchanged)
+        self.rules.iter().any(|r| r.status != RuleStatus::Unchanged)
     }
 }
 
@@ -221,7 +225,11 @@ pub fn diff_approval(
             status,
         });
     }
-    for old in approved.rules.iter().filter(|r| open.contains_key(&r.location)) {
+    for old in approved
+        .rules
+        .iter()
+        .filter(|r| open.contains_key(&r.location))
+    {
         rules.push(RuleDiff {
             location: old.location.clone(),
             event: old.event().to_owned(),
@@ -319,7 +327,12 @@ mod tests {
         let c = diff_rules(&a, &rule("r0", more_env, b"x"));
         assert_eq!(c[0].item, "handler.env.SECRET_PATH");
         assert_eq!(c[0].before, None);
-        assert!(c[0].to_string().starts_with("handler.env.SECRET_PATH: added"), "{}", c[0]);
+        assert!(
+            c[0].to_string()
+                .starts_with("handler.env.SECRET_PATH: added"),
+            "{}",
+            c[0]
+        );
     }
 
     #[test]
@@ -330,7 +343,10 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].item, "file ${CLAUDE_PLUGIN_ROOT}/hooks/a.sh (program)");
         let text = c[0].to_string();
-        assert!(text.contains(&Digest::of(b"#!/bin/sh\nexit 0\n").short()), "{text}");
+        assert!(
+            text.contains(&Digest::of(b"#!/bin/sh\nexit 0\n").short()),
+            "{text}"
+        );
         assert!(text.contains("(17 bytes) → sha256"), "{text}");
     }
 
@@ -338,13 +354,21 @@ mod tests {
     fn subjects_are_compared_rule_by_rule() {
         let keep = rule("hooks.Stop[0]", json!({"event": "Stop"}), b"a");
         let change = rule("hooks.PreToolUse[0]", wasm("ro"), b"a");
-        let gone = rule("hooks.PreToolUse[1]", json!({"event": "PreToolUse", "x": 1}), b"a");
+        let gone = rule(
+            "hooks.PreToolUse[1]",
+            json!({"event": "PreToolUse", "x": 1}),
+            b"a",
+        );
         let approved = approval(vec![keep.clone(), change.clone(), gone.clone()]);
         // Unchanged but moved; changed in place; a new rule; one removed.
         let mut moved = keep.clone();
         moved.location.json_path = "hooks.Stop[5]".into();
         let changed = rule("hooks.PreToolUse[0]", wasm("rw"), b"a");
-        let added = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}), b"a");
+        let added = rule(
+            "hooks.PostToolUse[0]",
+            json!({"event": "PostToolUse"}),
+            b"a",
+        );
         let d = diff_approval(&approved, &[moved, changed, added], &[]);
         let statuses: Vec<(&str, &str)> = d
             .rules

@@ -151,9 +151,11 @@ mod tests {
     fn canonical_json_sorts_keys_at_every_depth_and_keeps_array_order() {
         let a: Value =
             serde_json::from_str(r#"{"b": [3, {"z": 1, "a": 2}], "a": "x", "é": null}"#).unwrap();
-        let b: Value =
-            serde_json::from_str(r#"{"é":null,"a":"x","b":[3,{"a":2,"z":1}]}"#).unwrap();
-        assert_eq!(canonical_json(&a), r#"{"a":"x","b":[3,{"a":2,"z":1}],"é":null}"#);
+        let b: Value = serde_json::from_str(r#"{"é":null,"a":"x","b":[3,{"a":2,"z":1}]}"#).unwrap();
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"a":"x","b":[3,{"a":2,"z":1}],"é":null}"#
+        );
         assert_eq!(canonical_json(&a), canonical_json(&b));
         assert_ne!(
             canonical_json(&json!([1, 2])),
@@ -182,7 +184,12 @@ mod tests {
         );
         assert_eq!(d.short(), "ba7816bf8f01");
         assert_eq!(d.to_string().parse::<Digest>().unwrap(), d);
-        for bad in ["", "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD", "zz", "é"] {
+        for bad in [
+            "",
+            "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD",
+            "zz",
+            "é",
+        ] {
             assert!(bad.parse::<Digest>().is_err(), "{bad}");
         }
         let json = serde_json::to_string(&d).unwrap();

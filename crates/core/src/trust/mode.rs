@@ -82,8 +82,14 @@ mod tests {
                 assert!(s == a || s == b);
             }
         }
-        assert_eq!(TrustMode::Off.stricter(TrustMode::Require), TrustMode::Require);
-        assert_eq!(TrustMode::Require.stricter(TrustMode::Off), TrustMode::Require);
+        assert_eq!(
+            TrustMode::Off.stricter(TrustMode::Require),
+            TrustMode::Require
+        );
+        assert_eq!(
+            TrustMode::Require.stricter(TrustMode::Off),
+            TrustMode::Require
+        );
     }
 
     #[test]
@@ -94,7 +100,10 @@ mod tests {
             assert_eq!(json, format!("\"{m}\""));
         }
         let e = "strict".parse::<TrustMode>().unwrap_err();
-        assert_eq!(e.to_string(), "unknown trust mode `strict`; use off, warn or require");
+        assert_eq!(
+            e.to_string(),
+            "unknown trust mode `strict`; use off, warn or require"
+        );
         assert!(serde_json::from_str::<TrustMode>("\"Require\"").is_err());
     }
 }

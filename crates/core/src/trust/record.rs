@@ -206,7 +206,9 @@ pub enum RecordError {
     #[error("not an approval record: {0}")]
     Shape(String),
     /// Written by another version of hookbox.
-    #[error("approval record version {found}; this hookbox reads version {RECORD_VERSION} — approve the plugin again")]
+    #[error(
+        "approval record version {found}; this hookbox reads version {RECORD_VERSION} — approve the plugin again"
+    )]
     Version {
         /// The version in the file.
         found: u32,
@@ -223,7 +225,9 @@ pub enum RecordError {
     },
     /// A rule's stored digest is not the digest of its stored content and files: the record
     /// was changed after it was written.
-    #[error("rule {location}: its digest does not match its content (the record was edited); approve the plugin again")]
+    #[error(
+        "rule {location}: its digest does not match its content (the record was edited); approve the plugin again"
+    )]
     DigestMismatch {
         /// The rule.
         location: String,
@@ -409,7 +413,10 @@ mod tests {
         a.subject = "x".repeat(MAX_FIELD_BYTES + 1);
         assert!(matches!(
             Approval::parse(&a.to_json()),
-            Err(RecordError::TooMany { what: "bytes in a field", .. })
+            Err(RecordError::TooMany {
+                what: "bytes in a field",
+                ..
+            })
         ));
         let mut a = sample();
         let f = a.rules[0].files[0].clone();
@@ -418,7 +425,10 @@ mod tests {
         r.digest = rule_digest(&r.content, &r.files);
         assert!(matches!(
             Approval::parse(&a.to_json()),
-            Err(RecordError::TooMany { what: "files of a rule", .. })
+            Err(RecordError::TooMany {
+                what: "files of a rule",
+                ..
+            })
         ));
     }
 }

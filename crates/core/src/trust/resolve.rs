@@ -131,7 +131,9 @@ impl UnpinnedWhy {
         match self {
             UnpinnedWhy::OnPath => "a program found on PATH: whatever is installed there runs",
             UnpinnedWhy::Environment => "its name depends on an environment variable",
-            UnpinnedWhy::Substitution => "a command substitution: it runs a command whose output names what runs",
+            UnpinnedWhy::Substitution => {
+                "a command substitution: it runs a command whose output names what runs"
+            }
             UnpinnedWhy::Glob => "a glob: what it matches is decided when the hook runs",
             UnpinnedWhy::OutsideRoots => "an absolute path outside the plugin and the project",
             UnpinnedWhy::DataFolder => "in the plugin's data folder, which hooks themselves write",
@@ -235,7 +237,15 @@ fn interpreter(name: &str) -> Option<Interpreter> {
         },
         "node" | "nodejs" => Interpreter {
             code_flags: &["-e", "-p", "--eval", "--print"],
-            value_flags: &["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions"],
+            value_flags: &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "-C",
+                "--conditions",
+            ],
             ..PLAIN
         },
         "ruby" => Interpreter {
@@ -290,14 +300,25 @@ fn skip_own_arguments(prefix: &str, words: &[Word], mut i: usize) -> usize {
         "nice" => &["-n", "--adjustment"],
         _ => return i,
     };
-    while let Some(w) = words.get(i).filter(|w| w.base.is_none() && w.text.starts_with('-')) {
-        i += if takes_value.contains(&w.text.as_str()) { 2 } else { 1 };
+    while let Some(w) = words
+        .get(i)
+        .filter(|w| w.base.is_none() && w.text.starts_with('-'))
+    {
+        i += if takes_value.contains(&w.text.as_str()) {
+            2
+        } else {
+            1
+        };
     }
     let is_duration = |t: &str| {
         let t = t.trim_end_matches(['s', 'm', 'h', 'd']);
         !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit() || c == b'.')
     };
-    if prefix == "timeout" && words.get(i).is_some_and(|w| w.base.is_none() && is_duration(&w.text)) {
+    if prefix == "timeout"
+        && words
+            .get(i)
+            .is_some_and(|w| w.base.is_none() && is_duration(&w.text))
+    {
         i += 1;
     }
     i
@@ -425,7 +446,8 @@ fn resolve_simple(
     while let Some(w) = words.get(i) {
         if is_assignment(w) && !w.quoted {
             i += 1;
-        } else if w.base.is_none() && w.dynamic.is_none() && PREFIX_WORDS.contains(&w.text.as_str()) {
+        } else if w.base.is_none() && w.dynamic.is_none() && PREFIX_WORDS.contains(&w.text.as_str())
+        {
             i += 1;
             i = skip_own_arguments(&w.text, words, i);
         } else if w.base.is_none()
@@ -476,7 +498,9 @@ fn resolve_simple(
     };
     let mut j = i + 1;
     if let Some(sub) = interp.subcommand
-        && words.get(j).is_some_and(|w| w.text == sub && w.base.is_none())
+        && words
+            .get(j)
+            .is_some_and(|w| w.text == sub && w.base.is_none())
     {
         j += 1;
     }
@@ -625,7 +649,10 @@ mod tests {
     }
 
     fn unpinned(c: &CommandFiles) -> Vec<(&str, UnpinnedWhy)> {
-        c.unpinned.iter().map(|u| (u.what.as_str(), u.why)).collect()
+        c.unpinned
+            .iter()
+            .map(|u| (u.what.as_str(), u.why))
+            .collect()
     }
 
     use Base::*;
@@ -636,30 +663,106 @@ mod tests {
     fn files_named_through_a_folder_are_pinned_with_their_role() {
         // (command, pinned files, unpinned)
         let cases: &[(&str, &[(FileRole, Base, &str)], &[(&str, UnpinnedWhy)])] = &[
-            ("\"${CLAUDE_PLUGIN_ROOT}/hooks/check.sh\"", &[(Program, Plugin, "hooks/check.sh")], &[]),
-            ("${PLUGIN_ROOT}/hooks/./a/../check.sh --strict", &[(Program, Plugin, "hooks/check.sh")], &[]),
-            ("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh", &[(Program, Project, ".claude/hooks/x.sh")], &[]),
+            (
+                "\"${CLAUDE_PLUGIN_ROOT}/hooks/check.sh\"",
+                &[(Program, Plugin, "hooks/check.sh")],
+                &[],
+            ),
+            (
+                "${PLUGIN_ROOT}/hooks/./a/../check.sh --strict",
+                &[(Program, Plugin, "hooks/check.sh")],
+                &[],
+            ),
+            (
+                "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh",
+                &[(Program, Project, ".claude/hooks/x.sh")],
+                &[],
+            ),
             ("./hooks/x.sh", &[(Program, Project, "hooks/x.sh")], &[]),
-            (".claude/hooks/x.sh arg", &[(Program, Project, ".claude/hooks/x.sh")], &[]),
+            (
+                ".claude/hooks/x.sh arg",
+                &[(Program, Project, ".claude/hooks/x.sh")],
+                &[],
+            ),
             ("~/bin/guard", &[(Program, Home, "bin/guard")], &[]),
-            ("/opt/hooks/guard", &[(Program, Root, "opt/hooks/guard")], &[]),
-            ("python3 ${CLAUDE_PLUGIN_ROOT}/hooks/pretooluse.py", &[(Script, Plugin, "hooks/pretooluse.py")], &[("python3", OnPath)]),
-            ("python3 -u -W ignore x.py", &[(Script, Project, "x.py")], &[("python3", OnPath)]),
-            ("node --require ./setup.js hook.js", &[(Script, Project, "hook.js")], &[("node", OnPath)]),
-            ("bash -e \"$CLAUDE_PLUGIN_ROOT/scripts/a.sh\" x", &[(Script, Plugin, "scripts/a.sh")], &[("bash", OnPath)]),
-            ("node hook.mjs", &[(Script, Project, "hook.mjs")], &[("node", OnPath)]),
-            ("deno run --allow-read ${CLAUDE_PLUGIN_ROOT}/x.ts", &[(Script, Plugin, "x.ts")], &[("deno", OnPath)]),
-            (". ${CLAUDE_PLUGIN_ROOT}/lib.sh && main", &[(Script, Plugin, "lib.sh")], &[("main", OnPath)]),
-            ("timeout -s KILL 5s ./slow.sh", &[(Program, Project, "slow.sh")], &[]),
-            ("timeout 5 node x.js", &[(Script, Project, "x.js")], &[("node", OnPath)]),
+            (
+                "/opt/hooks/guard",
+                &[(Program, Root, "opt/hooks/guard")],
+                &[],
+            ),
+            (
+                "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/pretooluse.py",
+                &[(Script, Plugin, "hooks/pretooluse.py")],
+                &[("python3", OnPath)],
+            ),
+            (
+                "python3 -u -W ignore x.py",
+                &[(Script, Project, "x.py")],
+                &[("python3", OnPath)],
+            ),
+            (
+                "node --require ./setup.js hook.js",
+                &[(Script, Project, "hook.js")],
+                &[("node", OnPath)],
+            ),
+            (
+                "bash -e \"$CLAUDE_PLUGIN_ROOT/scripts/a.sh\" x",
+                &[(Script, Plugin, "scripts/a.sh")],
+                &[("bash", OnPath)],
+            ),
+            (
+                "node hook.mjs",
+                &[(Script, Project, "hook.mjs")],
+                &[("node", OnPath)],
+            ),
+            (
+                "deno run --allow-read ${CLAUDE_PLUGIN_ROOT}/x.ts",
+                &[(Script, Plugin, "x.ts")],
+                &[("deno", OnPath)],
+            ),
+            (
+                ". ${CLAUDE_PLUGIN_ROOT}/lib.sh && main",
+                &[(Script, Plugin, "lib.sh")],
+                &[("main", OnPath)],
+            ),
+            (
+                "timeout -s KILL 5s ./slow.sh",
+                &[(Program, Project, "slow.sh")],
+                &[],
+            ),
+            (
+                "timeout 5 node x.js",
+                &[(Script, Project, "x.js")],
+                &[("node", OnPath)],
+            ),
             ("nice -n 10 ./a.sh", &[(Program, Project, "a.sh")], &[]),
-            ("cd \"${CLAUDE_PLUGIN_ROOT}\" && python3 hooks/a.py", &[(Script, Plugin, "hooks/a.py")], &[("python3", OnPath)]),
-            ("cd \"${CLAUDE_PLUGIN_ROOT}/hooks\" && ./a.sh; ../bin/b", &[(Program, Plugin, "hooks/a.sh"), (Program, Plugin, "bin/b")], &[]),
-            ("FOO=1 exec ${CLAUDE_PLUGIN_ROOT}/a.sh", &[(Program, Plugin, "a.sh")], &[]),
+            (
+                "cd \"${CLAUDE_PLUGIN_ROOT}\" && python3 hooks/a.py",
+                &[(Script, Plugin, "hooks/a.py")],
+                &[("python3", OnPath)],
+            ),
+            (
+                "cd \"${CLAUDE_PLUGIN_ROOT}/hooks\" && ./a.sh; ../bin/b",
+                &[(Program, Plugin, "hooks/a.sh"), (Program, Plugin, "bin/b")],
+                &[],
+            ),
+            (
+                "FOO=1 exec ${CLAUDE_PLUGIN_ROOT}/a.sh",
+                &[(Program, Plugin, "a.sh")],
+                &[],
+            ),
             ("env -i A=1 ./a.sh", &[(Program, Project, "a.sh")], &[]),
-            ("if ./check.sh; then ./ok.sh; fi", &[(Program, Project, "check.sh"), (Program, Project, "ok.sh")], &[]),
+            (
+                "if ./check.sh; then ./ok.sh; fi",
+                &[(Program, Project, "check.sh"), (Program, Project, "ok.sh")],
+                &[],
+            ),
             ("timeout 5 ./slow.sh", &[(Program, Project, "slow.sh")], &[]),
-            ("./a.sh 2>&1 | tee log >/dev/null", &[(Program, Project, "a.sh")], &[("tee", OnPath)]),
+            (
+                "./a.sh 2>&1 | tee log >/dev/null",
+                &[(Program, Project, "a.sh")],
+                &[("tee", OnPath)],
+            ),
         ];
         for (text, want_files, want_unpinned) in cases {
             let got = shell(text);
@@ -674,18 +777,49 @@ mod tests {
             ("npx foo", &[("npx", OnPath)]),
             ("jq -r .tool_name", &[("jq", OnPath)]),
             ("python3 -c 'print(1)'", &[("python3", OnPath)]),
-            ("python3 -m mypkg.hook", &[("python3", OnPath), ("-m mypkg.hook", Module)]),
+            (
+                "python3 -m mypkg.hook",
+                &[("python3", OnPath), ("-m mypkg.hook", Module)],
+            ),
             ("$MY_HOOK --x", &[("$MY_HOOK", Environment)]),
-            ("\"$(which python3)\" x.py", &[("$(which python3)", Substitution)]),
-            ("python3 \"$(dirname $0)/x.py\"", &[("$(dirname $0)", Substitution), ("python3", OnPath), ("$(dirname $0)/x.py", Substitution)]),
-            ("${CLAUDE_PLUGIN_ROOT}/../other/x.sh", &[("${CLAUDE_PLUGIN_ROOT}/../other/x.sh", LeavesRoot)]),
-            ("${CLAUDE_PLUGIN_DATA}/x.sh", &[("${CLAUDE_PLUGIN_DATA}/x.sh", DataFolder)]),
+            (
+                "\"$(which python3)\" x.py",
+                &[("$(which python3)", Substitution)],
+            ),
+            (
+                "python3 \"$(dirname $0)/x.py\"",
+                &[
+                    ("$(dirname $0)", Substitution),
+                    ("python3", OnPath),
+                    ("$(dirname $0)/x.py", Substitution),
+                ],
+            ),
+            (
+                "${CLAUDE_PLUGIN_ROOT}/../other/x.sh",
+                &[("${CLAUDE_PLUGIN_ROOT}/../other/x.sh", LeavesRoot)],
+            ),
+            (
+                "${CLAUDE_PLUGIN_DATA}/x.sh",
+                &[("${CLAUDE_PLUGIN_DATA}/x.sh", DataFolder)],
+            ),
             ("cd \"$TMPDIR\" && ./x.sh", &[("./x.sh", UnknownCwd)]),
             ("hooks/*.sh", &[("hooks/*.sh", Glob)]),
             ("eval \"$X\"", &[("eval", NotFollowed)]),
-            ("case $x in a) b;; esac", &[("case", NotFollowed), ("b", OnPath)]),
-            ("cat <<EOF\nhi\nEOF", &[("cat", OnPath), ("<<EOF\nhi\nEOF (a here-document)", NotFollowed)]),
-            ("echo 'open", &[("'open (an unterminated quote)", NotFollowed)]),
+            (
+                "case $x in a) b;; esac",
+                &[("case", NotFollowed), ("b", OnPath)],
+            ),
+            (
+                "cat <<EOF\nhi\nEOF",
+                &[
+                    ("cat", OnPath),
+                    ("<<EOF\nhi\nEOF (a here-document)", NotFollowed),
+                ],
+            ),
+            (
+                "echo 'open",
+                &[("'open (an unterminated quote)", NotFollowed)],
+            ),
             ("echo hi; true", &[]),
         ];
         for (text, want) in cases {
@@ -707,7 +841,10 @@ mod tests {
                 _ => panic!("{f:?}"),
             })
             .collect();
-        assert_eq!(spans, ["\"${CLAUDE_PLUGIN_ROOT}/a.sh\"", "${PLUGIN_ROOT}/b.sh"]);
+        assert_eq!(
+            spans,
+            ["\"${CLAUDE_PLUGIN_ROOT}/a.sh\"", "${PLUGIN_ROOT}/b.sh"]
+        );
     }
 
     #[test]

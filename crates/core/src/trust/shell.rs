@@ -454,7 +454,10 @@ mod tests {
         // (command text, the words of each simple command)
         let cases: &[(&str, &[&[&str]])] = &[
             ("echo hi", &[&["echo", "hi"]]),
-            ("a && b || c; d | e & f\ng", &[&["a"], &["b"], &["c"], &["d"], &["e"], &["f"], &["g"]]),
+            (
+                "a && b || c; d | e & f\ng",
+                &[&["a"], &["b"], &["c"], &["d"], &["e"], &["f"], &["g"]],
+            ),
             ("x.sh > out.txt 2>&1 < in", &[&["x.sh"]]),
             ("x.sh 2> err >> log &> all", &[&["x.sh"]]),
             ("(cd a; b)", &[&["cd", "a"], &["b"]]),
@@ -477,10 +480,18 @@ mod tests {
     #[test]
     fn leading_base_variables_are_recognised_quoted_or_not_braced_or_not() {
         let cases = [
-            ("\"${CLAUDE_PLUGIN_ROOT}/hooks/a.sh\"", BaseVar::PluginRoot, "/hooks/a.sh"),
+            (
+                "\"${CLAUDE_PLUGIN_ROOT}/hooks/a.sh\"",
+                BaseVar::PluginRoot,
+                "/hooks/a.sh",
+            ),
             ("${PLUGIN_ROOT}/a.sh", BaseVar::PluginRoot, "/a.sh"),
             ("$CLAUDE_PLUGIN_ROOT/a.sh", BaseVar::PluginRoot, "/a.sh"),
-            ("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.py", BaseVar::ProjectDir, "/.claude/hooks/x.py"),
+            (
+                "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.py",
+                BaseVar::ProjectDir,
+                "/.claude/hooks/x.py",
+            ),
             ("~/bin/x", BaseVar::Home, "/bin/x"),
             ("$HOME/bin/x", BaseVar::Home, "/bin/x"),
             ("${CLAUDE_PLUGIN_DATA}/x", BaseVar::PluginData, "/x"),
@@ -541,6 +552,12 @@ mod tests {
         assert_eq!(w.text, "/a b.sh");
         // Non-ASCII text and stray bytes never split a character.
         let lexed = lex("é\\é 'ü' \"ö\" $");
-        assert_eq!(lexed.commands[0].iter().map(|w| w.text.as_str()).collect::<Vec<_>>(), ["éé", "ü", "ö", "$"]);
+        assert_eq!(
+            lexed.commands[0]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>(),
+            ["éé", "ü", "ö", "$"]
+        );
     }
 }

@@ -65,7 +65,14 @@ impl Inner {
             mode,
             event.name,
         );
-        Some(self.finish(loaded, rule, event, effect, (None, None, None), Instant::now()))
+        Some(self.finish(
+            loaded,
+            rule,
+            event,
+            effect,
+            (None, None, None),
+            Instant::now(),
+        ))
     }
 
     /// What trust says about the rules that matched: those not approved as they are (run

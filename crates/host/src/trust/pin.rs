@@ -73,12 +73,14 @@ pub(crate) fn read_beneath(root: &MountDir, rel: &str, max: u64) -> Result<Pinne
         Some((d, n)) => (d, n),
         None => ("", rel),
     };
-    let dir = root.open_beneath(Path::new(dir_part)).map_err(|e| match e {
-        MountError::Missing { .. } => PinError::Missing,
-        MountError::Symlink { component, .. } => PinError::Symlink(component),
-        MountError::NotADirectory { .. } => PinError::Missing,
-        other => PinError::Io(other.to_string()),
-    })?;
+    let dir = root
+        .open_beneath(Path::new(dir_part))
+        .map_err(|e| match e {
+            MountError::Missing { .. } => PinError::Missing,
+            MountError::Symlink { component, .. } => PinError::Symlink(component),
+            MountError::NotADirectory { .. } => PinError::Missing,
+            other => PinError::Io(other.to_string()),
+        })?;
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(dir.as_fd(), name, flags, Mode::empty()).map_err(|e| match e {
@@ -135,8 +137,7 @@ pub(crate) fn sealed_copy(file: &PinnedFile) -> Result<OwnedFd, PinError> {
     let mut f = std::fs::File::from(memfd);
     f.write_all(&file.bytes)
         .map_err(|e| PinError::Io(format!("writing the copy: {e}")))?;
-    rustix::fs::fchmod(&f, Mode::from_raw_mode(file.mode & 0o777))
-        .map_err(|e| io("fchmod", e))?;
+    rustix::fs::fchmod(&f, Mode::from_raw_mode(file.mode & 0o777)).map_err(|e| io("fchmod", e))?;
     rustix::fs::fcntl_add_seals(
         &f,
         SealFlags::WRITE | SealFlags::GROW | SealFlags::SHRINK | SealFlags::SEAL,
@@ -205,7 +206,11 @@ mod tests {
         let (t, d) = root();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("evil.sh"), "x").unwrap();
-        symlink(outside.path().join("evil.sh"), t.path().join("hooks/link.sh")).unwrap();
+        symlink(
+            outside.path().join("evil.sh"),
+            t.path().join("hooks/link.sh"),
+        )
+        .unwrap();
         symlink(outside.path(), t.path().join("linked")).unwrap();
         std::fs::write(t.path().join("hooks/in.sh"), "x").unwrap();
         symlink("in.sh", t.path().join("hooks/inner-link.sh")).unwrap();
@@ -219,16 +224,28 @@ mod tests {
         .unwrap();
         std::fs::write(t.path().join("hooks/big.sh"), vec![b'#'; 2048]).unwrap();
         let read = |rel| read_beneath(&d, rel, 1024);
-        assert_eq!(read("hooks/link.sh").unwrap_err(), PinError::Symlink("link.sh".into()));
-        assert_eq!(read("hooks/inner-link.sh").unwrap_err(), PinError::Symlink("inner-link.sh".into()));
-        assert_eq!(read("linked/evil.sh").unwrap_err(), PinError::Symlink("linked".into()));
+        assert_eq!(
+            read("hooks/link.sh").unwrap_err(),
+            PinError::Symlink("link.sh".into())
+        );
+        assert_eq!(
+            read("hooks/inner-link.sh").unwrap_err(),
+            PinError::Symlink("inner-link.sh".into())
+        );
+        assert_eq!(
+            read("linked/evil.sh").unwrap_err(),
+            PinError::Symlink("linked".into())
+        );
         assert_eq!(read("hooks/fifo").unwrap_err(), PinError::NotAFile);
         assert_eq!(read("hooks").unwrap_err(), PinError::NotAFile);
         assert_eq!(read("hooks/none.sh").unwrap_err(), PinError::Missing);
         assert_eq!(read("none/x.sh").unwrap_err(), PinError::Missing);
         assert_eq!(
             read("hooks/big.sh").unwrap_err(),
-            PinError::TooLarge { size: 2048, max: 1024 }
+            PinError::TooLarge {
+                size: 2048,
+                max: 1024
+            }
         );
     }
 
@@ -245,12 +262,18 @@ mod tests {
         // The file on disk is swapped after hashing: the copy still holds what was hashed.
         std::fs::write(&script, "#!/bin/sh\necho swapped\n").unwrap();
         let path = fd_path(&fd);
-        assert_eq!(std::fs::read(&path).unwrap(), b"#!/bin/sh\necho pinned \"$@\"\n");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"#!/bin/sh\necho pinned \"$@\"\n"
+        );
         // Nobody can write it, not through a new descriptor either, nor truncate it.
         let mut w = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         assert!(w.write_all(b"#!/bin/sh\necho changed\n").is_err());
         assert!(w.set_len(1).is_err());
-        assert_eq!(std::fs::read(&path).unwrap(), b"#!/bin/sh\necho pinned \"$@\"\n");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"#!/bin/sh\necho pinned \"$@\"\n"
+        );
         let flags = rustix::io::fcntl_getfd(&fd).unwrap();
         assert!(flags.contains(rustix::io::FdFlags::CLOEXEC));
         let seals = rustix::fs::fcntl_get_seals(&fd).unwrap();

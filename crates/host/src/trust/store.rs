@@ -100,9 +100,9 @@ impl ApprovalStore {
         };
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
-            Errno::LOOP | Errno::NOTDIR if is_symlink(path) => fail(
-                "it is a symbolic link; approvals are kept only in a real folder".into(),
-            ),
+            Errno::LOOP | Errno::NOTDIR if is_symlink(path) => {
+                fail("it is a symbolic link; approvals are kept only in a real folder".into())
+            }
             Errno::NOTDIR => fail("it is not a folder".into()),
             e => fail(format!("cannot open it: {e}")),
         })?;
@@ -168,7 +168,9 @@ impl ApprovalStore {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(Errno::LOOP) => {
-                return Err(fail("it is a symbolic link; records are never read through one".into()));
+                return Err(fail(
+                    "it is a symbolic link; records are never read through one".into(),
+                ));
             }
             Err(e) => return Err(fail(e.to_string())),
         };
@@ -231,11 +233,8 @@ impl ApprovalStore {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         );
-        let flags = OFlags::WRONLY
-            | OFlags::CREATE
-            | OFlags::EXCL
-            | OFlags::NOFOLLOW
-            | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(self.dir.as_fd(), &tmp, flags, Mode::from_raw_mode(0o600))
             .map_err(|e| fail("cannot create a temporary file", &e))?;
         let written = (|| {
@@ -317,8 +316,7 @@ impl ApprovalStore {
 }
 
 fn is_symlink(path: &Path) -> bool {
-    rustix::fs::lstat(path)
-        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
+    rustix::fs::lstat(path).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
 }
 
 /// Every folder above the store must belong to us or root and be writable by nobody else
@@ -382,7 +380,10 @@ mod tests {
         let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         let path = store.put(&approval("/a")).unwrap();
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         store.put(&approval("/b")).unwrap();
         let mut again = approval("/a");
         again.approved_at = 2;
@@ -426,7 +427,9 @@ mod tests {
         let open = t.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let e = ApprovalStore::create(&open.join("trust")).unwrap_err().to_string();
+        let e = ApprovalStore::create(&open.join("trust"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("others may write"), "{e}");
         // Sticky is fine (like /tmp).
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
@@ -443,10 +446,22 @@ mod tests {
         // edited record, a huge file: each is an error naming the file, never an approval.
         let other = store.put(&approval("/other")).unwrap();
         symlink(&other, dir.join(&name)).unwrap();
-        assert!(store.get("/victim").unwrap_err().to_string().contains("symbolic link"));
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("symbolic link")
+        );
         std::fs::remove_file(dir.join(&name)).unwrap();
         std::fs::hard_link(&other, dir.join(&name)).unwrap();
-        assert!(store.get("/victim").unwrap_err().to_string().contains("links"));
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("links")
+        );
         std::fs::remove_file(dir.join(&name)).unwrap();
         std::fs::copy(&other, dir.join(&name)).unwrap();
         let e = store.get("/victim").unwrap_err().to_string();
@@ -460,17 +475,38 @@ mod tests {
             0,
         )
         .unwrap();
-        assert!(store.get("/victim").unwrap_err().to_string().contains("not a regular file"));
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("not a regular file")
+        );
         std::fs::remove_file(dir.join(&name)).unwrap();
         std::fs::write(dir.join(&name), "{\"version\": 1, \"subject\": \"/victim\"").unwrap();
-        assert!(matches!(store.get("/victim"), Err(StoreError::Invalid { .. })));
+        assert!(matches!(
+            store.get("/victim"),
+            Err(StoreError::Invalid { .. })
+        ));
         let f = std::fs::File::create(dir.join(&name)).unwrap();
         f.set_len(MAX_APPROVAL_BYTES + 1).unwrap();
-        assert!(store.get("/victim").unwrap_err().to_string().contains("over the limit"));
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("over the limit")
+        );
         std::fs::remove_file(dir.join(&name)).unwrap();
         std::fs::write(dir.join(&name), approval("/victim").to_json()).unwrap();
         std::fs::set_permissions(dir.join(&name), std::fs::Permissions::from_mode(0o666)).unwrap();
-        assert!(store.get("/victim").unwrap_err().to_string().contains("others may write"));
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("others may write")
+        );
         // `list` reports the bad one and still lists the good one.
         let listed = store.list().unwrap();
         assert_eq!(listed.len(), 2);

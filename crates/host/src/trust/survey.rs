@@ -12,8 +12,7 @@ use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_core::trust::{
     Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, RuleLocation,
-    RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command,
-    rule_content,
+    RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command, rule_content,
 };
 use hookbox_wasm::{MountDir, PreparedHook};
 
@@ -75,7 +74,8 @@ impl LoadedTrust {
 /// file (one file named as the plugin, at its root) the canonical path of that file.
 pub(crate) fn subject_of(p: &PluginInfo) -> (String, bool) {
     let root = canonical(&p.root);
-    let bare = matches!(p.files.as_slice(), [f] if f == Path::new(&p.name) && f.components().count() == 1);
+    let bare =
+        matches!(p.files.as_slice(), [f] if f == Path::new(&p.name) && f.components().count() == 1);
     if bare {
         (root.join(&p.name).display().to_string(), true)
     } else {
@@ -155,8 +155,16 @@ impl Roots<'_> {
         let abs = Path::new("/").join(abs);
         let _ = self.plugin(i, p);
         let _ = self.home();
-        let plugin = self.plugins.get(&i).and_then(|r| r.as_ref().ok()).map(|(_, p)| p.clone());
-        let home = self.home.as_ref().and_then(|r| r.as_ref().ok()).map(|(_, p)| p.clone());
+        let plugin = self
+            .plugins
+            .get(&i)
+            .and_then(|r| r.as_ref().ok())
+            .map(|(_, p)| p.clone());
+        let home = self
+            .home
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(|(_, p)| p.clone());
         let candidates = [
             (Base::Plugin, plugin),
             (Base::Project, self.project_path.clone()),
@@ -207,9 +215,11 @@ impl Pins {
             let left = self.max_total.saturating_sub(self.bytes);
             let max = self.max_file.min(left.max(1));
             match read_beneath(&root, path, max) {
-                Err(PinError::TooLarge { size, .. }) if size <= self.max_file => Err(PinError::Budget {
-                    max: self.max_total,
-                }),
+                Err(PinError::TooLarge { size, .. }) if size <= self.max_file => {
+                    Err(PinError::Budget {
+                        max: self.max_total,
+                    })
+                }
                 other => other,
             }
         });
@@ -432,7 +442,10 @@ mod tests {
 
     #[test]
     fn component_paths_are_read_as_prepare_reads_them() {
-        assert_eq!(component_path("${CLAUDE_PLUGIN_ROOT}/hooks/g.wasm"), "hooks/g.wasm");
+        assert_eq!(
+            component_path("${CLAUDE_PLUGIN_ROOT}/hooks/g.wasm"),
+            "hooks/g.wasm"
+        );
         assert_eq!(component_path("./hooks//g.wasm"), "hooks/g.wasm");
         assert_eq!(component_path("${PLUGIN_ROOT}/g.wasm"), "g.wasm");
     }

@@ -65,13 +65,26 @@ mod tests {
     #[test]
     fn the_users_trust_mode_is_read_and_bad_values_are_located() {
         let t = tempfile::tempdir().unwrap();
-        assert_eq!(UserSettings::load(&t.path().join("none")).unwrap(), UserSettings::default());
+        assert_eq!(
+            UserSettings::load(&t.path().join("none")).unwrap(),
+            UserSettings::default()
+        );
         assert_eq!(UserSettings::load(t.path()).unwrap().trust, None);
-        std::fs::write(t.path().join("settings.json"), r#"{"trust": "require", "later": 1}"#).unwrap();
-        assert_eq!(UserSettings::load(t.path()).unwrap().trust, Some(TrustMode::Require));
+        std::fs::write(
+            t.path().join("settings.json"),
+            r#"{"trust": "require", "later": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            UserSettings::load(t.path()).unwrap().trust,
+            Some(TrustMode::Require)
+        );
         std::fs::write(t.path().join("settings.json"), "{\n \"trust\": \"strict\"}").unwrap();
         let e = UserSettings::load(t.path()).unwrap_err().to_string();
-        assert!(e.contains("settings.json:2:") && e.contains("unknown variant `strict`"), "{e}");
+        assert!(
+            e.contains("settings.json:2:") && e.contains("unknown variant `strict`"),
+            "{e}"
+        );
         std::fs::remove_file(t.path().join("settings.json")).unwrap();
         std::os::unix::fs::symlink("/dev/zero", t.path().join("settings.json")).unwrap();
         let e = UserSettings::load(t.path()).unwrap_err().to_string();
