@@ -10,6 +10,7 @@ mod serve;
 mod serve_ops;
 mod serve_security;
 mod serve_util;
+mod trust;
 mod util;
 mod validate;
 mod wasm;
