@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hookbox_core::Dialect;
+use hookbox_core::agent::Agent;
 
 /// A hook host for AI agent runtimes: hooks.json rules, native command hooks and sandboxed
 /// WebAssembly components, one aggregated verdict.
@@ -81,6 +82,46 @@ pub(crate) enum Command {
     /// Exit codes: 0 answered, 2 blocking (a wasi:cli component's own 2, or a failure with
     /// --on-failure block), 1 the hook failed (non-blocking) or its own exit 1.
     Exec(ExecArgs),
+
+    /// Answer one event from any coding agent's hook command with the plugins' hooks.
+    ///
+    /// What an agent's hook configuration runs (`hookbox install` writes it): reads the
+    /// agent's payload on stdin, runs the whole pipeline of `dispatch` on it — matching, native
+    /// and wasm rules, aggregation, replay — and answers in that agent's protocol (stdout,
+    /// stderr, exit code), so Claude Code plugins run unchanged under Codex, Gemini CLI, Cursor,
+    /// GitHub Copilot, VS Code, Windsurf and Kimi. What an agent cannot express takes the safe
+    /// side (an `ask` where there is none is a deny) and is said on stderr. docs/agents.md has
+    /// every verdict × agent.
+    ///
+    /// Exit codes: the agent's own (docs/agents.md): 0 with JSON for most answers, 2 where the
+    /// agent reads a block from exit 2 and stderr, 1 (or 0) for a hook that failed open. When
+    /// hookbox itself cannot run the hooks (an unreadable payload, a plugin that does not load)
+    /// --on-error decides, as a rule's onFailure would.
+    Hook(HookArgs),
+
+    /// Write an agent's hook configuration so that its events run the plugins' hooks.
+    ///
+    /// Adds to the agent's own file, in its own shape, one entry per event the plugins use,
+    /// each calling `hookbox hook --agent NAME --event EVENT --plugin DIR…`, with a timeout in
+    /// the agent's unit; shows the diff, keeps a backup of the file it changes, and refuses to
+    /// write through a symlink. Installing again adds plugins to the same entries (idempotent);
+    /// `hookbox uninstall` removes exactly what was added. Files: claude .claude/settings.json,
+    /// codex .codex/hooks.json, gemini .gemini/settings.json, cursor .cursor/hooks.json,
+    /// copilot and vscode .github/hooks/hookbox.json (one file serves both), windsurf
+    /// .windsurf/hooks.json — or their user-level files with --user; kimi ~/.kimi/config.toml.
+    ///
+    /// Exit codes: 0 written (or nothing to change), 1 the plugins do not load, 2 usage or I/O
+    /// error (a symlink, an unreadable or malformed file).
+    Install(InstallArgs),
+
+    /// Remove what `hookbox install` added to an agent's hook configuration.
+    ///
+    /// Without --plugin, every hookbox entry goes; with it, those plugins leave the entries and
+    /// entries no remaining plugin needs go. Containers left empty by that are removed; a file
+    /// left with nothing in it is deleted.
+    ///
+    /// Exit codes: 0 done (or nothing to remove), 2 usage or I/O error.
+    Uninstall(UninstallArgs),
 
     /// Run a scripted agent session through the bundled example plugins (native and wasm).
     ///
@@ -422,9 +463,25 @@ pub(crate) struct ExecArgs {
     #[arg(long, value_name = "N")]
     pub(crate) fuel: Option<u64>,
 
-    /// What a failed hook means: allow (exit 1, non-blocking) or block (exit 2).
+    /// What a failed hook means: allow (the agent's non-blocking error; Claude Code: exit 1)
+    /// or block (the agent's deny; Claude Code: exit 2).
     #[arg(long, value_enum, default_value_t = FailureArg::Allow)]
     pub(crate) on_failure: FailureArg,
+
+    /// Whose hook protocol to read and answer (default: detected from the payload where one
+    /// field settles it, else Claude Code).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) agent: Option<AgentArg>,
+
+    /// The event as the agent names it, for payloads that do not say (Copilot's camelCase).
+    #[arg(long, value_name = "EVENT")]
+    pub(crate) event: Option<String>,
+
+    /// Run the component only if the sha256 of its bytes is DIGEST (64 hex digits): checked on
+    /// the bytes read once and then compiled, before compiling. A mismatch is a failed hook
+    /// (--on-failure decides).
+    #[arg(long, value_name = "DIGEST")]
+    pub(crate) sha256: Option<String>,
 
     /// The payload shape a wasi:cli component gets on stdin.
     #[arg(long, value_enum, default_value_t = DialectArg::Claude)]
@@ -467,6 +524,155 @@ pub(crate) struct ExecArgs {
     /// hook's own stderr is shown at debug and below, or when the hook failed.
     #[arg(long, value_enum, default_value_t = LogLevelArg::Warn)]
     pub(crate) log_level: LogLevelArg,
+}
+
+/// `--agent` values: the coding agents whose hook protocol hookbox speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AgentArg {
+    /// Claude Code.
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// Cursor.
+    Cursor,
+    /// GitHub Copilot CLI and cloud agent.
+    Copilot,
+    /// VS Code agent hooks (Copilot Chat).
+    Vscode,
+    /// Windsurf Cascade.
+    Windsurf,
+    /// Kimi Code CLI.
+    Kimi,
+}
+
+impl From<AgentArg> for Agent {
+    fn from(a: AgentArg) -> Agent {
+        match a {
+            AgentArg::Claude => Agent::Claude,
+            AgentArg::Codex => Agent::Codex,
+            AgentArg::Gemini => Agent::Gemini,
+            AgentArg::Cursor => Agent::Cursor,
+            AgentArg::Copilot => Agent::Copilot,
+            AgentArg::Vscode => Agent::VsCode,
+            AgentArg::Windsurf => Agent::Windsurf,
+            AgentArg::Kimi => Agent::Kimi,
+        }
+    }
+}
+
+/// `hookbox hook`.
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// Whose hook protocol to read and answer (default: detected from the payload where one
+    /// field settles it, else Claude Code). VS Code's and Cursor's payloads are answered in
+    /// their own protocol even under --agent claude or copilot: they run those agents' files.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) agent: Option<AgentArg>,
+
+    /// The event as the agent names it (e.g. preToolUse). Copilot's camelCase payloads carry
+    /// no event name, so its hooks need it; elsewhere it must agree with the payload.
+    #[arg(long, value_name = "EVENT")]
+    pub(crate) event: Option<String>,
+
+    /// A plugin folder or hooks file to load (repeatable; loaded in order).
+    #[arg(long, value_name = "DIR", required = true)]
+    pub(crate) plugin: Vec<PathBuf>,
+
+    /// The project folder: CLAUDE_PROJECT_DIR for hooks, and where .hookbox/settings.json is
+    /// read (default: the agent's project variable — CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR,
+    /// GEMINI_PROJECT_DIR — else the payload's cwd, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// What hookbox failing to run the hooks means (a bad payload, a plugin that does not
+    /// load): allow (the agent's non-blocking error) or block (its deny). `hookbox install`
+    /// writes block when a rule fails closed.
+    #[arg(long, value_enum, default_value_t = FailureArg::Allow)]
+    pub(crate) on_error: FailureArg,
+
+    /// Read every file in this dialect, whatever its layout or manifest says.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub(crate) dialect: Option<DialectArg>,
+
+    /// The Stop re-entry cap (default: `stop.reentry_cap` in .hookbox/settings.json, else 3).
+    /// The agent says how many times the turn already continued (`stop_hook_active`, Cursor's
+    /// `loop_count`).
+    #[arg(long, value_name = "N")]
+    pub(crate) stop_reentry_cap: Option<u32>,
+
+    /// Do not write a replay record.
+    #[arg(long)]
+    pub(crate) no_replay: bool,
+}
+
+/// Where `install` writes.
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+pub(crate) struct ScopeArgs {
+    /// The user's own configuration (e.g. ~/.cursor/hooks.json).
+    #[arg(long)]
+    pub(crate) user: bool,
+
+    /// The project's configuration (e.g. .cursor/hooks.json in --project-dir); the default,
+    /// except for Kimi, which has only a user file.
+    #[arg(long)]
+    pub(crate) project: bool,
+
+    /// This file instead of the agent's usual one (same shape).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+}
+
+/// `hookbox install`.
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// The agent whose configuration to write.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) agent: AgentArg,
+
+    /// A plugin folder or hooks file whose hooks the agent should run (repeatable).
+    #[arg(long, value_name = "DIR", required = true)]
+    pub(crate) plugin: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
+
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// Show the change without writing it.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+
+    /// The hookbox the entries run (default: this executable, by its absolute path).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) bin: Option<PathBuf>,
+}
+
+/// `hookbox uninstall`.
+#[derive(Debug, Args)]
+pub(crate) struct UninstallArgs {
+    /// The agent whose configuration to change.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) agent: AgentArg,
+
+    /// Remove only these plugins (default: every hookbox entry).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plugin: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
+
+    /// The project folder (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// Show the change without writing it.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// `hookbox exec --log-level`.
@@ -607,6 +813,14 @@ mod tests {
     #[test]
     fn definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn agent_values_cover_every_agent() {
+        for a in Agent::ALL {
+            let arg = AgentArg::from_str(a.as_str(), false).unwrap();
+            assert_eq!(Agent::from(arg), a);
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@ pub(crate) mod compile;
 pub(crate) mod demo;
 pub(crate) mod dispatch;
 pub(crate) mod exec;
+pub(crate) mod hook;
 pub(crate) mod inspect;
+pub(crate) mod install;
 pub(crate) mod serve;
 pub(crate) mod term;
 pub(crate) mod trust;
@@ -37,6 +39,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Inspect(args) => inspect::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Exec(args) => exec::run(&args),
+        Command::Hook(args) => hook::run(&args),
+        Command::Install(args) => install::run_install(&args),
+        Command::Uninstall(args) => install::run_uninstall(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -140,6 +140,8 @@ fn setup(scratch: &Path) -> anyhow::Result<ServerConfig> {
         ..ServerConfig::default()
     };
     config.limits.max_requests_in_flight = 1024;
+    // Every client of the bench is one peer (loopback): the per-peer cap must not count.
+    config.limits.max_connections_per_peer = config.limits.max_connections;
     Ok(config)
 }
 

@@ -9,9 +9,14 @@
 //! the binary (`hookbox-bundled`), so the demo runs from any folder. An optional plugin whose
 //! components are not there (a binary built without the JavaScript/Python tooling) is left out,
 //! and the transcript says why.
+//!
+//! The transcript streams: each step is printed (text, or its piece of the one JSON document)
+//! as soon as it completes, and its dispatches — hook outputs of up to a megabyte each — are
+//! dropped then; the closing summary comes from the host's counters. A scenario of thousands of
+//! events holds one step at a time.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -172,8 +177,29 @@ fn run_in(
         report = setup.load(&paths, &LoadOptions::default())?;
     }
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+    // Every step is checked before the first one runs, so a bad scenario prints no half
+    // transcript.
+    for step in &scenario.steps {
+        events_of(scenario, step, &project)?;
+    }
+    let mut stdout = anstream::stdout().lock();
     let mut out = String::new();
-    if !args.json {
+    if args.json {
+        // The transcript is one JSON document, written as it goes: the head, each step as it
+        // completes, then the metrics. Pieces are pretty-printed at their depth, so the whole
+        // reads as `serde_json::to_string_pretty` of it would.
+        let left: Vec<Value> = left_out
+            .iter()
+            .map(|(plugin, why)| json!({"plugin": plugin, "why": why}))
+            .collect();
+        let _ = write!(
+            out,
+            "{{\n  \"scenario\": {},\n  \"left_out\": {},\n  \"diagnostics\": {},\n  \"steps\": [",
+            pretty(&json!(origin), 1)?,
+            pretty(&json!(left), 1)?,
+            pretty(&json!(report.diagnostics), 1)?,
+        );
+    } else {
         let wasm = report
             .rules
             .iter()
@@ -199,43 +225,49 @@ fn run_in(
             write_diagnostic(&mut out, d);
         }
     }
+    emit(&mut stdout, &mut out)?;
     let host = setup.host.clone();
-    let mut steps_json = Vec::new();
-    let all = block_on(async {
-        let mut all = Vec::new();
-        for step in &scenario.steps {
-            all.push(run_step(&host, scenario, step, &project).await?);
-        }
-        host.runtime().drain(host.policy().dispatch_deadline).await;
-        anyhow::Ok(all)
-    })??;
+    // Each step is printed as soon as it completes and then dropped: a long scenario whose
+    // hooks print megabytes holds one step's dispatches at a time, not the whole session's.
+    // What the summary needs is the host's counters.
     // Rules that are not approved (plugins from --plugins-dir), once each, on stderr.
     let mut said = std::collections::HashSet::new();
-    for f in all.iter().flatten().flat_map(|(d, _)| &d.trust) {
-        if said.insert((f.subject.clone(), f.location.clone())) {
-            eprintln!("hookbox: trust: {}", untrusted(&f.to_string()));
+    block_on(async {
+        for (i, step) in scenario.steps.iter().enumerate() {
+            let dispatches = run_step(&host, scenario, step, &project).await?;
+            for f in dispatches.iter().flat_map(|(d, _)| &d.trust) {
+                if said.insert((f.subject.clone(), f.location.clone())) {
+                    eprintln!("hookbox: trust: {}", untrusted(&f.to_string()));
+                }
+            }
+            if args.json {
+                let step_json = json!({"title": step.title, "dispatches": dispatches.iter().map(|(d, _)| dispatch_json(d)).collect::<Vec<_>>()});
+                let sep = if i == 0 { "" } else { "," };
+                let _ = write!(out, "{sep}\n    {}", pretty(&step_json, 2)?);
+            } else {
+                render_step(&mut out, i + 1, step, &dispatches);
+            }
+            drop(dispatches);
+            emit(&mut stdout, &mut out)?;
         }
-    }
-    for (i, (step, dispatches)) in scenario.steps.iter().zip(&all).enumerate() {
-        if args.json {
-            steps_json.push(json!({"title": step.title, "dispatches": dispatches.iter().map(|(d, _)| dispatch_json(d)).collect::<Vec<_>>()}));
-        } else {
-            render_step(&mut out, i + 1, step, dispatches);
-        }
-    }
+        host.runtime().drain(host.policy().dispatch_deadline).await;
+        anyhow::Ok(())
+    })??;
     let metrics = host.metrics();
     let replay = host
         .replay_dir()
         .map(|d| d.join(crate::cmd::demo::replay_name(&scenario.session_id)));
     if args.json {
-        let v = json!({
-            "scenario": origin,
-            "left_out": left_out.iter().map(|(plugin, why)| json!({"plugin": plugin, "why": why})).collect::<Vec<_>>(),
-            "diagnostics": report.diagnostics,
-            "steps": steps_json,
-            "metrics": metrics,
-        });
-        out = serde_json::to_string_pretty(&v).context("cannot encode the transcript")? + "\n";
+        let close = if scenario.steps.is_empty() {
+            "]"
+        } else {
+            "\n  ]"
+        };
+        let _ = write!(
+            out,
+            "{close},\n  \"metrics\": {}\n}}\n",
+            pretty(&json!(metrics), 1)?
+        );
     } else {
         let _ = writeln!(
             out,
@@ -253,10 +285,7 @@ fn run_in(
             let _ = writeln!(out, "replay: {}", r.display());
         }
     }
-    let mut stdout = anstream::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .context("cannot write to stdout")?;
+    emit(&mut stdout, &mut out)?;
     Ok(
         if report
             .diagnostics
@@ -270,9 +299,53 @@ fn run_in(
     )
 }
 
+/// Writes what `out` holds to stdout (flushed, so a reader sees each step when it ends) and
+/// empties it.
+fn emit(stdout: &mut impl std::io::Write, out: &mut String) -> anyhow::Result<()> {
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("cannot write to stdout")?;
+    out.clear();
+    Ok(())
+}
+
+/// `v` pretty-printed as a value `depth` levels deep in a pretty-printed document (two spaces
+/// a level), without the indentation of its first line.
+fn pretty(v: &Value, depth: usize) -> anyhow::Result<String> {
+    let text = serde_json::to_string_pretty(v).context("cannot encode the transcript")?;
+    Ok(text.replace('\n', &format!("\n{}", "  ".repeat(depth))))
+}
+
 /// The replay file name of a session (as the host writes it).
 pub(crate) fn replay_name(session: &str) -> String {
     hookbox_host::replay::session_file_name(session)
+}
+
+/// Checks that `step` is one event with a payload that fits it, or a non-empty turn of Stop
+/// payloads that fit Stop — the checks [`run_step`] makes, without running anything.
+fn events_of(scenario: &Scenario, step: &Step, project: &Path) -> anyhow::Result<()> {
+    let cwd = project.display().to_string();
+    let make = |name: EventName, payload: &Value| {
+        Event::from_payload(Some(name), payload.clone(), &scenario.session_id, &cwd)
+            .map(drop)
+            .with_context(|| format!("step `{}`: payload does not fit {name}", step.title))
+    };
+    match (&step.event, &step.turn) {
+        (Some(name), None) => {
+            let name: EventName = name
+                .parse()
+                .map_err(|_| anyhow::anyhow!("step `{}`: unknown event `{name}`", step.title))?;
+            make(name, step.payload.as_ref().unwrap_or(&json!({})))
+        }
+        (None, Some(rounds)) if !rounds.is_empty() => rounds
+            .iter()
+            .try_for_each(|payload| make(EventName::Stop, payload)),
+        _ => bail!(
+            "step `{}` needs either `event` (with an optional `payload`) or a non-empty `turn`",
+            step.title
+        ),
+    }
 }
 
 /// One step: one dispatch, or a turn's Stop rounds. Each dispatch comes with the follow-up the

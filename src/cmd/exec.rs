@@ -1,11 +1,15 @@
-//! `hookbox exec X.wasm …`: a drop-in Claude Code command hook. Claude Code runs
-//! `hookbox exec guard.wasm` as an ordinary command hook: the payload arrives on stdin, the
-//! component runs sandboxed (no network, no files but the mounts given, no environment but
-//! `--env`, bounded time and memory), and the answer leaves as Claude Code expects it — JSON on
-//! stdout and exit 0, or, for a `wasi:cli` component, its own stdout, stderr and exit code.
+//! `hookbox exec X.wasm …`: a drop-in command hook for any coding agent. The agent runs
+//! `hookbox exec guard.wasm` as an ordinary command hook: the payload arrives on stdin (read by
+//! the agent's adapter, `--agent` or detected), the component runs sandboxed (no network, no
+//! files but the mounts given, no environment but `--env`, bounded time and memory), and the
+//! answer leaves in the agent's protocol (`hookbox_core::agent`). Under Claude Code a `wasi:cli`
+//! component's own stdout, stderr and exit code pass through; under another agent they are read
+//! as a Claude Code hook's and answered in that agent's protocol.
 //!
-//! A failed hook exits 1 (Claude Code: non-blocking error, the action proceeds) unless
-//! `--on-failure block`, which exits 2 with the reason on stderr (Claude Code: blocking error).
+//! A failed hook is the agent's non-blocking error (Claude Code: exit 1) unless
+//! `--on-failure block`, which is the agent's deny (Claude Code: exit 2 with the reason).
+//! `--sha256 DIGEST` pins the component: its bytes are read once, hashed, and compiled only if
+//! they match.
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
@@ -14,20 +18,22 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use hookbox_core::Dialect;
+use hookbox_core::agent::{self, Agent, AgentError, Failures, ParseOptions, limits};
+use hookbox_core::aggregate::aggregate;
 use hookbox_core::event::wire;
-use hookbox_core::output::to_claude_json;
-use hookbox_core::rule::{Access, MountSpec, WasmSpec};
-use hookbox_core::{Dialect, Event};
+use hookbox_core::matcher::Matcher;
+use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of};
+use hookbox_core::report::{HookRef, HookReport};
+use hookbox_core::rule::{Access, FailMode, Handler, MountSpec, Rule, RuleSource, WasmSpec};
 use hookbox_wasm::{
     ComponentKind, Invocation, LogLevel, MountDir, PoolingMode, ResolvedMount, RunReport,
     WasmOutput, WasmPolicy, WasmRuntime, resolve,
 };
+use sha2::{Digest as _, Sha256};
 
-use crate::cli::{ExecArgs, FailureArg, LogLevelArg};
+use crate::cli::{ExecArgs, LogLevelArg};
 use crate::host_setup::{block_on, wasm_runtime_config};
-
-/// Claude Code's payloads are small; a bigger stdin is refused rather than buffered.
-const MAX_PAYLOAD_BYTES: u64 = 16 << 20;
 
 /// Runs `hookbox exec`.
 pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
@@ -54,19 +60,31 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         }
         None => serde_json::Value::Null,
     };
+    let pinned = args.sha256.as_deref().map(parse_digest).transpose()?;
     let mut stdin = Vec::new();
+    let max = u64::try_from(limits::MAX_PAYLOAD_BYTES).unwrap_or(u64::MAX);
     std::io::stdin()
-        .take(MAX_PAYLOAD_BYTES + 1)
+        .take(max + 1)
         .read_to_end(&mut stdin)
         .context("cannot read the hook payload from stdin")?;
-    if stdin.len() as u64 > MAX_PAYLOAD_BYTES {
-        bail!("the payload on stdin is over {MAX_PAYLOAD_BYTES} bytes");
-    }
-    let payload: serde_json::Value =
-        serde_json::from_slice(&stdin).context("stdin is not a JSON hook payload")?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let event = Event::from_payload(None, payload, "exec", &cwd.display().to_string())
-        .context("the payload is not a hook event")?;
+    let opts = ParseOptions {
+        event: args.event.clone(),
+        default_session: "exec".into(),
+        default_cwd: cwd.display().to_string(),
+    };
+    let incoming =
+        agent::parse_any(args.agent.map(Agent::from), &stdin, &opts).map_err(|(_, e)| match e {
+            AgentError::TooLarge { .. }
+            | AgentError::NotJson { .. }
+            | AgentError::TooDeep { .. }
+            | AgentError::NotAnObject { .. } => {
+                anyhow::Error::new(e).context("stdin is not a JSON hook payload")
+            }
+            other => anyhow::Error::new(other).context("the payload is not a hook event"),
+        })?;
+    let (event, native) = (incoming.event, incoming.native);
+    let mode = FailMode::from(args.on_failure);
 
     let spec = WasmSpec {
         component: args.component.display().to_string(),
@@ -101,9 +119,23 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         rt_config.max_component_bytes = max;
     }
     let wasm = WasmRuntime::new(rt_config).context("cannot start the wasm runtime")?;
-    let component = match wasm.load_file_within(&args.component, &limits) {
+    let rule = exec_rule(args, &event, &spec, mode);
+    // The answer for a hook that failed before or while running, in the agent's protocol.
+    let fail = |failure: HookFailure, stderr: &mut dyn std::io::Write| {
+        answer(&rule, &event, &native, &RunOutput::Failed(failure), stderr)
+    };
+    let loaded = match pinned {
+        None => wasm.load_file_within(&args.component, &limits),
+        Some(want) => match read_pinned(&args.component, rt_config_max(&wasm), &want) {
+            Ok(bytes) => {
+                wasm.load_bytes_within(&bytes, &args.component.display().to_string(), &limits)
+            }
+            Err(failure) => return fail(failure, &mut std::io::stderr()),
+        },
+    };
+    let component = match loaded {
         Ok(c) => c,
-        Err(e) => return Ok(failed(args.on_failure, &format!("{e}"))),
+        Err(e) => return fail(e.failure(), &mut std::io::stderr()),
     };
     let resolved: Vec<ResolvedMount> = mounts
         .into_iter()
@@ -134,18 +166,21 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         label: Arc::from(args.component.display().to_string()),
     };
     let result = block_on(wasm.run(&component, inv))?;
-    let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     match result {
         Ok(run) => {
             write_logs(&mut stderr, &run.report, args.log_level, false);
             match run.output {
-                WasmOutput::Typed(r) => {
-                    let json = to_claude_json(event.name, &r);
-                    writeln!(stdout, "{json}").context("cannot write to stdout")?;
-                    Ok(ExitCode::SUCCESS)
-                }
-                WasmOutput::Command(raw) => {
+                WasmOutput::Typed(r) => answer(
+                    &rule,
+                    &event,
+                    &native,
+                    &RunOutput::Response(Box::new(r)),
+                    &mut stderr,
+                ),
+                // Claude Code reads a wasi:cli component's own answer, exactly as it printed it.
+                WasmOutput::Command(raw) if native.agent == Agent::Claude => {
+                    let mut stdout = std::io::stdout().lock();
                     stdout
                         .write_all(raw.stdout.as_bytes())
                         .context("cannot write to stdout")?;
@@ -155,14 +190,163 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
                     let code = raw.exit_code.unwrap_or(1).clamp(0, 255) as u8;
                     Ok(ExitCode::from(code))
                 }
+                // Another agent: the answer is read as a Claude Code hook's (--dialect's) and
+                // said again in that agent's protocol.
+                WasmOutput::Command(raw) => answer(
+                    &rule,
+                    &event,
+                    &native,
+                    &RunOutput::Command(raw),
+                    &mut stderr,
+                ),
             }
         }
         Err(f) => {
             write_logs(&mut stderr, &f.report, args.log_level, true);
-            drop(stderr);
-            Ok(failed(args.on_failure, &f.failure.to_string()))
+            answer(
+                &rule,
+                &event,
+                &native,
+                &RunOutput::Failed(f.failure),
+                &mut stderr,
+            )
         }
     }
+}
+
+/// The one rule `exec` runs, for the effect tables: the component under `--on-failure`.
+fn exec_rule(
+    args: &ExecArgs,
+    event: &hookbox_core::Event,
+    spec: &WasmSpec,
+    mode: FailMode,
+) -> Rule {
+    let mut rule = Rule::new(
+        0,
+        event.name,
+        Matcher::All,
+        Handler::Wasm(spec.clone()),
+        args.dialect.into(),
+        0,
+        RuleSource::new("exec", &args.component),
+    );
+    rule.on_failure = Some(mode);
+    rule
+}
+
+/// The answer to the agent for what the component returned: its effect, aggregated as a
+/// dispatch of one rule would be, rendered by the agent's adapter.
+fn answer(
+    rule: &Rule,
+    event: &hookbox_core::Event,
+    native: &agent::Native,
+    out: &RunOutput,
+    stderr: &mut dyn std::io::Write,
+) -> anyhow::Result<ExitCode> {
+    let effect = effect_of(rule, event, out, FailMode::Allow);
+    let report = HookReport {
+        hook: HookRef {
+            rule_index: 0,
+            plugin: "exec".into(),
+            hook_name: rule.handler.label(),
+            handler_type: rule.handler.handler_type(),
+            hook_event: event.name,
+        },
+        effect,
+        duration_ms: 0.0,
+        exit_code: None,
+        output: None,
+        fuel_consumed: None,
+    };
+    let reports = [report];
+    let verdict = aggregate(event, &reports, native.stop_state(u32::MAX));
+    let failures = Failures::from_reports(&reports);
+    let a = agent::render(native, event, &verdict, &failures);
+    if !a.stdout.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", a.stdout).context("cannot write to stdout")?;
+    }
+    // A failure is said on stderr in every agent's answer, the reason first.
+    let mut extra: Vec<String> = failures
+        .open
+        .iter()
+        .chain(&failures.closed)
+        .filter(|f| !a.stderr.contains(f.as_str()))
+        .map(|f| format!("hookbox exec: {f}"))
+        .collect();
+    extra.extend(
+        reports[0]
+            .effect
+            .warnings
+            .iter()
+            .filter(|w| !w.starts_with("hook failed"))
+            .map(|w| format!("hookbox exec: {w}")),
+    );
+    let _ = stderr.write_all(a.stderr_text(&extra).as_bytes());
+    Ok(ExitCode::from(a.exit_code))
+}
+
+/// `--sha256`: 64 hex digits, any case.
+fn parse_digest(s: &str) -> anyhow::Result<[u8; 32]> {
+    let s = s.trim();
+    if s.len() != 64 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        bail!(
+            "--sha256 `{s}` must be 64 hexadecimal digits (e.g. the output of `sha256sum guard.wasm`)"
+        );
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16)
+            .with_context(|| format!("--sha256 `{s}` is not hexadecimal"))?;
+    }
+    Ok(out)
+}
+
+/// The largest component the runtime reads.
+fn rt_config_max(wasm: &WasmRuntime) -> u64 {
+    wasm.config().max_component_bytes
+}
+
+/// Reads the component once and checks its sha256 against `want` before anything compiles it:
+/// the bytes returned are the ones hashed, so swapping the file after the check changes nothing.
+fn read_pinned(path: &std::path::Path, max: u64, want: &[u8; 32]) -> Result<Vec<u8>, HookFailure> {
+    let origin = path.display().to_string();
+    let file = open_nonblocking(path).map_err(|e| {
+        HookFailure::new(
+            FailureClass::InstantiateError,
+            format!("cannot open {origin}: {e}"),
+        )
+    })?;
+    let bytes = hookbox_wasm::read_component(file, &origin, max).map_err(|e| e.failure())?;
+    let got: [u8; 32] = Sha256::digest(&bytes).into();
+    if &got != want {
+        return Err(HookFailure::new(
+            FailureClass::IncompatibleComponent,
+            format!(
+                "{origin} has sha256 {}, not the pinned {}; refused before compiling (the file changed since it was pinned)",
+                hex(&got),
+                hex(want)
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Opens `path` for reading without blocking on a FIFO (the component check refuses anything
+/// but a regular file from the opened descriptor).
+fn open_nonblocking(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0),
+    );
+    opts.open(path)
 }
 
 /// `HOST:GUEST[:ro|rw]`; HOST must exist and is made absolute.
@@ -213,13 +397,4 @@ fn shown(line: LogLevel, threshold: LogLevelArg) -> bool {
         LogLevel::Error => LogLevelArg::Error,
     };
     threshold != LogLevelArg::Off && line >= threshold
-}
-
-/// A failed hook: exit 1 (non-blocking) or, fail-closed, exit 2 with the reason on stderr.
-fn failed(mode: FailureArg, why: &str) -> ExitCode {
-    eprintln!("hookbox exec: hook failed: {why}");
-    match mode {
-        FailureArg::Allow => ExitCode::from(1),
-        FailureArg::Block => ExitCode::from(2),
-    }
 }

@@ -33,12 +33,9 @@ pub(crate) fn date(secs: u64) -> String {
     )
 }
 
-/// Seconds since the epoch, now.
+/// Seconds since the epoch, now (approvals are dated in seconds).
 pub(crate) fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    hookbox_core::clock::now_ms() / 1000
 }
 
 fn file_state(s: &FileState) -> String {

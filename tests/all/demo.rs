@@ -288,3 +288,59 @@ fn a_plugin_hook_file_over_the_limit_is_refused_before_the_demo_reads_it_whole()
         run.stderr
     );
 }
+
+#[test]
+fn each_step_is_printed_as_soon_as_it_completes() {
+    // Issue 16: the demo kept every dispatch of the session and printed them at the end (RSS
+    // grew by each hook's output, event after event). Now each step is printed when it is done:
+    // this test reads step 1 from stdout while step 2's hook waits for it to have done so.
+    use std::io::BufRead as _;
+    let d = Dir::new();
+    let cache = Dir::new();
+    let seen = d.path().join("step-one-was-read");
+    let wait = format!(
+        "for i in $(seq 600); do if [ -e '{}' ]; then echo step one was read first; exit 0; fi; sleep 0.1; done; echo gave up waiting",
+        seen.display()
+    );
+    let hooks = serde_json::json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo first"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": wait, "timeout": 120}]}]
+    }});
+    d.write("plugins/p/hooks/hooks.json", &hooks.to_string());
+    let scenario = d.write(
+        "s.json",
+        r#"{"description": "", "session_id": "x", "plugins": ["p"], "steps": [
+            {"title": "step one", "event": "SessionStart"},
+            {"title": "step two", "event": "UserPromptSubmit", "payload": {"prompt": "hi"}}]}"#,
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(["demo", "--scenario"])
+        .arg(&scenario)
+        .arg("--plugins-dir")
+        .arg(d.path().join("plugins"))
+        .env("HOOKBOX_CACHE_DIR", cache.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run hookbox demo");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut transcript = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        transcript.push_str(&line);
+        transcript.push('\n');
+        if line.contains("step one") {
+            std::fs::write(&seen, "").unwrap();
+            break;
+        }
+    }
+    for line in lines {
+        transcript.push_str(&line.unwrap());
+        transcript.push('\n');
+    }
+    assert!(child.wait().unwrap().success(), "{transcript}");
+    assert!(
+        transcript.contains("step one was read first") && !transcript.contains("gave up"),
+        "step one was not printed before step two ran:\n{transcript}"
+    );
+}

@@ -5,8 +5,11 @@
 mod agents;
 mod demo;
 mod dispatch;
+mod hook;
+mod install;
 mod packaging;
 mod serve;
+mod serve_connections;
 mod serve_ops;
 mod serve_security;
 mod serve_util;

@@ -533,8 +533,20 @@ fn metrics_health_and_readiness() {
     assert_eq!(s.get("/healthz", None).json()["status"], "ok");
     let ready = s.get("/readyz", None);
     assert_eq!(ready.status, 200);
+    // Issue 16: anyone may ask `/readyz`, so it tells nothing of the tenants; the counts are
+    // the admin's, on `/v1/status`.
+    assert_eq!(ready.json(), json!({"status": "ready"}));
     assert_eq!(
-        ready.json(),
+        s.get("/readyz", Some("token-a")).json(),
+        json!({"status": "ready"})
+    );
+    assert_eq!(s.get("/v1/status", None).status, 401);
+    assert_eq!(s.get("/v1/status", Some("token-a")).status, 403);
+    assert_eq!(s.get("/v1/status", Some("scraper")).status, 403);
+    let status = s.get("/v1/status", Some(ADMIN));
+    assert_eq!(status.status, 200);
+    assert_eq!(
+        status.json(),
         json!({"status": "ready", "tenants": {"serving": 1, "failed": 1}})
     );
     let broken = s.get("/v1/tenants/broken", Some(ADMIN)).json();

@@ -305,3 +305,93 @@ fn exec_flags_set_every_limit_a_component_can_exceed() {
     );
     assert!(run.stdout.contains("created 2;"), "{run:?}");
 }
+
+fn sha256_hex(path: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let bytes = std::fs::read(path).expect("read guest");
+    Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn exec_sha256_runs_only_the_pinned_bytes_and_refuses_others_before_compiling() {
+    let cache = Dir::new();
+    let right = sha256_hex(guests::SHELL_GUARD);
+    let run = exec(
+        &cache,
+        &[guests::SHELL_GUARD, "--sha256", &right.to_uppercase()],
+        RM,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(
+        run.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    // Another component's digest: refused, nothing compiled, fail-open by default …
+    let fresh = Dir::new();
+    let wrong = sha256_hex(guests::NOOP);
+    let run = exec(&fresh, &[guests::SHELL_GUARD, "--sha256", &wrong], RM);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("refused before compiling"), "{run:?}");
+    assert!(
+        run.stderr.contains(&right) && run.stderr.contains(&wrong),
+        "{run:?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(fresh.path()).unwrap().count(),
+        0,
+        "nothing reached the compile cache"
+    );
+    // … and a deny under --on-failure block.
+    let run = exec(
+        &fresh,
+        &[
+            guests::SHELL_GUARD,
+            "--sha256",
+            &wrong,
+            "--on-failure",
+            "block",
+        ],
+        LS,
+    );
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let run = exec(&fresh, &[guests::SHELL_GUARD, "--sha256", "abc"], LS);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("64 hexadecimal digits"), "{run:?}");
+}
+
+#[test]
+fn exec_answers_each_agent_in_its_protocol() {
+    let cache = Dir::new();
+    let gemini = r#"{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/tmp","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /"}}"#;
+    let run = exec(&cache, &[guests::SHELL_GUARD], gemini);
+    assert_eq!(run.code, Some(0), "detected as Gemini CLI: {run:?}");
+    assert_eq!(run.json()["decision"], "deny", "{run:?}");
+    let windsurf = r#"{"agent_action_name":"pre_run_command","trajectory_id":"t","tool_info":{"command_line":"rm -rf /","cwd":"/tmp"}}"#;
+    let run = exec(
+        &cache,
+        &[guests::SHELL_GUARD, "--agent", "windsurf"],
+        windsurf,
+    );
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("shell-guard"), "{run:?}");
+    let copilot = r#"{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"command":"rm -rf /"}}"#;
+    let run = exec(
+        &cache,
+        &[
+            guests::SHELL_GUARD,
+            "--agent",
+            "copilot",
+            "--event",
+            "preToolUse",
+        ],
+        copilot,
+    );
+    assert_eq!(run.json()["permissionDecision"], "deny", "{run:?}");
+    // A wasi:cli component's Claude Code answer, said again in Kimi's protocol.
+    let kimi = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Shell","tool_input":{"command":"rm -rf /"},"tool_call_id":"c"}"#;
+    let run = exec(&cache, &[guests::CLI_GUARD, "--agent", "kimi"], kimi);
+    assert_eq!(run.code, Some(2), "{run:?}");
+}

@@ -3,21 +3,28 @@
 //!
 //! One result type per kind of event: [`UserPromptSubmitResult`], [`PreToolUseResult`]
 //! (also `PermissionRequest` and `PreModelSwitch`), [`StopHookResult`] (also `SubagentStop`), [`PreCompactResult`]
-//! (observe-only: always `allow`) and [`EventResult`] for every other event.
+//! (observe-only: always `allow`) and [`EventResult`] for every other event. A re-checked
+//! `PreToolUse` (the host runs the event's rules again on a rewritten input) is folded in by
+//! [`merge_recheck`]. What a verdict carries is bounded ([`TextLimits`]): per rule and per
+//! dispatch, cut with a visible marker.
 
+mod bound;
 mod event;
 mod prompt;
+mod recheck;
 mod stop;
 mod tool;
 
 pub use event::{EventResult, PreCompactResult};
 pub use prompt::UserPromptSubmitResult;
+pub use recheck::{RECHECK_DENY_SUFFIX, merge_recheck};
 pub use stop::{DEFAULT_STOP_REENTRY_CAP, StopHookResult};
 pub use tool::PreToolUseResult;
 
 use serde::{Deserialize, Serialize};
 
 use crate::event::{Event, EventName};
+use crate::limits::TextLimits;
 use crate::report::{Attachment, HookReport};
 
 /// The outcome recorded in `HookFired` (the main source's values).
@@ -130,9 +137,29 @@ impl Verdict {
 }
 
 /// Folds `reports` (any order) into the verdict for `event`. `stop` matters only for Stop.
+/// The verdict carries at most the default [`TextLimits`] of text (see [`aggregate_within`]).
 pub fn aggregate(event: &Event, reports: &[HookReport], stop: StopState) -> Verdict {
+    aggregate_within(event, reports, stop, &TextLimits::default())
+}
+
+/// [`aggregate`] within `limits`: each rule adds at most `rule_text_bytes` (and
+/// `rule_contexts` contexts), and all rules together at most `dispatch_text_bytes`, in rule
+/// order — the first rules keep their text, a later one is cut (with a marker and a warning).
+/// Reports within the limits (nearly all) are folded as they are, without a copy.
+pub fn aggregate_within(
+    event: &Event,
+    reports: &[HookReport],
+    stop: StopState,
+    limits: &TextLimits,
+) -> Verdict {
     let mut ordered: Vec<&HookReport> = reports.iter().collect();
     ordered.sort_by_key(|r| r.hook.rule_index);
+    // Nearly every dispatch fits: then the reports are folded as they are, with no copy.
+    let bounded;
+    if !bound::fits(&ordered, limits) {
+        bounded = bound::within_dispatch(&ordered, limits);
+        ordered = bounded.iter().map(|r| r.as_ref()).collect();
+    }
     match event.name {
         EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(&ordered)),
         EventName::PreToolUse | EventName::PermissionRequest | EventName::PreModelSwitch => {
@@ -146,11 +173,13 @@ pub fn aggregate(event: &Event, reports: &[HookReport], stop: StopState) -> Verd
     }
 }
 
-/// Every warning of every hook, in rule order, prefixed with the hook's label.
+/// Every warning of every hook, in rule order, prefixed with the hook's label — at most
+/// [`DEFAULT_DISPATCH_TEXT_BYTES`](crate::limits::DEFAULT_DISPATCH_TEXT_BYTES) of them together
+/// (the last one kept says how much more there was).
 pub fn warnings(reports: &[HookReport]) -> Vec<String> {
     let mut ordered: Vec<&HookReport> = reports.iter().collect();
     ordered.sort_by_key(|r| r.hook.rule_index);
-    ordered
+    let mut all: Vec<String> = ordered
         .iter()
         .flat_map(|r| {
             r.effect
@@ -158,7 +187,9 @@ pub fn warnings(reports: &[HookReport]) -> Vec<String> {
                 .iter()
                 .map(move |w| format!("{}: {w}", r.hook.hook_name))
         })
-        .collect()
+        .collect();
+    bound::warnings_within(&mut all, crate::limits::DEFAULT_DISPATCH_TEXT_BYTES);
+    all
 }
 
 /// Attachments of `reports` in order (they are already ordered by the callers).

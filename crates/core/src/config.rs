@@ -7,9 +7,10 @@
 //! - [`load_plugin`] loads one plugin folder; [`parse_hooks_str`] / [`parse_hooks_bytes`] parse
 //!   a document held in memory (tests, the conformance suite, fuzzing).
 //!
-//! Loading is pure: no async runtime, no processes. Files are read with a size bound, and a
-//! plugin's files are opened beneath its folder through `cap_std::fs::Dir`, so a manifest cannot
-//! make hookbox read outside the plugin. Nothing panics on bad input and no rule is dropped
+//! Loading is pure: no async runtime, no processes. Files are read with a size bound by the
+//! reader of [`crate::files::read`], and a plugin's files are opened beneath its folder through
+//! `cap_std::fs::Dir`, so a manifest cannot make hookbox read outside the plugin; a file the
+//! loader refuses (a symlink out of the plugin, a FIFO) is reported, never skipped quietly. Nothing panics on bad input and no rule is dropped
 //! silently: each skipped one is a [`Diagnostic`] with file, JSON
 //! path and line:column.
 
@@ -24,7 +25,7 @@ mod manifest;
 mod plugin;
 mod read;
 mod regex_cap;
-mod span;
+pub(crate) mod span;
 mod timeout;
 mod wasm;
 
@@ -33,7 +34,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{ForeignFile, ForeignFormat};
-pub use read::{ReadError, read_file_beneath};
 pub use regex_cap::{
     MAX_BACKTRACKING_PATTERNS_PER_FILE, MAX_REGEX_BYTES_PER_FILE, MAX_REGEX_PATTERNS_PER_FILE,
     RegexLimits,
@@ -253,7 +253,7 @@ pub fn parse_hooks_str(text: &str, file: &Path, dialect: Dialect) -> LoadReport 
 
 /// Like [`parse_hooks_str`], from bytes: invalid UTF-8 is an error located at its byte.
 pub fn parse_hooks_bytes(bytes: &[u8], file: &Path, dialect: Dialect) -> LoadReport {
-    match read::decode_utf8(bytes.to_vec()) {
+    match crate::files::read::decode_utf8(bytes.to_vec()) {
         Ok(text) => parse_hooks_str(&text, file, dialect),
         Err(e) => {
             let mut d = Diagnostic::error(file, e.to_string());

@@ -2,6 +2,7 @@
 //! ([`Interpretation`]), the structured answer ([`HookResponse`]), what one hook asks for
 //! ([`Effect`]) and failure classes.
 
+mod bound;
 mod claude_json;
 mod effect;
 mod exit_codes;
@@ -16,4 +17,4 @@ pub use exit_codes::{GHAST_MAX_OUTPUT_UTF16, Interpretation};
 pub use failure::{FailureClass, HookFailure};
 pub use raw::RawOutput;
 pub use response::{HookResponse, PermissionDecision, ResponseError, TopDecision};
-pub use run::{RunOutput, effect_of, prompt_effect};
+pub use run::{RunOutput, effect_of, effect_of_within, prompt_effect, prompt_effect_within};

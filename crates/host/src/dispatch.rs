@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use hookbox_core::aggregate::{StopState, Verdict, aggregate, warnings};
+use hookbox_core::aggregate::{StopState, Verdict, aggregate, merge_recheck, warnings};
 use hookbox_core::event::Event;
 use hookbox_core::fired::HookFired;
 use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of, prompt_effect};
@@ -530,24 +530,7 @@ impl Inner {
             .run_matched(loaded, &matched, &rewritten, deadline, false)
             .await;
         if let Verdict::PreToolUse(second) = aggregate(&rewritten, &reports, stop) {
-            let rank = |d: Option<PermissionDecision>| d.map_or(0, PermissionDecision::rank);
-            if rank(second.decision) > rank(first.decision) {
-                first.decision = second.decision;
-                first.reason = second.reason.clone();
-                if second.decision == Some(PermissionDecision::Deny) {
-                    first.updated_input = None;
-                    first.blocking_error = second
-                        .blocking_error
-                        .clone()
-                        .or_else(|| second.reason.clone())
-                        .map(|r| format!("{r} (after another hook rewrote the tool input)"));
-                }
-            }
-            if second.prevent_continuation && !first.prevent_continuation {
-                first.prevent_continuation = true;
-                first.stop_reason = second.stop_reason.clone();
-            }
-            first.messages.extend(second.messages);
+            merge_recheck(first, second);
         }
         reports
     }

@@ -116,7 +116,7 @@ impl HookHost {
             .check_policy(&policy.wasm)
             .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
         let settings = Settings::load(&policy.project_dir)?;
-        let state = StateDir::open(&policy)?;
+        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
         let trust = crate::trust::HostTrust::new(&policy, settings.trust)?;
         let project = MountDir::open(&absolute(&policy.project_dir)).ok();
         let extra_roots = policy

@@ -27,6 +27,7 @@ mod run_http;
 mod run_wasm;
 mod runtime;
 pub mod secrets;
+mod session_dirs;
 mod settings;
 mod state;
 mod tenant_id;

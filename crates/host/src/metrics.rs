@@ -58,10 +58,13 @@ pub struct MetricsSnapshot {
     pub pool_slots_in_use: u64,
     /// Background (`async`) hooks running now (gauge; process-wide).
     pub background_hooks: u64,
-    /// Replay records dropped because the writer's queue was full (process-wide).
+    /// Replay records dropped because the writer's queue was full, or because one alone was
+    /// larger than a folder's byte quota (process-wide).
     pub replay_dropped: u64,
     /// Replay records that could not be written: a refused file, an I/O error (process-wide).
     pub replay_errors: u64,
+    /// Replay files removed to keep a host's folder within its quota (process-wide).
+    pub replay_files_removed: u64,
 }
 
 fn type_slot(t: HandlerType) -> usize {
@@ -141,6 +144,7 @@ impl Metrics {
             background_hooks: 0,
             replay_dropped: 0,
             replay_errors: 0,
+            replay_files_removed: 0,
         }
     }
 }

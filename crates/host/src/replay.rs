@@ -7,6 +7,15 @@
 //! Records are written by one thread per runtime ([`ReplaySink`]) through a bounded queue, off
 //! the async workers; files are opened beneath the host's replay folder without following
 //! symlinks, created 0600, and closed when idle or when too many are open.
+//!
+//! Session ids are the client's to choose, so each host's replay folder is held to a
+//! [`ReplayQuota`] (bytes and files; one file per session). Over it, the **least recently
+//! written files are removed** until the new record fits — replay is a rolling window of the
+//! most recent sessions, like rotated logs. Dropping new records instead would leave replay
+//! frozen on the oldest sessions for good once a client had filled it (and a hostile client
+//! fills it on purpose); removal keeps it useful and bounded, and only ever touches the same
+//! host's (tenant's) own files. A record larger than the whole byte quota is dropped and
+//! counted. Removals are counted too ([`ReplaySink::files_removed`]).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -30,6 +39,32 @@ use crate::secrets::{redact, redact_json};
 /// Characters of hook output kept in a record unless full capture is on (the main source's
 /// `PLUGIN_HOOK_OUTPUT_MAX_CHARS`).
 pub const OUTPUT_PREVIEW_CHARS: usize = 500;
+
+/// What one host's replay folder may hold. Over it, the least recently written files are
+/// removed (see the module documentation for why).
+///
+/// | field | default |
+/// | --- | --- |
+/// | [`max_bytes`](Self::max_bytes) | 64 MiB |
+/// | [`max_files`](Self::max_files) | 256 (sessions) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayQuota {
+    /// Bytes of replay files the folder may hold. A record that alone is larger is dropped
+    /// (and counted as dropped). Default **64 MiB**.
+    pub max_bytes: u64,
+    /// Replay files the folder may hold: one per session, so this is the number of sessions
+    /// kept. Default **256**.
+    pub max_files: usize,
+}
+
+impl Default for ReplayQuota {
+    fn default() -> Self {
+        ReplayQuota {
+            max_bytes: 64 << 20,
+            max_files: 256,
+        }
+    }
+}
 
 /// One hook in a replay record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -243,6 +278,7 @@ pub(crate) struct ReplaySink {
     tx: Option<std::sync::mpsc::SyncSender<Message>>,
     dropped: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
+    removed: Arc<AtomicU64>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -253,22 +289,36 @@ impl std::fmt::Debug for ReplaySink {
 }
 
 impl ReplaySink {
-    /// Starts the writer thread.
+    /// Starts the writer thread; every host's folder it writes to is held to `quota`.
     pub(crate) fn start(
         queue: usize,
         max_open: usize,
         idle_close: Duration,
+        quota: ReplayQuota,
     ) -> std::io::Result<ReplaySink> {
         let (tx, rx) = std::sync::mpsc::sync_channel(queue.max(1));
-        let errors = Arc::new(AtomicU64::new(0));
-        let errs = errors.clone();
+        let counts = Counts::default();
+        let (dropped, errors, removed) = (
+            counts.dropped.clone(),
+            counts.errors.clone(),
+            counts.removed.clone(),
+        );
+        let writer = Writer {
+            open: HashMap::new(),
+            folders: HashMap::new(),
+            max_open: max_open.max(1),
+            idle_close,
+            quota,
+            counts,
+        };
         let thread = std::thread::Builder::new()
             .name("hookbox-replay".into())
-            .spawn(move || writer_loop(&rx, max_open.max(1), idle_close, &errs))?;
+            .spawn(move || writer.run(&rx))?;
         Ok(ReplaySink {
             tx: Some(tx),
-            dropped: Arc::new(AtomicU64::new(0)),
+            dropped,
             errors,
+            removed,
             thread: Some(thread),
         })
     }
@@ -301,9 +351,15 @@ impl ReplaySink {
         }
     }
 
-    /// Records dropped because the queue was full.
+    /// Records dropped because the queue was full, or because one alone was larger than the
+    /// folder's byte quota.
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Replay files removed to keep a folder within its quota.
+    pub(crate) fn files_removed(&self) -> u64 {
+        self.removed.load(Ordering::Relaxed)
     }
 
     /// Records that could not be written (refused file, I/O error).
@@ -322,39 +378,195 @@ impl Drop for ReplaySink {
     }
 }
 
+/// The writer thread's counters, shared with the [`ReplaySink`].
+#[derive(Debug, Default)]
+struct Counts {
+    dropped: Arc<AtomicU64>,
+    errors: Arc<AtomicU64>,
+    removed: Arc<AtomicU64>,
+}
+
 struct OpenFile {
     file: File,
     last: Instant,
 }
 
-fn writer_loop(
-    rx: &std::sync::mpsc::Receiver<Message>,
+/// What one replay folder holds, for its quota: learnt from the folder the first time a record
+/// goes there (files from earlier runs count), then kept up to date by the writer (the only
+/// one writing there), and forgotten when the folder has been idle for `idle_close`.
+struct Folder {
+    files: HashMap<String, FileUse>,
+    bytes: u64,
+    /// Write counter: the order in which files were last written.
+    clock: u64,
+    last: Instant,
+}
+
+struct FileUse {
+    bytes: u64,
+    written: u64,
+}
+
+/// The writer thread's state.
+struct Writer {
+    open: HashMap<PathBuf, OpenFile>,
+    folders: HashMap<PathBuf, Folder>,
     max_open: usize,
     idle_close: Duration,
-    errors: &AtomicU64,
-) {
-    let mut open: HashMap<PathBuf, OpenFile> = HashMap::new();
-    let tick = idle_close
-        .min(Duration::from_secs(1))
-        .max(Duration::from_millis(10));
-    loop {
-        match rx.recv_timeout(tick) {
-            Ok(Message::Record { dir, file, line }) => {
-                let key = dir.path().join(&file);
-                if let Err(e) = append(&mut open, &key, &dir, &file, &line, max_open) {
-                    errors.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(error = %e, "replay record not written");
+    quota: ReplayQuota,
+    counts: Counts,
+}
+
+impl Writer {
+    fn run(mut self, rx: &std::sync::mpsc::Receiver<Message>) {
+        let tick = self
+            .idle_close
+            .min(Duration::from_secs(1))
+            .max(Duration::from_millis(10));
+        loop {
+            match rx.recv_timeout(tick) {
+                Ok(Message::Record { dir, file, line }) => {
+                    if let Err(e) = self.record(&dir, &file, &line) {
+                        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(error = %e, "replay record not written");
+                    }
+                }
+                Ok(Message::Flush(ack)) => {
+                    let _ = ack.send(());
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            let now = Instant::now();
+            let idle = self.idle_close;
+            self.open.retain(|_, f| now.duration_since(f.last) < idle);
+            self.folders
+                .retain(|_, f| now.duration_since(f.last) < idle);
+        }
+    }
+
+    /// Makes room for `line` in `file` of `dir` within the quota, then appends it.
+    fn record(&mut self, dir: &MountDir, file: &str, line: &[u8]) -> Result<(), ReplayError> {
+        let len = line.len() as u64;
+        if len > self.quota.max_bytes {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                bytes = len,
+                max_bytes = self.quota.max_bytes,
+                "replay record larger than the folder's quota: dropped"
+            );
+            return Ok(());
+        }
+        let key = dir.path().to_owned();
+        if !self.folders.contains_key(&key) {
+            let folder = scan(dir).map_err(|reason| ReplayError {
+                path: key.display().to_string(),
+                reason,
+            })?;
+            self.folders.insert(key.clone(), folder);
+        }
+        let quota = self.quota;
+        let Some(folder) = self.folders.get_mut(&key) else {
+            return Ok(());
+        };
+        folder.last = Instant::now();
+        // Least recently written first, never the file being written to — unless it alone is
+        // what stands in the way, and then it goes last (the session starts a fresh file).
+        loop {
+            let is_new = !folder.files.contains_key(file);
+            let too_many = is_new && folder.files.len() >= quota.max_files;
+            let too_big = folder.bytes + len > quota.max_bytes;
+            if !too_many && !too_big {
+                break;
+            }
+            let victim = folder
+                .files
+                .iter()
+                .filter(|(name, _)| name.as_str() != file)
+                .min_by_key(|(_, u)| u.written)
+                .map(|(name, _)| name.clone())
+                .unwrap_or_else(|| file.to_owned());
+            let path = key.join(&victim);
+            self.open.remove(&path);
+            let removed =
+                rustix::fs::unlinkat(dir.as_fd(), victim.as_str(), rustix::fs::AtFlags::empty());
+            if let Some(u) = folder.files.remove(&victim) {
+                folder.bytes = folder.bytes.saturating_sub(u.bytes);
+            }
+            match removed {
+                Ok(()) | Err(rustix::io::Errno::NOENT) => {
+                    self.counts.removed.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    // Forgotten above all the same, so the loop ends; the bytes it still
+                    // holds are the operator's to see in the warning.
+                    tracing::warn!(file = %path.display(), error = %e, "cannot remove a replay file over the quota");
                 }
             }
-            Ok(Message::Flush(ack)) => {
-                let _ = ack.send(());
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
         }
-        let now = Instant::now();
-        open.retain(|_, f| now.duration_since(f.last) < idle_close);
+        append(
+            &mut self.open,
+            &key.join(file),
+            dir,
+            file,
+            line,
+            self.max_open,
+        )?;
+        folder.clock += 1;
+        let used = folder.files.entry(file.to_owned()).or_insert(FileUse {
+            bytes: 0,
+            written: 0,
+        });
+        used.bytes += len;
+        used.written = folder.clock;
+        folder.bytes += len;
+        Ok(())
     }
+}
+
+/// What `dir` holds already: its `*.jsonl` regular files (never following a link), oldest
+/// modification first.
+fn scan(dir: &MountDir) -> Result<Folder, String> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    let mut entries = Vec::new();
+    let listing =
+        rustix::fs::Dir::read_from(dir.as_fd()).map_err(|e| format!("cannot list it: {e}"))?;
+    for entry in listing {
+        let entry = entry.map_err(|e| format!("cannot list it: {e}"))?;
+        let Ok(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        if !name.ends_with(".jsonl") {
+            continue;
+        }
+        let Ok(st) = statat(dir.as_fd(), name, AtFlags::SYMLINK_NOFOLLOW) else {
+            continue;
+        };
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            continue;
+        }
+        let modified = (st.st_mtime, st.st_mtime_nsec);
+        entries.push((modified, name.to_owned(), st.st_size.max(0) as u64));
+    }
+    entries.sort();
+    let mut folder = Folder {
+        files: HashMap::with_capacity(entries.len()),
+        bytes: 0,
+        clock: 0,
+        last: Instant::now(),
+    };
+    for (_, name, bytes) in entries {
+        folder.clock += 1;
+        folder.bytes += bytes;
+        folder.files.insert(
+            name,
+            FileUse {
+                bytes,
+                written: folder.clock,
+            },
+        );
+    }
+    Ok(folder)
 }
 
 fn append(
@@ -507,7 +719,7 @@ mod tests {
     }
 
     fn sink() -> ReplaySink {
-        ReplaySink::start(16, 2, Duration::from_secs(30)).unwrap()
+        ReplaySink::start(16, 2, Duration::from_secs(30), ReplayQuota::default()).unwrap()
     }
 
     fn record(session: &str) -> ReplayRecord {
@@ -584,7 +796,8 @@ mod tests {
     fn a_full_queue_drops_and_counts_instead_of_blocking() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
-        let sink = ReplaySink::start(1, 1, Duration::from_secs(30)).unwrap();
+        let sink =
+            ReplaySink::start(1, 1, Duration::from_secs(30), ReplayQuota::default()).unwrap();
         for _ in 0..10_000 {
             sink.send(&dir, &record("s"));
         }
@@ -594,6 +807,125 @@ mod tests {
             .records
             .len() as u64;
         assert_eq!(written + sink.dropped(), 10_000);
+    }
+
+    fn files_in(dir: &ReplayDir) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, e.metadata().unwrap().len())
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn quota_sink(max_bytes: u64, max_files: usize) -> ReplaySink {
+        let quota = ReplayQuota {
+            max_bytes,
+            max_files,
+        };
+        ReplaySink::start(64, 4, Duration::from_secs(30), quota).unwrap()
+    }
+
+    #[test]
+    fn a_folder_keeps_at_most_max_files_sessions_the_most_recent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = quota_sink(u64::MAX, 10);
+        for i in 0..300 {
+            sink.send(&dir, &record(&format!("s{i:03}")));
+            sink.flush();
+        }
+        let names: Vec<String> = files_in(&dir).into_iter().map(|(n, _)| n).collect();
+        let want: Vec<String> = (290..300).map(|i| format!("s{i:03}.jsonl")).collect();
+        assert_eq!(names, want);
+        assert_eq!(sink.files_removed(), 290);
+        assert_eq!((sink.errors(), sink.dropped()), (0, 0));
+    }
+
+    #[test]
+    fn bytes_stay_within_the_quota_and_recently_written_files_are_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let line = serde_json::to_vec(&record("a")).unwrap().len() as u64 + 1;
+        let sink = quota_sink(line * 6, 100);
+        // `a` is written to again and again; `b`…`f` once each.
+        for s in ["a", "b", "c", "a", "d", "e", "a", "f"] {
+            sink.send(&dir, &record(s));
+            sink.flush();
+            let total: u64 = files_in(&dir).iter().map(|(_, b)| b).sum();
+            assert!(total <= line * 6, "{total} after {s}");
+        }
+        let names: Vec<String> = files_in(&dir).into_iter().map(|(n, _)| n).collect();
+        // The least recently written went first: `b`, then `c` — not `a`, older than both but
+        // written since.
+        assert_eq!(names, ["a.jsonl", "d.jsonl", "e.jsonl", "f.jsonl"]);
+        assert_eq!(
+            read_replay(&dir.path().join("a.jsonl"))
+                .unwrap()
+                .records
+                .len(),
+            3
+        );
+        assert_eq!(sink.files_removed(), 2);
+    }
+
+    #[test]
+    fn one_session_alone_over_the_quota_starts_its_file_afresh() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let line = serde_json::to_vec(&record("s")).unwrap().len() as u64 + 1;
+        let sink = quota_sink(line * 3, 100);
+        for _ in 0..10 {
+            sink.send(&dir, &record("s"));
+        }
+        sink.flush();
+        let files = files_in(&dir);
+        assert_eq!(files.len(), 1);
+        assert!(files[0].1 <= line * 3);
+        // 10 records, 3 per file: the file was started afresh three times, holding the last one.
+        assert_eq!(
+            read_replay(&dir.path().join("s.jsonl"))
+                .unwrap()
+                .records
+                .len(),
+            1
+        );
+        assert_eq!(sink.files_removed(), 3);
+    }
+
+    #[test]
+    fn a_record_larger_than_the_quota_is_dropped_and_counted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = quota_sink(100, 10);
+        let big = ReplayRecord::new(&head("s"), &[report(&"x".repeat(400))], false);
+        sink.send(&dir, &big);
+        sink.flush();
+        assert_eq!(sink.dropped(), 1);
+        assert!(files_in(&dir).is_empty());
+    }
+
+    #[test]
+    fn files_from_an_earlier_run_count_oldest_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let base = std::time::SystemTime::now() - Duration::from_secs(3600);
+        // Left by an earlier process: `old` is the oldest by modification time.
+        for (name, age) in [("old", 0), ("mid", 1), ("new", 2)] {
+            let path = dir.path().join(format!("{name}.jsonl"));
+            std::fs::write(&path, b"{}\n").unwrap();
+            let f = std::fs::File::options().append(true).open(&path).unwrap();
+            f.set_modified(base + Duration::from_secs(age)).unwrap();
+        }
+        let sink = quota_sink(u64::MAX, 3);
+        sink.send(&dir, &record("fresh"));
+        sink.flush();
+        let names: Vec<String> = files_in(&dir).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["fresh.jsonl", "mid.jsonl", "new.jsonl"]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use hookbox_wasm::{RuntimeConfig, WasmError, WasmRuntime};
 use crate::admission::Pool;
 use crate::background::{Background, DrainReport};
 use crate::metrics::{Metrics, MetricsSnapshot};
-use crate::replay::ReplaySink;
+use crate::replay::{ReplayQuota, ReplaySink};
 
 /// Process-wide settings, each with its default.
 #[derive(Debug, Clone)]
@@ -57,6 +57,13 @@ pub struct RuntimeSettings {
     pub replay_open_files: usize,
     /// See `replay_open_files`.
     pub replay_idle_close: Duration,
+    /// What each host's replay folder may hold (bytes, files — one per session); over it the
+    /// least recently written files are removed. Default: [`ReplayQuota`]'s (64 MiB, 256).
+    pub replay_quota: ReplayQuota,
+    /// Per-session data folders (the Ghast dialect's) one plugin of a host keeps; opening one
+    /// more removes the least recently used. Session ids are the client's to choose. Default
+    /// **256**.
+    pub max_session_dirs: usize,
 }
 
 impl Default for RuntimeSettings {
@@ -74,6 +81,8 @@ impl Default for RuntimeSettings {
             replay_queue: 4096,
             replay_open_files: 64,
             replay_idle_close: Duration::from_secs(30),
+            replay_quota: ReplayQuota::default(),
+            max_session_dirs: 256,
         }
     }
 }
@@ -143,6 +152,7 @@ impl HookRuntime {
             settings.replay_queue,
             settings.replay_open_files,
             settings.replay_idle_close,
+            settings.replay_quota,
         )
         .map_err(RuntimeError::Replay)?;
         Ok(HookRuntime {
@@ -181,6 +191,7 @@ impl HookRuntime {
         m.background_hooks = self.inner.background.running() as u64;
         m.replay_dropped = self.inner.replay.dropped();
         m.replay_errors = self.inner.replay.errors();
+        m.replay_files_removed = self.inner.replay.files_removed();
         m
     }
 

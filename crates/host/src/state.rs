@@ -7,8 +7,10 @@
 //! Data folders are keyed by the plugin's name **and** a hash of its canonical root, so a
 //! plugin declaring another's `name` gets a folder of its own. They are persistent per plugin
 //! (Claude Code's `~/.claude/plugins/data/<id>/`, also for Agentao and bare files) and per plugin
-//! and session in the Ghast dialect, as its document says. Every folder is created and opened
-//! beneath the state folder without following symlinks ([`MountDir::create_beneath`]).
+//! and session in the Ghast dialect, as its document says — at most
+//! `RuntimeSettings::max_session_dirs` sessions per plugin, the least recently used removed
+//! first (`session_dirs`). Every folder is created and opened beneath the state folder without
+//! following symlinks ([`MountDir::create_beneath`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,6 +24,7 @@ use sha2::{Digest, Sha256};
 use crate::host::HostError;
 use crate::policy::HostPolicy;
 use crate::replay::ReplayDir;
+use crate::session_dirs::open_session_dir;
 
 /// The state root the CLI and the server use by default: `$HOOKBOX_STATE_DIR`, else
 /// `$XDG_STATE_HOME/hookbox`, else `$HOME/.local/state/hookbox`; `None` when none is set.
@@ -67,6 +70,8 @@ fn short(name: &str) -> String {
 pub(crate) struct StateDir {
     data: MountDir,
     pub(crate) replay: Option<ReplayDir>,
+    /// Session folders kept per plugin (`RuntimeSettings::max_session_dirs`).
+    max_session_dirs: usize,
     /// Set when the folder is a temporary one, removed with the host.
     temp: Option<PathBuf>,
 }
@@ -112,7 +117,10 @@ fn canon(p: &Path) -> PathBuf {
 impl StateDir {
     /// Opens (creating, 0700) the host's state folder and checks it is out of every mountable
     /// root.
-    pub(crate) fn open(policy: &HostPolicy) -> Result<StateDir, HostError> {
+    pub(crate) fn open(
+        policy: &HostPolicy,
+        max_session_dirs: usize,
+    ) -> Result<StateDir, HostError> {
         let (root, temp) = match &policy.state_dir {
             Some(d) => (d.clone(), None),
             None => {
@@ -156,7 +164,12 @@ impl StateDir {
             }
             _ => None,
         };
-        Ok(StateDir { data, replay, temp })
+        Ok(StateDir {
+            data,
+            replay,
+            max_session_dirs,
+            temp,
+        })
     }
 
     /// The data folder of `plugin` (for `session` in the Ghast dialect), created if needed.
@@ -167,7 +180,7 @@ impl StateDir {
     ) -> Result<MountDir, MountError> {
         let plugin_dir = self.plugin_dir(plugin)?;
         match plugin.dialect {
-            Dialect::Ghast => plugin_dir.create_beneath(Path::new(&short(session)), 0o700),
+            Dialect::Ghast => open_session_dir(&plugin_dir, &short(session), self.max_session_dirs),
             _ => Ok(plugin_dir),
         }
     }

@@ -147,6 +147,21 @@ impl Destination {
             Destination::Host { .. } => false,
         }
     }
+
+    /// Whether this entry lets the special address `addr` through: an IP/CIDR entry holding
+    /// it whose block lies inside `addr`'s special block of `special_prefix` bits (an entry
+    /// at least as long as the block's prefix, in the same family). A host name never does,
+    /// nor a wider block that merely contains the special one (`0.0.0.0/0`).
+    pub(crate) fn unlocks(&self, addr: IpAddr, special_prefix: u8) -> bool {
+        match self {
+            Destination::Net {
+                addr: net, prefix, ..
+            } => {
+                net.is_ipv4() == addr.is_ipv4() && *prefix >= special_prefix && self.contains(addr)
+            }
+            Destination::Host { .. } => false,
+        }
+    }
 }
 
 fn single(addr: IpAddr, port: Option<u16>) -> Destination {
@@ -165,7 +180,7 @@ fn parse_port(text: &str) -> Result<u16, &'static str> {
 }
 
 /// `addr` with the bits after `prefix` cleared.
-fn mask(addr: IpAddr, prefix: u8) -> IpAddr {
+pub(crate) fn mask(addr: IpAddr, prefix: u8) -> IpAddr {
     match addr {
         IpAddr::V4(v4) => {
             let bits = u32::from(v4);

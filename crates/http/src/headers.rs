@@ -1,10 +1,15 @@
 //! The request headers: hookbox's own (`Content-Type`, `User-Agent`, …) and the rule's, whose
 //! values expand `$VAR` / `${VAR}` only for names in `allowedEnvVars` (Claude Code's rule: any
 //! other reference expands to the empty string, so a hooks file cannot read the environment
-//! by naming a variable).
+//! by naming a variable). A credential of the shared deny-list
+//! ([`hookbox_core::credentials::CREDENTIAL_ENV`]: model providers' keys, cloud, forge and
+//! registry credentials) expands to the empty string too even when `allowedEnvVars` lists it —
+//! `allowedEnvVars` is the plugin's wish, and a plugin must not obtain the agent's model key by
+//! asking — unless the user's own policy names it ([`crate::HttpPolicy::credential_env`]).
 
 use std::collections::BTreeMap;
 
+use hookbox_core::credentials::is_credential_env;
 use hyper::header::{HeaderName, HeaderValue};
 
 use crate::error::HttpError;
@@ -30,7 +35,9 @@ pub(crate) struct RuleHeaders {
     pub(crate) notes: Vec<String>,
 }
 
-/// Expands and validates the rule's `headers`.
+/// Expands and validates the rule's `headers`: `$VAR` reads `env` for names in `allowed` (the
+/// rule's `allowedEnvVars`) that are not credentials, or that `credentials` (the policy's
+/// `credential_env`) names exactly; any other reference is sent empty, with a note.
 ///
 /// # Errors
 /// [`HttpError::BadHeader`] for a name that is not a valid header name, or a value that holds
@@ -39,6 +46,7 @@ pub(crate) struct RuleHeaders {
 pub(crate) fn rule_headers(
     headers: &BTreeMap<String, String>,
     allowed: &[String],
+    credentials: &[String],
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<RuleHeaders, HttpError> {
     let mut out = RuleHeaders::default();
@@ -58,6 +66,14 @@ pub(crate) fn rule_headers(
             if !allowed.iter().any(|a| a == var) {
                 out.notes.push(format!(
                     "header `{name}`: `${var}` is not in allowedEnvVars, so it was sent empty"
+                ));
+                return String::new();
+            }
+            if is_credential_env(var) && !credentials.iter().any(|c| c == var) {
+                out.notes.push(format!(
+                    "header `{name}`: `${var}` is a provider or cloud credential, which hookbox \
+                     keeps from hooks although allowedEnvVars lists it, so it was sent empty \
+                     (the host's http policy must name it in `credential_env` to send it)"
                 ));
                 return String::new();
             }
@@ -137,6 +153,8 @@ mod tests {
             "TOKEN" => Some("t0k".into()),
             "USER_ID" => Some("42".into()),
             "EVIL" => Some("a\r\nX-Injected: 1".into()),
+            "ANTHROPIC_API_KEY" => Some("sk-ant-secret".into()),
+            "AWS_SECRET_ACCESS_KEY" => Some("aws-secret".into()),
             _ => None,
         }
     }
@@ -164,7 +182,7 @@ mod tests {
             ("X-User".to_owned(), "${USER_ID}-$MISSING".to_owned()),
         ]);
         let allowed = vec!["TOKEN".to_owned(), "MISSING".to_owned()];
-        let built = rule_headers(&headers, &allowed, &env).unwrap();
+        let built = rule_headers(&headers, &allowed, &[], &env).unwrap();
         let sent: Vec<(String, String)> = built
             .headers
             .iter()
@@ -187,14 +205,54 @@ mod tests {
     }
 
     #[test]
+    fn credentials_are_not_expanded_unless_the_policy_names_them() {
+        // Issue 16: a plugin listing the agent's model key in allowedEnvVars received it.
+        let headers = BTreeMap::from([
+            ("X-Key".to_owned(), "$ANTHROPIC_API_KEY".to_owned()),
+            ("X-Aws".to_owned(), "${AWS_SECRET_ACCESS_KEY}".to_owned()),
+            ("Authorization".to_owned(), "Bearer $TOKEN".to_owned()),
+        ]);
+        let allowed: Vec<String> = ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "TOKEN"]
+            .map(str::to_owned)
+            .into();
+        let sent = |credentials: &[String]| {
+            let built = rule_headers(&headers, &allowed, credentials, &env).unwrap();
+            let values: BTreeMap<String, String> = built
+                .headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_owned()))
+                .collect();
+            (values, built.notes)
+        };
+        let (values, notes) = sent(&[]);
+        assert_eq!(values["x-key"], "");
+        assert_eq!(values["x-aws"], "");
+        assert_eq!(values["authorization"], "Bearer t0k");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].contains("`$AWS_SECRET_ACCESS_KEY` is a provider or cloud credential")
+                && notes[0].contains("credential_env"),
+            "{notes:?}"
+        );
+        // The user's own policy names one: that one, and only that one, is sent.
+        let (values, notes) = sent(&["ANTHROPIC_API_KEY".to_owned()]);
+        assert_eq!(values["x-key"], "sk-ant-secret");
+        assert_eq!(values["x-aws"], "");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        // A glob or another spelling is not a name: nothing is reopened by it.
+        let (values, _) = sent(&["*".to_owned(), "anthropic_api_key".to_owned()]);
+        assert_eq!(values["x-key"], "");
+    }
+
+    #[test]
     fn reserved_headers_are_skipped_and_bad_ones_refused() {
         let headers = BTreeMap::from([("Host".to_owned(), "evil.example".to_owned())]);
-        let built = rule_headers(&headers, &[], &env).unwrap();
+        let built = rule_headers(&headers, &[], &[], &env).unwrap();
         assert!(built.headers.is_empty());
         assert!(built.notes[0].contains("`Host` was not sent"));
 
         let headers = BTreeMap::from([("X-Inject".to_owned(), "$EVIL".to_owned())]);
-        let err = rule_headers(&headers, &["EVIL".to_owned()], &env).unwrap_err();
+        let err = rule_headers(&headers, &["EVIL".to_owned()], &[], &env).unwrap_err();
         let text = err.to_string();
         assert!(
             text.contains("`X-Inject`") && text.contains("control character"),
@@ -206,7 +264,7 @@ mod tests {
         );
 
         let headers = BTreeMap::from([("Bad Name".to_owned(), "x".to_owned())]);
-        let err = rule_headers(&headers, &[], &env).unwrap_err();
+        let err = rule_headers(&headers, &[], &[], &env).unwrap_err();
         assert!(err.to_string().contains("`Bad Name`"), "{err}");
     }
 }

@@ -12,7 +12,9 @@
 //! settings (as Claude Code), nowhere for a tenant unless the host turns it on, and then only
 //! to allow-listed destinations. The name is resolved once, each address checked, and the
 //! connection made to a checked address (no DNS-rebinding bypass); loopback, private,
-//! link-local (cloud metadata), CGNAT and unique-local addresses need an IP or CIDR entry.
+//! link-local (cloud metadata), CGNAT and unique-local addresses need an entry naming the
+//! address or a CIDR block inside its special range (a wider block such as `0.0.0.0/0` does not
+//! open them).
 //!
 //! The client is hyper's HTTP/1.1 over tokio, with rustls (ring provider, Mozilla's roots) for
 //! `https`; no proxy support (`HTTP_PROXY` is ignored, as a proxy would defeat the address

@@ -1,6 +1,7 @@
 //! Where `http` hooks may send the payload: anywhere for one developer's own settings (as
 //! Claude Code), nowhere for a tenant unless its policy turns them on, and then only to
-//! allow-listed destinations, with special addresses refused unless listed by IP or CIDR.
+//! allow-listed destinations, with special addresses refused unless listed by address (or by a
+//! CIDR block inside the special range: `0.0.0.0/0` does not open loopback).
 //!
 //! The check runs on the address the connection is actually made to, after DNS resolution:
 //! a name that resolves (or re-resolves, DNS rebinding) to the metadata service is refused
@@ -10,7 +11,7 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::destination::Destination;
+use crate::destination::{Destination, mask};
 use crate::special::special;
 
 /// The destination policy of `http` hooks.
@@ -20,6 +21,7 @@ use crate::special::special;
 /// | [`enabled`](Self::enabled) | `true` | `false` |
 /// | [`any_destination`](Self::any_destination) | `true` | `false` |
 /// | [`allow`](Self::allow) | empty | empty |
+/// | [`credential_env`](Self::credential_env) | empty | empty |
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default = "HttpPolicy::tenant", deny_unknown_fields)]
 pub struct HttpPolicy {
@@ -34,8 +36,20 @@ pub struct HttpPolicy {
     /// (`10.0.0.5`, `10.0.0.5:8080`, `10.0.0.0/8`, `[::1]:8080`). A request is allowed when an
     /// entry matches its URL host or its resolved address, and that address is not special
     /// (loopback, private, link-local, CGNAT, unique local, metadata, …) — a special address
-    /// needs an IP or CIDR entry holding it; a host-name entry never lets one through.
+    /// needs an entry naming it by address, or a CIDR block inside its special range
+    /// (`127.0.0.1`, `10.0.0.0/8`, `169.254.169.254`); a host-name entry never lets one
+    /// through, and neither does a wider block that merely contains it (`0.0.0.0/0`, `::/0`,
+    /// `8.0.0.0/5`).
     pub allow: Vec<Destination>,
+    /// Credentials (names on the shared deny-list,
+    /// [`hookbox_core::credentials::CREDENTIAL_ENV`]: `ANTHROPIC_API_KEY`,
+    /// `AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, …) that `$VAR` in a rule's header values may
+    /// expand when the rule's `allowedEnvVars` lists them. Default **empty**: a plugin's
+    /// `allowedEnvVars` asks, this field — the user's or operator's own policy — consents.
+    /// Exact names, case as written; no globs. Variables not on the deny-list need only
+    /// `allowedEnvVars`. (Where `$VAR`s are read from at all is the host's business: a
+    /// tenant's hooks read no host environment.)
+    pub credential_env: Vec<String>,
 }
 
 impl HttpPolicy {
@@ -45,6 +59,7 @@ impl HttpPolicy {
             enabled: true,
             any_destination: true,
             allow: Vec::new(),
+            credential_env: Vec::new(),
         }
     }
 
@@ -54,6 +69,7 @@ impl HttpPolicy {
             enabled: false,
             any_destination: false,
             allow: Vec::new(),
+            credential_env: Vec::new(),
         }
     }
 
@@ -63,6 +79,7 @@ impl HttpPolicy {
             enabled: true,
             any_destination: false,
             allow: allow.into_iter().collect(),
+            credential_env: Vec::new(),
         }
     }
 
@@ -77,10 +94,19 @@ impl HttpPolicy {
                 "`{host}` ({addr}) port {port} is not in the policy's allow-list"
             ));
         }
-        match special(addr) {
-            Some(what) if !self.allow.iter().any(|d| d.contains(addr)) => Some(format!(
-                "`{host}` resolves to {addr}, {what}; only an IP or CIDR entry of the allow-list \
-                 can permit it"
+        // An IPv4-mapped IPv6 address is its IPv4 address here, so its block is IPv4's.
+        let plain = match addr {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(addr, IpAddr::V4),
+            v4 => v4,
+        };
+        match special(plain) {
+            Some(s) if !self.allow.iter().any(|d| d.unlocks(plain, s.prefix)) => Some(format!(
+                "`{host}` resolves to {addr}, {}; only an allow-list entry naming that address, \
+                 or a CIDR block inside {}/{}, can permit it (a wider block that contains it, \
+                 such as `0.0.0.0/0`, does not)",
+                s.reason,
+                mask(plain, s.prefix),
+                s.prefix
             )),
             _ => None,
         }
@@ -147,6 +173,74 @@ mod tests {
     }
 
     #[test]
+    fn a_block_wider_than_the_special_range_does_not_open_it() {
+        // Issue 16: `0.0.0.0/0` meant "anywhere public" and also opened loopback and metadata.
+        let p = policy(&["0.0.0.0/0", "::/0"]);
+        assert_eq!(
+            p.refusal("hooks.example.com", 443, ip("93.184.216.34")),
+            None
+        );
+        assert_eq!(
+            p.refusal("v6.example.com", 443, ip("2606:4700::1111")),
+            None
+        );
+        for special in [
+            "127.0.0.1",
+            "169.254.169.254",
+            "10.0.0.1",
+            "100.100.100.200",
+            "0.0.0.0",
+            "::1",
+            "::",
+            "fd00:ec2::254",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:a9fe:a9fe::1",
+        ] {
+            let refused = p
+                .refusal("x.example.com", 80, ip(special))
+                .unwrap_or_else(|| panic!("{special} must stay closed under 0.0.0.0/0"));
+            assert!(refused.contains("does not"), "{refused}");
+        }
+        // Blocks that contain a special range without being inside it: refused as well.
+        let p = policy(&["8.0.0.0/5", "172.0.0.0/8", "169.0.0.0/8", "fc00::/6"]);
+        for special in ["10.0.0.1", "172.16.0.1", "169.254.169.254", "fd00:ec2::254"] {
+            assert!(p.refusal("x", 80, ip(special)).is_some(), "{special}");
+        }
+    }
+
+    #[test]
+    fn a_block_inside_the_special_range_or_the_address_opens_it() {
+        let p = policy(&[
+            "127.0.0.0/8",
+            "172.20.0.0/16",
+            "169.254.169.254",
+            "fd00::/8",
+            "::1",
+        ]);
+        for (addr, allowed) in [
+            ("127.0.0.1", true),
+            ("::ffff:127.0.0.1", true),
+            ("172.20.1.1", true),
+            ("172.21.0.1", false),
+            ("169.254.169.254", true),
+            ("169.254.170.2", false),
+            ("fd00:ec2::254", true),
+            ("fc00::1", false),
+            ("::1", true),
+        ] {
+            assert_eq!(p.refusal("x", 80, ip(addr)).is_none(), allowed, "{addr}");
+        }
+        // The whole special range named as itself is inside it.
+        let p = policy(&["10.0.0.0/8", "172.16.0.0/12", "100.64.0.0/10"]);
+        for addr in ["10.9.8.7", "172.31.0.1", "100.100.100.200"] {
+            assert_eq!(p.refusal("x", 80, ip(addr)), None, "{addr}");
+        }
+    }
+
+    #[test]
     fn a_deserialised_policy_defaults_to_off() {
         let p: HttpPolicy = serde_json::from_str("{}").unwrap();
         assert_eq!(p, HttpPolicy::tenant());
@@ -154,5 +248,6 @@ mod tests {
             serde_json::from_str(r#"{"enabled": true, "allow": ["hooks.example.com"]}"#).unwrap();
         assert!(p.enabled && !p.any_destination);
         assert!(serde_json::from_str::<HttpPolicy>(r#"{"alow": []}"#).is_err());
+        assert!(p.credential_env.is_empty());
     }
 }

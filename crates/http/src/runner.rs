@@ -201,8 +201,12 @@ impl HttpRunner {
             return Err(HttpError::Disabled { url: url.clone() });
         }
         let target = Target::parse(url)?;
-        let RuleHeaders { headers, mut notes } =
-            rule_headers(&req.spec.headers, &req.spec.allowed_env_vars, req.env)?;
+        let RuleHeaders { headers, mut notes } = rule_headers(
+            &req.spec.headers,
+            &req.spec.allowed_env_vars,
+            &policy.credential_env,
+            req.env,
+        )?;
         let allowed = self
             .checked_addresses(&target, url, policy, &mut notes)
             .await?;

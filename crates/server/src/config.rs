@@ -93,6 +93,14 @@ pub struct Limits {
     pub max_requests_in_flight: usize,
     /// Open connections (closed at accept over it). Default **1024**.
     pub max_connections: usize,
+    /// Open connections from one peer — one IPv4 address, or one IPv6 /64 (what one host is
+    /// usually given) — closed at accept over it, so one client cannot hold every slot.
+    /// Default **64**. Behind a proxy every connection is the proxy's: raise it to
+    /// `max_connections` there and cap clients at the proxy.
+    pub max_connections_per_peer: usize,
+    /// Seconds a connection may sit with no request in progress and nothing received before it
+    /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
+    pub idle_timeout_secs: f64,
     /// Event streams open at once (503 over it). Default **64**.
     pub max_sse_subscribers: usize,
     /// Event streams one tenant may hold (429 over it). Default **4**.
@@ -119,6 +127,8 @@ impl Default for Limits {
             body_read_timeout_secs: 10.0,
             max_requests_in_flight: 256,
             max_connections: 1024,
+            max_connections_per_peer: 64,
+            idle_timeout_secs: 5.0,
             max_sse_subscribers: 64,
             max_sse_subscribers_per_tenant: 4,
             sse_keepalive_secs: 15.0,
@@ -152,6 +162,14 @@ pub struct RuntimeKnobs {
     pub replay_queue: usize,
     /// Replay files kept open. Default **64**.
     pub replay_open_files: usize,
+    /// Bytes of replay files one tenant's folder may hold; over it its least recently written
+    /// files are removed. Default **64 MiB**.
+    pub replay_max_bytes: u64,
+    /// Replay files (sessions) one tenant's folder may hold; the same. Default **256**.
+    pub replay_max_files: usize,
+    /// Per-session data folders (Ghast plugins') one tenant's plugin may keep; opening one more
+    /// removes the least recently used. Default **256**.
+    pub max_session_dirs: usize,
     /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
     /// `PAGEMAP_SCAN`) instead of returning them with `madvise`. Default **false**: in wasmtime
     /// 48.0.8 the scan misses dirty pages that were swapped out, so it is used only when no swap
@@ -174,6 +192,9 @@ impl Default for RuntimeKnobs {
             admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
             replay_queue: lib.replay_queue,
             replay_open_files: lib.replay_open_files,
+            replay_max_bytes: lib.replay_quota.max_bytes,
+            replay_max_files: lib.replay_quota.max_files,
+            max_session_dirs: lib.max_session_dirs,
             pagemap_scan: lib.wasm.pool.pagemap_scan,
         }
     }
@@ -312,11 +333,19 @@ impl ServerConfig {
             l.max_requests_in_flight as u64,
         )?;
         at_least_one("limits.max_connections", l.max_connections as u64)?;
+        at_least_one(
+            "limits.max_connections_per_peer",
+            l.max_connections_per_peer as u64,
+        )?;
+        positive_secs("limits.idle_timeout_secs", l.idle_timeout_secs)?;
         let r = &self.runtime;
         at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
         at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
         at_least_one("runtime.replay_queue", r.replay_queue as u64)?;
         at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
+        at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
+        at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
+        at_least_one("runtime.max_session_dirs", r.max_session_dirs as u64)?;
         if r.reserved_hooks >= r.max_hooks_in_flight {
             return Err(ConfigError::Invalid {
                 key: "runtime.reserved_hooks",
@@ -362,6 +391,11 @@ impl ServerConfig {
             admission_wait: Duration::from_millis(r.admission_wait_ms),
             replay_queue: r.replay_queue,
             replay_open_files: r.replay_open_files,
+            replay_quota: hookbox_host::replay::ReplayQuota {
+                max_bytes: r.replay_max_bytes,
+                max_files: r.replay_max_files,
+            },
+            max_session_dirs: r.max_session_dirs,
             ..RuntimeSettings::default()
         }
     }
@@ -371,6 +405,10 @@ impl Limits {
     /// `header_read_timeout_secs`.
     pub fn header_read_timeout(&self) -> Duration {
         secs(self.header_read_timeout_secs)
+    }
+    /// `idle_timeout_secs`.
+    pub fn idle_timeout(&self) -> Duration {
+        secs(self.idle_timeout_secs)
     }
     /// `body_read_timeout_secs`.
     pub fn body_read_timeout(&self) -> Duration {
@@ -474,7 +512,23 @@ mod tests {
                 "limits.max_requests_in_flight",
             ),
             ("[limits]\nmax_header_bytes = 10", "limits.max_header_bytes"),
+            (
+                "[limits]\nmax_connections_per_peer = 0",
+                "limits.max_connections_per_peer",
+            ),
+            (
+                "[limits]\nidle_timeout_secs = 0",
+                "limits.idle_timeout_secs",
+            ),
+            (
+                "[limits]\nidle_timeout_secs = 1e300",
+                "limits.idle_timeout_secs",
+            ),
             ("[runtime]\nreserved_slots = 300", "runtime.reserved_slots"),
+            (
+                "[runtime]\nreplay_max_files = 0",
+                "runtime.replay_max_files",
+            ),
             ("log_filter = \" \"", "log_filter"),
         ];
         for (text, key) in cases {

@@ -1,5 +1,5 @@
-//! The HTTP side's counters for `/metrics`: requests by route and status, connections open and
-//! refused. The hooks' own metrics (per tenant) come from the host.
+//! The HTTP side's counters for `/metrics`: requests by route and status, connections open,
+//! refused (by the limit that refused them) and closed for idleness. The hooks' own metrics (per tenant) come from the host.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -13,6 +13,8 @@ pub(crate) struct HttpMetrics {
     requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
     pub(crate) connections_open: AtomicU64,
     pub(crate) connections_refused: AtomicU64,
+    pub(crate) connections_refused_per_peer: AtomicU64,
+    pub(crate) connections_idle_closed: AtomicU64,
 }
 
 impl HttpMetrics {
@@ -42,5 +44,15 @@ impl HttpMetrics {
     /// Connections closed at accept because `limits.max_connections` were open.
     pub(crate) fn refused(&self) -> u64 {
         self.connections_refused.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed at accept because their peer held `limits.max_connections_per_peer`.
+    pub(crate) fn refused_per_peer(&self) -> u64 {
+        self.connections_refused_per_peer.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed after `limits.idle_timeout_secs` without a request.
+    pub(crate) fn idle_closed(&self) -> u64 {
+        self.connections_idle_closed.load(Ordering::Relaxed)
     }
 }

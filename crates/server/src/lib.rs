@@ -6,7 +6,8 @@
 //!   ([`DEFAULT_CONFIG`]);
 //! - [`Server`]: binds, loads the tenants, serves the API (`docs/api.md`) and drains on
 //!   shutdown; [`ServerHandle`] shuts it down or reloads every tenant;
-//! - [`dispatch_json`] and [`claude_code_json`]: the two answers, shared with the CLI.
+//! - [`dispatch_json`]: the dispatch answer, shared with the CLI (Claude Code's answer is
+//!   core's `agent::claude_code_json`, shared the same way).
 //!
 //! The server speaks plain HTTP/1.1 and listens on loopback by default: TLS belongs to a proxy in
 //! front of it. It keeps no state but the tenants folder, the compile cache and the replay
@@ -21,8 +22,8 @@ mod api_error;
 mod app;
 mod auth;
 mod body;
-mod claude_answer;
 mod config;
+mod connection;
 mod dispatch_json;
 mod http_metrics;
 mod listener;
@@ -36,7 +37,6 @@ mod server;
 mod tenant_file;
 mod token;
 
-pub use claude_answer::{claude_code_json, claude_response};
 pub use config::{
     ConfigError, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat, RuntimeKnobs, ServerConfig,
 };

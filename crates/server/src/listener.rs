@@ -1,10 +1,15 @@
 //! Accepting connections and serving HTTP/1.1 on them with hyper directly (not `axum::serve`),
 //! for the bounds axum does not expose: a request head must arrive within
-//! `limits.header_read_timeout_secs` (the same timer closes keep-alive connections left idle),
-//! heads are capped at `limits.max_header_bytes`, at most `limits.max_connections` are open
-//! (one more is closed as soon as it is accepted), and a shutdown drains: no new connection is
-//! accepted, every connection finishes the request it is on and closes, and after
-//! `limits.shutdown_grace_secs` whatever is left is cut.
+//! `limits.header_read_timeout_secs`, heads are capped at `limits.max_header_bytes`, at most
+//! `limits.max_connections` are open and at most `limits.max_connections_per_peer` from one
+//! peer (one more is closed as soon as it is accepted), a connection with no request in
+//! progress that received nothing for `limits.idle_timeout_secs` is closed, and a shutdown
+//! drains: no new connection is accepted, every connection finishes the request it is on and
+//! closes, and after `limits.shutdown_grace_secs` whatever is left is cut.
+//!
+//! The per-peer cap is what keeps one unauthenticated client from holding every slot (issue 16:
+//! 48 idle sockets locked a tenant out); the idle timeout is what makes a slot come back soon
+//! when a client walks away.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -19,6 +24,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::app::App;
+use crate::connection::{Activity, Peers, Tracked, Watched};
 
 /// What the drain of connections found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,7 +47,9 @@ pub(crate) async fn serve(
         .header_read_timeout(limits.header_read_timeout())
         .max_header_size(limits.max_header_bytes)
         .keep_alive(true);
+    let idle = limits.idle_timeout();
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let peers = Peers::new(limits.max_connections_per_peer);
     let mut conns = JoinSet::new();
     loop {
         // Finished connections are reaped as we go, so the set holds only live ones.
@@ -59,6 +67,15 @@ pub(crate) async fn serve(
                 continue;
             }
         };
+        // The peer's own cap first: a peer at its cap must not take a global slot either.
+        let Some(peer_slot) = peers.admit(peer.ip()) else {
+            app.http
+                .connections_refused_per_peer
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(%peer, "connection refused: limits.max_connections_per_peer");
+            drop(stream);
+            continue;
+        };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             app.http.connections_refused.fetch_add(1, Ordering::Relaxed);
             drop(stream);
@@ -66,9 +83,10 @@ pub(crate) async fn serve(
         };
         // Small answers must not wait for Nagle's timer.
         let _ = stream.set_nodelay(true);
+        let activity = Activity::new();
         let conn = builder.serve_connection(
-            TokioIo::new(stream),
-            TowerToHyperService::new(router.clone()),
+            TokioIo::new(Watched::new(stream, activity.clone())),
+            Tracked::new(TowerToHyperService::new(router.clone()), activity.clone()),
         );
         let mut down = shutdown.clone();
         let app = app.clone();
@@ -76,10 +94,20 @@ pub(crate) async fn serve(
         conns.spawn(async move {
             let mut conn = std::pin::pin!(conn);
             let result = tokio::select! {
+                // The connection first: bytes that arrived with the idle timer are read (and
+                // count as activity) before the timer is looked at.
+                biased;
                 r = conn.as_mut() => r,
                 () = signalled(&mut down) => {
                     // Finish the request in progress (answered with `Connection: close`), or
                     // close at once if the connection is idle.
+                    conn.as_mut().graceful_shutdown();
+                    conn.await
+                }
+                () = activity.idle_for(idle) => {
+                    app.http.connections_idle_closed.fetch_add(1, Ordering::Relaxed);
+                    // Idle by our count; should a request have begun since, it is answered
+                    // (with `Connection: close`) before the connection closes.
                     conn.as_mut().graceful_shutdown();
                     conn.await
                 }
@@ -89,6 +117,7 @@ pub(crate) async fn serve(
             }
             app.http.connections_open.fetch_sub(1, Ordering::Relaxed);
             drop(slot);
+            drop(peer_slot);
         });
     }
     drop(listener);

@@ -187,11 +187,16 @@ fn runtime(out: &mut String, app: &Arc<App>, tenants: &[TenantRow]) {
     for (name, help, v) in gauges {
         Family::head(out, name, "gauge", help).sample(name, &[], v);
     }
-    let counters: [(&str, &str, u64); 2] = [
+    let counters: [(&str, &str, u64); 3] = [
         (
             "hookbox_replay_dropped_total",
-            "Replay records dropped because the writer's queue was full.",
+            "Replay records dropped: the writer's queue was full, or one record alone was larger than a tenant's replay quota.",
             rt.replay_dropped,
+        ),
+        (
+            "hookbox_replay_files_removed_total",
+            "Replay files removed (least recently written first) to keep a tenant's replay folder within its quota.",
+            rt.replay_files_removed,
         ),
         (
             "hookbox_replay_errors_total",
@@ -238,11 +243,24 @@ fn http(out: &mut String, app: &Arc<App>) {
         Family::head(out, name, "gauge", help).sample(name, &[], v);
     }
     let name = "hookbox_http_connections_refused_total";
+    let mut refused = Family::head(
+        out,
+        name,
+        "counter",
+        "Connections closed at accept, by the limit that refused them.",
+    );
+    refused.sample(name, &[("limit", "max_connections")], app.http.refused());
+    refused.sample(
+        name,
+        &[("limit", "max_connections_per_peer")],
+        app.http.refused_per_peer(),
+    );
+    let name = "hookbox_http_connections_idle_closed_total";
     Family::head(
         out,
         name,
         "counter",
-        "Connections closed at accept because limits.max_connections were open.",
+        "Connections closed after limits.idle_timeout_secs without a request.",
     )
-    .sample(name, &[], app.http.refused());
+    .sample(name, &[], app.http.idle_closed());
 }

@@ -37,6 +37,7 @@ const ROUTES: &[&str] = &[
     "/metrics",
     "/healthz",
     "/readyz",
+    "/v1/status",
 ];
 
 /// Every route, with its layers.
@@ -57,7 +58,8 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/v1/tenants/{id}/fired", get(fired::stream))
         .route("/metrics", get(ops::metrics))
         .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz));
+        .route("/readyz", get(ops::readyz))
+        .route("/v1/status", get(ops::status_counts));
     bounded
         .merge(unbounded)
         .fallback(not_found)

@@ -13,10 +13,11 @@ use serde_json::{Map, Value};
 use super::document::{Ctx, DocKind, Outcome, parse_text};
 use super::foreign::{ForeignFile, ForeignFormat};
 use super::manifest::{self, DEFAULT_HOOKS, Layout};
-use super::read::{ReadError, display_path, is_file_in_dir, parse_json, read_ambient, read_in_dir};
+use super::read::{Entry, display_path, entry_in_dir, parse_json, read_ambient, read_in_dir};
 use super::{FileStatus, FileSummary, LoadOptions, LoadReport};
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
+use crate::files::ReadErrorKind;
 use crate::rule::{PluginInfo, Rule};
 
 /// Bare files looked for in a folder that is not a plugin (a project, a settings folder).
@@ -100,15 +101,17 @@ impl<'o> Loader<'o> {
     fn load_collection(&mut self, path: &Path, depth: usize) {
         // A folder holding only a `.hooks.json` (or a project's `.claude/settings.json`) is
         // found at any searched depth, like a plugin.
+        // A symlink that cannot be followed (dangling, looping, to a FIFO) is loaded too, so
+        // that it is reported instead of skipped.
         for name in BARE_CANDIDATES {
             let p = path.join(name);
-            if p.is_file() {
+            if p.is_file() || p.is_symlink() {
                 self.load_file(&p);
             }
         }
         let gh = path.join(".github").join("hooks");
         for p in sorted_entries(&gh) {
-            if p.extension().is_some_and(|e| e == "json") && p.is_file() {
+            if p.extension().is_some_and(|e| e == "json") && (p.is_file() || p.is_symlink()) {
                 self.load_file(&p);
             }
         }
@@ -198,7 +201,8 @@ impl<'o> Loader<'o> {
     }
 
     fn load_bare(&mut self, path: &Path) {
-        let canonical = std::fs::canonicalize(path).ok();
+        // Only to recognise a file named twice; one that does not resolve fails to read next.
+        let canonical = crate::files::path::canonical(path).ok();
         if let Err(msg) = self.first_load(path, canonical) {
             self.report
                 .diagnostics
@@ -217,7 +221,8 @@ impl<'o> Loader<'o> {
         let text = match read_ambient(path, self.opts.max_file_bytes) {
             Ok(t) => t,
             Err(e) => {
-                self.read_failure(path, &e, dialect, None);
+                let link = std::fs::read_link(path).ok();
+                self.read_failure(path, &e, link.as_deref(), dialect, None);
                 return;
             }
         };
@@ -252,18 +257,32 @@ impl<'o> Loader<'o> {
         self.commit(plugin, rules, invalid);
     }
 
+    /// A file that could not be read: an error naming it, and a failed file in the summary.
+    /// `link` is the target of the symlink the file is, when it is one (a plugin's files may
+    /// be links that stay inside the plugin; one that leads out, dangles or loops is refused,
+    /// and said so — never a plugin that silently loads nothing).
     pub(super) fn read_failure(
         &mut self,
         file: &Path,
-        e: &ReadError,
+        e: &ReadErrorKind,
+        link: Option<&Path>,
         dialect: Dialect,
         plugin: Option<usize>,
     ) {
-        let mut d = Diagnostic::error(file, e.to_string());
+        let mut d = match link {
+            Some(target) => Diagnostic::error(file, refused_link_message(target, e)).fix(
+                "replace the link with a copy of the file it points to, or point it at a file inside the plugin folder",
+            ),
+            None if matches!(e, ReadErrorKind::Escapes) => Diagnostic::error(
+                file,
+                "path leaves the plugin folder (through `..`, an absolute path or a symlink)",
+            ),
+            None => Diagnostic::error(file, e.to_string()),
+        };
         if let Some((l, c)) = e.location() {
             d = d.located(l, c);
         }
-        if let ReadError::TooLarge { .. } = e {
+        if let ReadErrorKind::TooLarge { .. } = e {
             d = d.fix("hook files are small; raise LoadOptions::max_file_bytes only if this one really is that large");
         }
         self.report.diagnostics.push(d);
@@ -323,14 +342,16 @@ impl<'o> Loader<'o> {
     ) -> Option<(Layout, Option<ManifestDoc>)> {
         let read = |this: &mut Self, rel: &str| -> Option<Result<ManifestDoc, ()>> {
             let rel = PathBuf::from(rel);
-            if !is_file_in_dir(dir, &rel) {
-                return None;
-            }
+            let link = match entry_in_dir(dir, &rel) {
+                Entry::Absent => return None,
+                Entry::File => None,
+                Entry::Refused { link_target } => link_target,
+            };
             let shown = display_path(root, &rel);
             let text = match read_in_dir(dir, &rel, this.opts.max_file_bytes) {
                 Ok(t) => t,
                 Err(e) => {
-                    this.read_failure(&shown, &e, Dialect::Claude, None);
+                    this.read_failure(&shown, &e, link.as_deref(), Dialect::Claude, None);
                     return Some(Err(()));
                 }
             };
@@ -382,7 +403,10 @@ impl<'o> Loader<'o> {
             Some(layout) => return manifest_of(self, layout),
             None => {}
         }
-        if is_file_in_dir(dir, Path::new("plugin.json")) {
+        // A file that is there but refused (a symlink out of the folder, a FIFO) still makes
+        // the folder a plugin, so that the refusal is reported instead of the folder skipped.
+        let present = |rel: &str| entry_in_dir(dir, Path::new(rel)) != Entry::Absent;
+        if present("plugin.json") {
             let doc = match read(self, "plugin.json") {
                 Some(Ok(doc)) => doc,
                 _ => return Some((Layout::Agentao, None)),
@@ -390,24 +414,45 @@ impl<'o> Loader<'o> {
             if manifest::is_ghast(&doc.map) {
                 return Some((Layout::Ghast, Some(doc)));
             }
-            if !is_file_in_dir(dir, Path::new(Layout::Claude.manifest()))
-                && !is_file_in_dir(dir, Path::new(Layout::Codex.manifest()))
-            {
+            if !present(Layout::Claude.manifest()) && !present(Layout::Codex.manifest()) {
                 return Some((Layout::Agentao, Some(doc)));
             }
         }
         for layout in [Layout::Claude, Layout::Codex] {
-            if is_file_in_dir(dir, Path::new(layout.manifest())) {
+            if present(layout.manifest()) {
                 return manifest_of(self, layout);
             }
         }
-        if is_file_in_dir(dir, Path::new(DEFAULT_HOOKS)) {
+        if present(DEFAULT_HOOKS) {
             return Some((Layout::Claude, None));
         }
-        if is_file_in_dir(dir, Path::new(Layout::CursorPlugin.manifest())) {
+        if present(Layout::CursorPlugin.manifest()) {
             return Some((Layout::CursorPlugin, None));
         }
         None
+    }
+}
+
+/// What a symlink that could not be read is, for its diagnostic.
+pub(super) fn refused_link_message(target: &Path, e: &ReadErrorKind) -> String {
+    let target = serde_json::Value::String(target.display().to_string());
+    match e {
+        ReadErrorKind::Escapes => format!(
+            "this file is a symbolic link to {target}, which leads out of the plugin folder: hookbox does not follow it, so no rules are loaded from it"
+        ),
+        other => format!(
+            "this file is a symbolic link to {target}, {}: no rules are loaded from it",
+            link_problem(other)
+        ),
+    }
+}
+
+/// Why a symlink's target could not be read.
+pub(super) fn link_problem(e: &ReadErrorKind) -> String {
+    match e {
+        ReadErrorKind::Escapes => "which leads out of the plugin folder".to_owned(),
+        ReadErrorKind::NotFound => "which does not exist".to_owned(),
+        other => format!("which cannot be read ({other})"),
     }
 }
 

@@ -13,6 +13,7 @@ use super::span::JsonPath;
 use super::timeout;
 use super::wasm;
 use crate::event::{EventName, HandlerType, KNOWN_UNSUPPORTED_HOOK_TYPES};
+use crate::limits::{MAX_PROMPT_PLACEHOLDERS, MAX_PROMPT_TEXT_BYTES, PROMPT_PLACEHOLDER};
 use crate::matcher::Matcher;
 use crate::rule::{FailMode, Handler, IfCondition, Rule, RuleSource};
 
@@ -27,6 +28,31 @@ fn allowed_list(event: EventName) -> String {
         .map(|t| format!("'{}'", t.as_str()))
         .collect();
     format!("[{}]", names.join(", "))
+}
+
+/// Why a prompt rule's text is refused at load, with the fix: longer than any rule may add,
+/// or more `{userMessage}` placeholders than [`MAX_PROMPT_PLACEHOLDERS`] (each one repeats the
+/// user's whole prompt in the answer).
+fn prompt_problem(text: &str) -> Option<(String, String)> {
+    if text.len() > MAX_PROMPT_TEXT_BYTES {
+        return Some((
+            format!(
+                "the prompt is {} bytes, over the {MAX_PROMPT_TEXT_BYTES} bytes one rule may add to a verdict — skipped.",
+                text.len()
+            ),
+            "keep a prompt rule's text short; a hook that must add more should be a command hook"
+                .to_owned(),
+        ));
+    }
+    let n = text.matches(PROMPT_PLACEHOLDER).count();
+    (n > MAX_PROMPT_PLACEHOLDERS).then(|| {
+        (
+            format!(
+                "the prompt holds {PROMPT_PLACEHOLDER} {n} times; at most {MAX_PROMPT_PLACEHOLDERS} are allowed, as each one repeats the user's whole prompt — skipped."
+            ),
+            format!("use {PROMPT_PLACEHOLDER} at most {MAX_PROMPT_PLACEHOLDERS} times (once is usual)"),
+        )
+    })
 }
 
 /// Parses a handler; pushes its rule or the diagnostic that skipped it.
@@ -97,7 +123,13 @@ pub(crate) fn parse_handler(
             None => return,
         },
         HandlerType::Prompt => match obj.get("prompt") {
-            Some(Value::String(p)) => Handler::Prompt { prompt: p.clone() },
+            Some(Value::String(p)) => match prompt_problem(p) {
+                None => Handler::Prompt { prompt: p.clone() },
+                Some((message, fix)) => {
+                    ctx.reject(&path.key("prompt"), message, Some(fix));
+                    return;
+                }
+            },
             Some(other) => {
                 ctx.skip(
                     &path.key("prompt"),

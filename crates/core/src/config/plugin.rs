@@ -11,10 +11,11 @@ use super::FileSummary;
 use super::discover::{Loader, ManifestDoc, status_of};
 use super::document::{Ctx, DocKind, Outcome, parse_document, parse_text};
 use super::manifest::{self, DEFAULT_HOOKS, HookSource, Layout};
-use super::read::{ReadError, display_path, is_file_in_dir, read_in_dir};
+use super::read::{Entry, display_path, entry_in_dir, read_in_dir};
 use super::span::JsonPath;
 use crate::diagnostic::Severity;
 use crate::dialect::Dialect;
+use crate::files::ReadErrorKind;
 use crate::rule::{PluginInfo, Rule};
 
 /// One plugin being loaded.
@@ -43,7 +44,16 @@ impl Loader<'_> {
         let Ok(dir) = Dir::open_ambient_dir(root, cap_std::ambient_authority()) else {
             return false;
         };
-        let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        // The folder opened, so it resolves; if it no longer does (removed meanwhile), say so.
+        let canonical_root = match crate::files::path::canonical(root) {
+            Ok(c) => c,
+            Err(e) => {
+                self.report
+                    .diagnostics
+                    .push(crate::diagnostic::Diagnostic::error(root, e.to_string()));
+                return true;
+            }
+        };
         if self.seen_roots.contains(&canonical_root) {
             self.report.diagnostics.push(
                 crate::diagnostic::Diagnostic::warning(
@@ -131,7 +141,9 @@ impl Loader<'_> {
         dialect_problem: Option<(JsonPath, String)>,
     ) {
         let default = PathBuf::from(DEFAULT_HOOKS);
-        let default_exists = is_file_in_dir(plan.dir, &default);
+        // Present but refused (a symlink out of the plugin, a FIFO) counts: loading it reports
+        // why, where skipping it would load the plugin with no rules and no word.
+        let default_exists = entry_in_dir(plan.dir, &default) != Entry::Absent;
         let Some(doc) = doc else {
             if default_exists {
                 self.load_plugin_file(plan, &default, None);
@@ -212,6 +224,65 @@ impl Loader<'_> {
         plan.invalid += mctx.invalid;
     }
 
+    /// Reports a plugin file that could not be read: at the manifest field that named it, or
+    /// as a file of its own; a symlink that leads out of the plugin, dangles or loops is named
+    /// as such.
+    fn refused_plugin_file(
+        &mut self,
+        plan: &mut PluginLoad<'_>,
+        rel: &Path,
+        shown: &Path,
+        e: &ReadErrorKind,
+        named_by: Option<NamedBy<'_, '_>>,
+    ) {
+        let link = match entry_in_dir(plan.dir, rel) {
+            Entry::Refused { link_target } => link_target,
+            Entry::Absent | Entry::File => None,
+        };
+        let Some(by) = named_by else {
+            plan.invalid += 1;
+            self.read_failure(shown, e, link.as_deref(), plan.dialect, Some(plan.plugin));
+            return;
+        };
+        let raw = serde_json::Value::String(by.raw.to_owned());
+        let (message, fix) = match (e, link) {
+            (ReadErrorKind::Escapes, _) => (
+                format!(
+                    "path leaves the plugin folder: manifest field '{}' names {raw} (through a symlink) — not loaded",
+                    by.field
+                ),
+                Some(
+                    "name a file inside the plugin, relative to its root (e.g. \"./hooks/hooks.json\")",
+                ),
+            ),
+            (ReadErrorKind::NotFound, None) => (
+                format!(
+                    "hooks file {raw} named by manifest field '{}' does not exist — not loaded",
+                    by.field
+                ),
+                None,
+            ),
+            // A dangling or looping link: say it is one, not that nothing is there.
+            (e, Some(target)) => (
+                format!(
+                    "hooks file {raw} named by manifest field '{}' is a symbolic link to {}, {} — not loaded",
+                    by.field,
+                    serde_json::Value::String(target.display().to_string()),
+                    super::discover::link_problem(e)
+                ),
+                Some(
+                    "replace the link with a copy of the file it points to, or point it at a file inside the plugin folder",
+                ),
+            ),
+            (e, None) => {
+                plan.invalid += 1;
+                self.read_failure(shown, e, None, plan.dialect, Some(plan.plugin));
+                return;
+            }
+        };
+        by.mctx.invalid(by.field, message, fix.map(str::to_owned));
+    }
+
     /// Reads and parses one file beneath the plugin folder.
     fn load_plugin_file(
         &mut self,
@@ -220,43 +291,16 @@ impl Loader<'_> {
         named_by: Option<NamedBy<'_, '_>>,
     ) {
         let shown = display_path(plan.root, rel);
-        let text = match (
-            read_in_dir(plan.dir, rel, self.opts.max_file_bytes),
-            named_by,
-        ) {
-            (Ok(t), by) => (t, by),
-            (Err(ReadError::NotFound), Some(by)) => {
-                by.mctx.invalid(
-                    by.field,
-                    format!(
-                        "hooks file {} named by manifest field '{}' does not exist — not loaded",
-                        serde_json::Value::String(by.raw.to_owned()),
-                        by.field
-                    ),
-                    None,
-                );
-                return;
-            }
-            (Err(ReadError::Escapes), Some(by)) => {
-                by.mctx.invalid(
-                    by.field,
-                    format!(
-                        "path leaves the plugin folder: manifest field '{}' names {} (through a symlink) — not loaded",
-                        by.field,
-                        serde_json::Value::String(by.raw.to_owned())
-                    ),
-                    Some("name a file inside the plugin, relative to its root (e.g. \"./hooks/hooks.json\")".to_owned()),
-                );
-                return;
-            }
-            (Err(e), _) => {
-                plan.invalid += 1;
-                self.read_failure(&shown, &e, plan.dialect, Some(plan.plugin));
+        let text = match read_in_dir(plan.dir, rel, self.opts.max_file_bytes) {
+            Ok(t) => (t, named_by),
+            Err(e) => {
+                self.refused_plugin_file(plan, rel, &shown, &e, named_by);
                 return;
             }
         };
         let (text, named_by) = text;
-        let canonical = std::fs::canonicalize(plan.root.join(rel)).ok();
+        // Only to recognise a file named twice: a file just read resolves.
+        let canonical = crate::files::path::canonical(&plan.root.join(rel)).ok();
         if let Err(msg) = self.first_load(&shown, canonical) {
             let fix = Some("name each hooks file once".to_owned());
             match named_by {

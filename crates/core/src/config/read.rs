@@ -1,203 +1,78 @@
-//! Reading hook files safely: bounded in size, regular files only, UTF-8 checked with a located
-//! error, JSON syntax errors located in characters. Plugin contents are opened beneath the plugin
-//! folder through `cap_std::fs::Dir`, so no path written in a manifest can reach outside it.
+//! Reading hook files: plugin contents are opened beneath the plugin folder through
+//! `cap_std::fs::Dir`, so no path written in a manifest can reach outside it; a file the user
+//! named directly is opened as named. Either way the checks and the bounded read are the ones of
+//! [`crate::files::read`] (open without blocking, fstat the opened file, regular files only,
+//! bounded, UTF-8 located). JSON syntax errors are located in characters.
 //!
-//! A file is opened first — without blocking (`O_NONBLOCK`, and `O_NOCTTY`) — and it is the
-//! *opened* file's metadata that is checked, never a `stat` of the path before opening: a FIFO
-//! swapped in between would otherwise block the loader in `open` until a writer came.
+//! Symlinks inside a plugin folder that stay inside it are followed (cap-std resolves them
+//! beneath the folder); one that leads out, dangles or loops is refused, and the loader says so
+//! ([`entry_in_dir`] tells a refused link from a missing file).
 
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
 use serde_json::Value;
 
 use super::span::Locator;
+use crate::files::read::{ReadErrorKind, Symlinks, check_opened, decode_utf8, read_bounded};
 
-/// Why a hook file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    /// Nothing at that path.
-    #[error("no such file")]
-    NotFound,
-    /// A directory, FIFO, device…: reading it could block or mean nothing.
-    #[error("not a regular file ({kind})")]
-    NotAFile {
-        /// What it is instead: `a directory`, `a FIFO`, `a character device`, …
-        kind: &'static str,
-    },
-    /// The path resolves outside the plugin folder (through `..`, an absolute path or a symlink).
-    #[error("path leaves the plugin folder")]
-    Escapes,
-    /// Larger than [`LoadOptions::max_file_bytes`](super::LoadOptions::max_file_bytes).
-    #[error("file is {size} bytes, over the limit of {max} bytes")]
-    TooLarge {
-        /// Its size (or the bytes read before stopping, if it grew while being read).
-        size: u64,
-        /// The limit.
-        max: u64,
-    },
-    /// Not UTF-8.
-    #[error("invalid UTF-8 at byte {offset}")]
-    InvalidUtf8 {
-        /// Byte offset of the first invalid byte.
-        offset: usize,
-        /// Its 1-based line.
-        line: u32,
-        /// Its 1-based column, in characters.
-        column: u32,
-    },
-    /// Any other I/O failure.
-    #[error("cannot read: {0}")]
-    Io(#[source] io::Error),
-}
-
-impl ReadError {
-    /// Line and column, when the error is about a place in the file.
-    pub fn location(&self) -> Option<(u32, u32)> {
-        match self {
-            ReadError::InvalidUtf8 { line, column, .. } => Some((*line, *column)),
-            _ => None,
-        }
-    }
-
-    fn from_io(e: io::Error) -> ReadError {
-        match e.kind() {
-            io::ErrorKind::NotFound => ReadError::NotFound,
-            // cap-std reports an escape attempt (`..`, absolute path, symlink out) this way.
-            io::ErrorKind::PermissionDenied
-                if e.to_string().contains("outside of the filesystem") =>
-            {
-                ReadError::Escapes
-            }
-            _ => ReadError::Io(e),
-        }
-    }
-}
-
-/// Reads the regular file `rel` beneath the folder `root`, as hook files are read: `rel` may
-/// not leave `root` (through `..`, an absolute path or a symlink), the file is opened without
-/// blocking and refused unless the opened file is a regular file of at most `max_bytes` bytes,
-/// and it must be UTF-8. For host files that a repository controls, such as
-/// `.hookbox/settings.json`: a symlink to `/dev/zero` or a FIFO is refused, never read or
-/// waited on.
-pub fn read_file_beneath(root: &Path, rel: &Path, max_bytes: u64) -> Result<String, ReadError> {
-    let dir =
-        Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(ReadError::from_io)?;
-    read_in_dir(&dir, rel, max_bytes)
-}
-
-/// Reads a file the user named directly (a bare hooks or settings file).
-pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadError> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, nonblocking_flags());
-    let file = opts.open(path).map_err(ReadError::from_io)?;
-    check_opened(&file, max)?;
-    read_bounded(file, max)
+/// Reads a file the user named directly (a bare hooks or settings file): a symlink they named
+/// is followed (a `~/.claude/settings.json` may link into a dotfiles repository).
+pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadErrorKind> {
+    crate::files::read_file(path, max, Symlinks::Follow).map_err(|e| e.kind)
 }
 
 /// Reads `rel` beneath a plugin folder.
-pub(crate) fn read_in_dir(dir: &Dir, rel: &Path, max: u64) -> Result<String, ReadError> {
+pub(crate) fn read_in_dir(dir: &Dir, rel: &Path, max: u64) -> Result<String, ReadErrorKind> {
     let file = open_in_dir(dir, rel)?;
     check_opened(&file, max)?;
-    read_bounded(file, max)
+    decode_utf8(read_bounded(file, max)?)
 }
 
 /// Opens `rel` beneath `dir` for reading, without blocking whatever it turns out to be.
-fn open_in_dir(dir: &Dir, rel: &Path) -> Result<std::fs::File, ReadError> {
+fn open_in_dir(dir: &Dir, rel: &Path) -> Result<std::fs::File, ReadErrorKind> {
     let mut opts = cap_std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
-    cap_std::fs::OpenOptionsExt::custom_flags(&mut opts, nonblocking_flags());
+    cap_std::fs::OpenOptionsExt::custom_flags(
+        &mut opts,
+        crate::files::read::flag_bits(crate::files::read::nonblocking_flags()),
+    );
     dir.open_with(rel, &opts)
         .map(cap_std::fs::File::into_std)
-        .map_err(ReadError::from_io)
+        .map_err(ReadErrorKind::from_io)
 }
 
-/// `O_NONBLOCK | O_NOCTTY`: opening a FIFO returns at once instead of waiting for a writer,
-/// and opening a terminal never makes it ours. A regular file reads the same either way.
-#[cfg(unix)]
-fn nonblocking_flags() -> i32 {
-    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-    // The flags are small positive constants (0o4000 | 0o400 on Linux).
-    i32::try_from(flags.bits()).unwrap_or(0)
+/// What is at a path beneath a plugin folder, before reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// Nothing.
+    Absent,
+    /// A regular file (possibly through a symlink that stays inside the folder).
+    File,
+    /// Something the loader will not read: a symlink that leads out of the folder, dangles or
+    /// loops, a folder, a FIFO, a device. Reading it gives the reason.
+    Refused {
+        /// The symlink's target as written, when the entry is a symlink.
+        link_target: Option<PathBuf>,
+    },
 }
 
-/// Whether `rel` exists beneath the plugin folder as a regular file.
-pub(crate) fn is_file_in_dir(dir: &Dir, rel: &Path) -> bool {
-    dir.metadata(rel).is_ok_and(|m| m.is_file())
-}
-
-/// Checks the opened file: a regular file, at most `max` bytes by its metadata.
-fn check_opened(file: &std::fs::File, max: u64) -> Result<(), ReadError> {
-    let meta = file.metadata().map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile {
-            kind: kind_of(meta.file_type()),
-        });
+/// What is at `rel` beneath the plugin folder.
+pub(crate) fn entry_in_dir(dir: &Dir, rel: &Path) -> Entry {
+    if dir.metadata(rel).is_ok_and(|m| m.is_file()) {
+        return Entry::File;
     }
-    // Refuse before reading: a 100 MB file is never pulled into memory.
-    if meta.len() > max {
-        return Err(ReadError::TooLarge {
-            size: meta.len(),
-            max,
-        });
+    match dir.symlink_metadata(rel) {
+        Err(_) => Entry::Absent,
+        Ok(m) => Entry::Refused {
+            link_target: m
+                .file_type()
+                .is_symlink()
+                .then(|| dir.read_link_contents(rel).ok())
+                .flatten(),
+        },
     }
-    Ok(())
-}
-
-/// What a file that is not a regular file is, for messages.
-fn kind_of(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
-}
-
-fn read_bounded(file: std::fs::File, max: u64) -> Result<String, ReadError> {
-    // The metadata may lie (procfs, a file growing meanwhile): bound the read itself too.
-    let mut bytes = Vec::new();
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if read > max {
-        return Err(ReadError::TooLarge { size: read, max });
-    }
-    decode_utf8(bytes)
-}
-
-/// Bytes to text, locating the first invalid byte.
-pub(crate) fn decode_utf8(bytes: Vec<u8>) -> Result<String, ReadError> {
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let valid = std::str::from_utf8(&e.as_bytes()[..offset]).unwrap_or("");
-        let (line, column) = Locator::new(valid).line_col(offset);
-        ReadError::InvalidUtf8 {
-            offset,
-            line,
-            column,
-        }
-    })
 }
 
 /// A JSON syntax error, located.
@@ -246,23 +121,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn invalid_utf8_is_located() {
-        let mut bytes = b"{\n  \"a\": \"\xc3\xa9".to_vec();
-        bytes.extend_from_slice(b"\xff\"}");
-        match decode_utf8(bytes) {
-            Err(ReadError::InvalidUtf8 {
-                offset,
-                line,
-                column,
-            }) => {
-                // `  "a": "é` is 9 characters: the bad byte is the 10th.
-                assert_eq!((offset, line, column), (12, 2, 10));
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
     fn syntax_errors_are_located_in_characters() {
         let e = parse_json("{\n  \"é\": [1,]\n}").unwrap_err();
         // serde_json points at the `]` after the comma: byte column 12, character column 11.
@@ -282,139 +140,65 @@ mod tests {
         assert!(parse_json(&text).unwrap_err().too_deep);
     }
 
+    #[cfg(unix)]
     #[test]
-    fn size_is_checked_before_and_while_reading() {
+    fn cap_std_refuses_escapes_and_entries_say_why() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(outer.path().join("secret.json"), "{}").unwrap();
+        let root = outer.path().join("plugin");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(root.join("inside.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outer.path().join("secret.json"), root.join("link.json"))
+            .unwrap();
+        std::os::unix::fs::symlink("inside.json", root.join("alias.json")).unwrap();
+        std::os::unix::fs::symlink("gone.json", root.join("dangling.json")).unwrap();
+        let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority()).unwrap();
+        for rel in ["link.json", "../secret.json"] {
+            let e = read_in_dir(&dir, Path::new(rel), 100).unwrap_err();
+            assert!(matches!(e, ReadErrorKind::Escapes), "{rel}: {e:?}");
+        }
+        assert_eq!(
+            entry_in_dir(&dir, Path::new("link.json")),
+            Entry::Refused {
+                link_target: Some(outer.path().join("secret.json"))
+            }
+        );
+        assert_eq!(
+            entry_in_dir(&dir, Path::new("dangling.json")),
+            Entry::Refused {
+                link_target: Some(PathBuf::from("gone.json"))
+            }
+        );
+        assert_eq!(entry_in_dir(&dir, Path::new("alias.json")), Entry::File);
+        assert_eq!(
+            read_in_dir(&dir, Path::new("alias.json"), 100).unwrap(),
+            "{}"
+        );
+        assert_eq!(entry_in_dir(&dir, Path::new("none.json")), Entry::Absent);
+        std::fs::create_dir(root.join("folder.json")).unwrap();
+        assert_eq!(
+            entry_in_dir(&dir, Path::new("folder.json")),
+            Entry::Refused { link_target: None }
+        );
+    }
+
+    #[test]
+    fn named_files_are_read_through_the_one_reader() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("big.json");
         std::fs::write(&p, vec![b' '; 2048]).unwrap();
         assert!(matches!(
             read_ambient(&p, 1024),
-            Err(ReadError::TooLarge {
+            Err(ReadErrorKind::TooLarge {
                 size: 2048,
                 max: 1024
             })
         ));
-        assert!(read_ambient(&p, 4096).is_ok());
         assert!(matches!(
             read_ambient(dir.path(), 4096),
-            Err(ReadError::NotAFile {
+            Err(ReadErrorKind::NotAFile {
                 kind: "a directory"
             })
         ));
-        assert!(matches!(
-            read_ambient(&dir.path().join("nope"), 1),
-            Err(ReadError::NotFound)
-        ));
-        let f = std::fs::File::open(&p).unwrap();
-        assert!(matches!(
-            read_bounded(f, 100),
-            Err(ReadError::TooLarge {
-                size: 101,
-                max: 100
-            })
-        ));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn cap_std_refuses_escapes() {
-        let outer = tempfile::tempdir().unwrap();
-        std::fs::write(outer.path().join("secret.json"), "{}").unwrap();
-        let root = outer.path().join("plugin");
-        std::fs::create_dir(&root).unwrap();
-        std::os::unix::fs::symlink(outer.path().join("secret.json"), root.join("link.json"))
-            .unwrap();
-        let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority()).unwrap();
-        for rel in ["link.json", "../secret.json"] {
-            let e = read_in_dir(&dir, Path::new(rel), 100).unwrap_err();
-            assert!(matches!(e, ReadError::Escapes), "{rel}: {e:?}");
-        }
-        assert!(!is_file_in_dir(&dir, Path::new("link.json")));
-    }
-
-    #[cfg(unix)]
-    fn fifo(path: &Path) {
-        use rustix::fs::{FileType, Mode, mknodat};
-        mknodat(
-            rustix::fs::CWD,
-            path,
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn files_are_opened_without_blocking() {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::write(root.path().join("settings.json"), "{}").unwrap();
-        let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
-        let file = open_in_dir(&dir, Path::new("settings.json")).unwrap();
-        let flags = rustix::fs::fcntl_getfl(&file).unwrap();
-        assert!(flags.contains(rustix::fs::OFlags::NONBLOCK), "{flags:?}");
-        // So a FIFO with no writer opens at once, and the opened file's type refuses it.
-        fifo(&root.path().join("pipe"));
-        let file = open_in_dir(&dir, Path::new("pipe")).unwrap();
-        assert!(matches!(
-            check_opened(&file, 100),
-            Err(ReadError::NotAFile { kind: "a FIFO" })
-        ));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn read_file_beneath_refuses_fifos_devices_escapes_and_oversize() {
-        let outer = tempfile::tempdir().unwrap();
-        let root = outer.path().join("project");
-        std::fs::create_dir_all(root.join(".hookbox")).unwrap();
-        std::fs::write(outer.path().join("outside.json"), "{}").unwrap();
-        std::fs::write(root.join(".hookbox/ok.json"), "{\"replay\": {}}").unwrap();
-        std::fs::write(root.join(".hookbox/big.json"), vec![b' '; 2048]).unwrap();
-        fifo(&root.join(".hookbox/settings.json"));
-        std::os::unix::fs::symlink("/dev/zero", root.join(".hookbox/zero.json")).unwrap();
-        std::os::unix::fs::symlink("../../outside.json", root.join(".hookbox/out.json")).unwrap();
-        let read = |rel: &str| read_file_beneath(&root, Path::new(rel), 1024);
-        assert_eq!(read(".hookbox/ok.json").unwrap(), "{\"replay\": {}}");
-        let e = read(".hookbox/settings.json").unwrap_err();
-        assert!(matches!(e, ReadError::NotAFile { kind: "a FIFO" }), "{e:?}");
-        assert_eq!(e.to_string(), "not a regular file (a FIFO)");
-        for rel in [
-            ".hookbox/zero.json",
-            ".hookbox/out.json",
-            "../outside.json",
-            "/etc/passwd",
-        ] {
-            assert!(
-                matches!(read(rel), Err(ReadError::Escapes)),
-                "{rel}: {:?}",
-                read(rel)
-            );
-        }
-        assert!(matches!(
-            read(".hookbox/big.json"),
-            Err(ReadError::TooLarge {
-                size: 2048,
-                max: 1024
-            })
-        ));
-        assert!(matches!(
-            read(".hookbox/none.json"),
-            Err(ReadError::NotFound)
-        ));
-        // A file named directly may be anywhere, but it must still be a regular file.
-        let e = read_ambient(&root.join(".hookbox/zero.json"), 1024).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ReadError::NotAFile {
-                    kind: "a character device"
-                }
-            ),
-            "{e:?}"
-        );
-        let e = read_ambient(&root.join(".hookbox/settings.json"), 1024).unwrap_err();
-        assert!(matches!(e, ReadError::NotAFile { kind: "a FIFO" }), "{e:?}");
     }
 }

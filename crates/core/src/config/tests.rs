@@ -6,6 +6,7 @@ mod agents;
 mod duplicates;
 mod errors;
 mod loading;
+mod maxima;
 mod regex_cap;
 
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! A hook's timeout: the rule's own `timeout` (seconds; a value that looks like milliseconds is
 //! warned about), else the default of its dialect and event, and the most it may ask for —
 //! ghast's 30 s, Claude Code's 60 s on `SessionEnd`, Codex's 3 s on `SessionEnd` and
-//! `Interrupt`. A timeout over a cap is clamped, with a warning.
+//! `Interrupt`. A timeout over a cap is clamped, with a warning; one over
+//! [`MAX_TIMEOUT_SECS`] (a day), which no host could honour, is refused with an error.
 //!
 //! Codex files are read in the `claude` dialect; a file is Codex's when it comes from a
 //! `.codex-plugin` plugin or lies under a `.codex` folder ([`is_codex_path`]), and only the caps
@@ -15,6 +16,7 @@ use super::document::{Ctx, describe};
 use super::span::JsonPath;
 use crate::dialect::{CLAUDE_SESSION_END_MAX_SECS, CODEX_SHORT_EVENT_MAX_SECS, Dialect};
 use crate::event::EventName;
+use crate::limits::MAX_TIMEOUT_SECS;
 
 /// Whether a file at `path` is a Codex file (under a `.codex` or `.codex-plugin` folder).
 pub(crate) fn is_codex_path(path: &Path) -> bool {
@@ -88,6 +90,30 @@ pub(crate) fn parse(
             &tpath,
             format!("'timeout' must be a positive number of seconds, found {n} — skipped."),
             None,
+        );
+        return Err(());
+    }
+    if t > MAX_TIMEOUT_SECS {
+        // Refused, never clamped: a value this far off is a mistake, and near 10¹⁹ s it once
+        // overflowed the host's deadline arithmetic.
+        let ms = if t >= 1000.0 && t / 1000.0 <= MAX_TIMEOUT_SECS {
+            format!(
+                "; if you meant {} milliseconds, write \"timeout\": {}",
+                n,
+                t / 1000.0
+            )
+        } else {
+            String::new()
+        };
+        ctx.reject(
+            &tpath,
+            format!(
+                "timeout {n} s is over the maximum of {MAX_TIMEOUT_SECS} s ({}) any hook may ask for — skipped.",
+                human_secs(MAX_TIMEOUT_SECS)
+            ),
+            Some(format!(
+                "give at most {MAX_TIMEOUT_SECS} seconds{ms}"
+            )),
         );
         return Err(());
     }

@@ -12,6 +12,7 @@ use super::document::{Ctx, describe};
 use super::manifest::{PathProblem, plugin_relative};
 use super::span::JsonPath;
 use crate::event::EventName;
+use crate::limits::wasm_field_maximum;
 use crate::rule::{Access, MountSpec, WasmSpec};
 
 /// Every key a wasm handler may have.
@@ -69,8 +70,22 @@ fn positive_u64(
     path: &JsonPath,
     key: &str,
 ) -> Result<Option<u64>, ()> {
+    let (max, what) = wasm_field_maximum(key).unwrap_or((u64::MAX, "units"));
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > max) => {
+            // Refused, never clamped: the policy's own maximum is lower still.
+            ctx.reject(
+                &path.key(key),
+                format!(
+                    "'{key}' is {n}, over the maximum of {max} ({what}) a hooks file may ask for — skipped."
+                ),
+                Some(format!(
+                    "ask for at most {max}; the host's policy may allow less"
+                )),
+            );
+            Err(())
+        }
         Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > 0) => Ok(n.as_u64()),
         Some(other) => {
             ctx.reject(

@@ -1,28 +1,111 @@
 //! Tool-name aliases, resolved both ways: a rule for `Bash` matches a `run_shell_command` call and
 //! a rule for `run_shell_command` matches a `Bash` call. The default table covers the main source
-//! system's names (Agentao) and Gemini CLI's; embedders add their own.
+//! system's names (Agentao) and those of every coding agent hookbox speaks (`crate::agent`); each
+//! name says which agents send it, so an agent's adapter can map a Claude Code name back to the
+//! agent's own. Embedders add their own.
 
 use std::collections::HashMap;
 
-/// Claude Code name → names the same tool has in other agents (Agentao, Gemini CLI).
-const DEFAULT_ALIASES: &[(&str, &[&str])] = &[
-    ("Bash", &["run_shell_command", "shell"]),
-    ("Read", &["read_file"]),
-    ("Write", &["write_file"]),
-    ("Edit", &["replace"]),
-    ("Glob", &["glob"]),
-    ("Grep", &["search_file_content", "grep_search"]),
-    ("WebFetch", &["web_fetch"]),
-    ("WebSearch", &["web_search", "google_web_search"]),
-    ("LS", &["list_directory"]),
-    ("SaveMemory", &["save_memory"]),
-    ("AskUser", &["ask_user"]),
-    ("TodoWrite", &["todo_write", "write_todos"]),
-    ("PlanSave", &["plan_save"]),
-    ("PlanFinalize", &["plan_finalize"]),
-    ("ActivateSkill", &["activate_skill"]),
-    ("ReadManyFiles", &["read_many_files"]),
-];
+use crate::agent::Agent;
+
+/// Claude Code name → the names the same tool has in other agents, each with the agents that
+/// send it (an empty list: Agentao's, matched but sent by no adapter). Sources: the agents'
+/// tool tables in `docs/agents.md`. Codex's `apply_patch` carries a patch, not a file path; its
+/// matchers treat it as `Edit` (and `Write`), so it joins `Edit` here.
+pub(crate) const DEFAULT_ALIASES: &[(&str, &[(&str, &[Agent])])] = {
+    use Agent::{Codex, Copilot, Cursor, Gemini, Kimi, VsCode};
+    &[
+        (
+            "Bash",
+            &[
+                ("run_shell_command", &[Gemini]),
+                ("shell", &[]),
+                ("Shell", &[Cursor, Kimi]),
+                ("bash", &[Copilot]),
+                ("run_in_terminal", &[VsCode]),
+                ("runTerminalCommand", &[]),
+            ],
+        ),
+        ("PowerShell", &[("powershell", &[Copilot])]),
+        (
+            "Read",
+            &[
+                ("read_file", &[Gemini, VsCode]),
+                ("view", &[Copilot]),
+                ("ReadFile", &[Kimi]),
+            ],
+        ),
+        (
+            "Write",
+            &[
+                ("write_file", &[Gemini]),
+                ("create", &[Copilot]),
+                ("create_file", &[VsCode]),
+                ("WriteFile", &[Kimi]),
+            ],
+        ),
+        (
+            "Edit",
+            &[
+                ("replace", &[Gemini]),
+                ("edit", &[Copilot]),
+                ("replace_string_in_file", &[VsCode]),
+                ("editFiles", &[]),
+                ("StrReplaceFile", &[Kimi]),
+                ("apply_patch", &[Codex, Copilot]),
+            ],
+        ),
+        ("Glob", &[("glob", &[Gemini, Copilot])]),
+        (
+            "Grep",
+            &[
+                ("search_file_content", &[]),
+                ("grep_search", &[Gemini]),
+                ("grep", &[Copilot]),
+            ],
+        ),
+        (
+            "WebFetch",
+            &[
+                ("web_fetch", &[Gemini, Copilot]),
+                ("fetch_webpage", &[VsCode]),
+                ("FetchURL", &[Kimi]),
+            ],
+        ),
+        (
+            "WebSearch",
+            &[
+                ("web_search", &[]),
+                ("google_web_search", &[Gemini]),
+                ("SearchWeb", &[Kimi]),
+            ],
+        ),
+        ("LS", &[("list_directory", &[Gemini])]),
+        // Claude Code's own earlier name for `Agent` is `Task` (real hook files still match it).
+        (
+            "Agent",
+            &[
+                ("Task", &[Cursor]),
+                ("task", &[Copilot]),
+                ("invoke_agent", &[Gemini]),
+            ],
+        ),
+        ("SaveMemory", &[("save_memory", &[Gemini])]),
+        ("AskUser", &[("ask_user", &[Gemini, Copilot])]),
+        (
+            "TodoWrite",
+            &[
+                ("todo_write", &[]),
+                ("write_todos", &[Gemini]),
+                ("SetTodoList", &[Kimi]),
+            ],
+        ),
+        ("PlanSave", &[("plan_save", &[])]),
+        ("PlanFinalize", &[("plan_finalize", &[])]),
+        ("ActivateSkill", &[("activate_skill", &[Gemini])]),
+        ("ReadManyFiles", &[("read_many_files", &[Gemini])]),
+    ]
+};
 
 /// A bidirectional alias table: names in one group are the same tool.
 #[derive(Debug, Clone)]
@@ -34,14 +117,14 @@ pub struct ToolAliases {
 }
 
 impl Default for ToolAliases {
-    /// The built-in table (Claude Code ↔ Agentao ↔ Gemini CLI).
+    /// The built-in table (Claude Code ↔ Agentao ↔ every agent of `crate::agent`).
     fn default() -> Self {
         let mut t = ToolAliases {
             group_of: HashMap::new(),
             groups: Vec::new(),
         };
         for (canonical, others) in DEFAULT_ALIASES {
-            for other in *others {
+            for (other, _) in *others {
                 t.add(canonical, other);
             }
         }

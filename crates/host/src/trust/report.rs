@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookbox_core::config::{DEFAULT_MAX_FILE_BYTES, read_file_beneath};
+use hookbox_core::config::DEFAULT_MAX_FILE_BYTES;
+use hookbox_core::files::read_file_beneath;
 use hookbox_core::trust::{
     Approval, ApprovalDiff, Digest, FileState, HookFile, RECORD_VERSION, RuleLocation, RuleRecord,
     RuleTrust, TrustMode, diff_approval,

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hookbox_core::config::{ReadError, read_file_beneath};
+use hookbox_core::files::read_file_beneath;
 use hookbox_core::trust::TrustMode;
 use serde::Deserialize;
 
@@ -41,11 +41,11 @@ impl UserSettings {
         let shown = dir.join("settings.json").display().to_string();
         let text = match read_file_beneath(dir, Path::new("settings.json"), MAX_SETTINGS_BYTES) {
             Ok(t) => t,
-            Err(ReadError::NotFound) => return Ok(UserSettings::default()),
+            Err(e) if e.is_not_found() => return Ok(UserSettings::default()),
             Err(e) => {
                 return Err(SettingsError::Read {
                     path: shown,
-                    reason: e.to_string(),
+                    reason: e.kind.to_string(),
                 });
             }
         };

@@ -96,13 +96,34 @@ async fn output_over_the_cap_is_truncated_and_reported() {
         json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
     )
     .await;
-    let ctx = verdict(&d)["additional_contexts"][0]
-        .as_str()
-        .unwrap()
-        .len();
-    assert_eq!(ctx, 1024 * 1024, "kept the first 1 MiB");
+    // The runner keeps the first 1 MiB of stdout (and says so); the verdict keeps what one
+    // rule may add (256 KiB, the marker and the hook's warnings included), marked as cut.
+    let v = verdict(&d);
+    let ctx = v["additional_contexts"][0].as_str().unwrap();
+    let limit = hookbox_core::limits::DEFAULT_RULE_TEXT_BYTES;
+    let cut_at = ctx
+        .find(hookbox_core::limits::CUT_MARKER)
+        .expect("marked as cut");
+    assert!(
+        cut_at > limit - 1024 && ctx.len() <= limit,
+        "{cut_at}, {}",
+        ctx.len()
+    );
+    assert!(ctx[..cut_at].bytes().all(|b| b == b'a'));
+    assert_eq!(
+        &ctx[cut_at..],
+        format!(
+            "…[cut by hookbox: {} more bytes; a rule's text is capped at {limit} bytes (rule_text_bytes)]",
+            1024 * 1024 - cut_at
+        )
+    );
     assert!(
         d.warnings.iter().any(|w| w.contains("truncated")),
+        "{:?}",
+        d.warnings
+    );
+    assert!(
+        d.warnings.iter().any(|w| w.contains("(rule_text_bytes)")),
         "{:?}",
         d.warnings
     );

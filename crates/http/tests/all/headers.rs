@@ -12,6 +12,8 @@ fn env(name: &str) -> Option<String> {
     match name {
         "HOOK_TOKEN" => Some("s3cret".into()),
         "OTHER_SECRET" => Some("must-not-leak".into()),
+        "ANTHROPIC_API_KEY" => Some("sk-ant-api03-leak".into()),
+        "AWS_SECRET_ACCESS_KEY" => Some("wJalrXUtnFEMI-leak".into()),
         _ => None,
     }
 }
@@ -57,6 +59,48 @@ async fn the_payload_and_headers_are_sent_with_listed_variables_only() {
         "{:?}",
         run.notes
     );
+}
+
+#[tokio::test]
+async fn provider_and_cloud_credentials_reach_the_server_only_when_the_policy_names_them() {
+    // Issue 16: a plugin's http hook listing these in allowedEnvVars received them.
+    let server = Server::start().await;
+    let mut spec = spec(&server.url("/echo"));
+    spec.headers = BTreeMap::from([
+        ("X-Api-Key".to_owned(), "$ANTHROPIC_API_KEY".to_owned()),
+        ("X-Aws".to_owned(), "$AWS_SECRET_ACCESS_KEY".to_owned()),
+        ("Authorization".to_owned(), "Bearer $HOOK_TOKEN".to_owned()),
+    ]);
+    spec.allowed_env_vars = ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "HOOK_TOKEN"]
+        .map(str::to_owned)
+        .into();
+    let req = HttpRequest {
+        spec: &spec,
+        payload: b"{}",
+        env: &env,
+    };
+    let run = runner().run(&req, &HttpPolicy::developer()).await.unwrap();
+    assert!(!run.output.stdout.contains("leak"), "{}", run.output.stdout);
+    let echo: Value = serde_json::from_str(&run.output.stdout).unwrap();
+    assert_eq!(echo["headers"]["x-api-key"], "");
+    assert_eq!(echo["headers"]["x-aws"], "");
+    assert_eq!(echo["headers"]["authorization"], "Bearer s3cret");
+    assert_eq!(
+        run.notes
+            .iter()
+            .filter(|n| n.contains("provider or cloud credential"))
+            .count(),
+        2,
+        "{:?}",
+        run.notes
+    );
+    // The user's own policy consents to one of them.
+    let mut policy = HttpPolicy::developer();
+    policy.credential_env = vec!["ANTHROPIC_API_KEY".to_owned()];
+    let run = runner().run(&req, &policy).await.unwrap();
+    let echo: Value = serde_json::from_str(&run.output.stdout).unwrap();
+    assert_eq!(echo["headers"]["x-api-key"], "sk-ant-api03-leak");
+    assert_eq!(echo["headers"]["x-aws"], "");
 }
 
 #[tokio::test]

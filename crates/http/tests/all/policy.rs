@@ -100,6 +100,48 @@ async fn an_allow_listed_loopback_destination_is_accepted() {
 }
 
 #[tokio::test]
+async fn anywhere_public_does_not_open_loopback_or_the_metadata_service() {
+    // Issue 16: `http_allow = ["0.0.0.0/0"]` reached a server on loopback and the metadata
+    // address. The block holds them, but it is not inside their special ranges.
+    let server = Server::start().await;
+    let port = server.addr.port();
+    let anywhere = tenant(&["0.0.0.0/0", "::/0"]);
+    let err = run_with(&runner(), &spec(&server.url("/json")), &anywhere)
+        .await
+        .unwrap_err();
+    assert_eq!(err.class, FailureClass::HttpError);
+    assert!(
+        err.message.contains("loopback") && err.message.contains("0.0.0.0/0"),
+        "{}",
+        err.message
+    );
+    for ip in ["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254"] {
+        let runner = runner().with_resolver(Fixed(vec![ip]));
+        let err = run_with(&runner, &spec("http://hooks.example.com/h"), &anywhere)
+            .await
+            .unwrap_err();
+        assert!(
+            err.message.contains(&format!("resolves to {ip}")),
+            "{ip}: {}",
+            err.message
+        );
+    }
+    assert_eq!(
+        server.connections.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    // Named by address, the same server is reached.
+    let run = run_with(
+        &runner(),
+        &spec(&server.url("/json")),
+        &tenant(&["0.0.0.0/0", &format!("127.0.0.1:{port}")]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, 200);
+}
+
+#[tokio::test]
 async fn a_listed_name_resolving_to_a_private_address_is_refused_after_resolution() {
     for (ip, what) in [
         ("10.20.30.40", "private"),

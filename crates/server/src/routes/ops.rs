@@ -1,6 +1,7 @@
 //! Operations: `/healthz` (the process answers), `/readyz` (tenants loaded and not shutting
-//! down: what a load balancer routes on), `/metrics` (Prometheus text, behind a token: it names
-//! every tenant).
+//! down: what a load balancer routes on — ready or not, nothing more, since anyone may ask),
+//! `/v1/status` (the same with how many tenants serve and how many failed, for the admin), and
+//! `/metrics` (Prometheus text, behind a token: it names every tenant).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -20,27 +21,42 @@ pub(super) async fn healthz() -> Response {
     json_body(&json!({"status": "ok"}))
 }
 
-/// `GET /readyz`: 200 once every tenant of the tenants folder was tried (served or recorded as
-/// failed: one bad tenant must not take a replica out of rotation), 503 before and while
-/// shutting down. Only counts: tenant ids are for the admin API.
-pub(super) async fn readyz(State(app): State<Arc<App>>) -> Response {
-    let (serving, failed) = app.registry.counts();
-    let status = if app.draining.load(Ordering::Acquire) {
+/// `ready`, `loading` or `draining`.
+fn status(app: &App) -> &'static str {
+    if app.draining.load(Ordering::Acquire) {
         "draining"
     } else if app.loaded.load(Ordering::Acquire) {
         "ready"
     } else {
         "loading"
-    };
-    let body = json_body(&json!({
-        "status": status,
-        "tenants": {"serving": serving, "failed": failed},
-    }));
+    }
+}
+
+/// `GET /readyz`: 200 once every tenant of the tenants folder was tried (served or recorded as
+/// failed: one bad tenant must not take a replica out of rotation), 503 before and while
+/// shutting down. Unauthenticated, so it says only that: how many tenants exist and how many
+/// failed is for the admin (`/v1/status`).
+pub(super) async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let body = json_body(&json!({ "status": status(&app) }));
     if app.ready() {
         body
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
     }
+}
+
+/// `GET /v1/status` (admin token): the readiness status with the tenant counts — tenants
+/// serving and tenants whose folder failed to load. Always 200 (it reports, it is no probe).
+pub(super) async fn status_counts(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    auth::admin(&app, &headers)?;
+    let (serving, failed) = app.registry.counts();
+    Ok(json_body(&json!({
+        "status": status(&app),
+        "tenants": {"serving": serving, "failed": failed},
+    })))
 }
 
 /// `GET /metrics`: Prometheus text format 0.0.4.

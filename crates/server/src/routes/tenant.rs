@@ -11,11 +11,11 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use hookbox_core::StopState;
+use hookbox_core::agent::claude_code_json;
 
 use super::{json_body, path_id};
 use crate::api_error::ApiError;
 use crate::app::App;
-use crate::claude_answer::claude_code_json;
 use crate::dispatch_json::dispatch_json;
 use crate::{auth, body, request};
 

@@ -261,6 +261,154 @@ fn symlinks_out_of_the_plugin_are_refused() {
     assert!(r.rules.is_empty());
 }
 
+/// The diagnostics of `r` about `file`, as `severity: message`.
+#[cfg(unix)]
+fn about(r: &LoadReport, file: &Path) -> Vec<String> {
+    r.diagnostics
+        .iter()
+        .filter(|d| d.file == file)
+        .map(|d| format!("{:?}: {}", d.severity, d.message))
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_default_hooks_file_that_is_refused_is_reported() {
+    // Issue 16: a plugin whose hooks/hooks.json links out of it loaded 0 rules, silently.
+    let t = tempfile::tempdir().unwrap();
+    let shared = write(t.path(), "shared/hooks.json", STOP_HOOK);
+    let plugins = t.path().join("plugins");
+    // With a manifest, without one, dangling, and found by searching a folder of plugins.
+    let with_manifest = plugins.join("with-manifest");
+    write(
+        &with_manifest,
+        ".claude-plugin/plugin.json",
+        r#"{"name": "wm"}"#,
+    );
+    let bare = plugins.join("bare");
+    let dangling = plugins.join("dangling");
+    for root in [&with_manifest, &bare, &dangling] {
+        fs::create_dir_all(root.join("hooks")).unwrap();
+    }
+    std::os::unix::fs::symlink(&shared, with_manifest.join("hooks/hooks.json")).unwrap();
+    std::os::unix::fs::symlink(&shared, bare.join("hooks/hooks.json")).unwrap();
+    std::os::unix::fs::symlink("gone.json", dangling.join("hooks/hooks.json")).unwrap();
+    let shown = serde_json::Value::String(shared.display().to_string());
+    let out = format!(
+        "Error: this file is a symbolic link to {shown}, which leads out of the plugin folder: hookbox does not follow it, so no rules are loaded from it"
+    );
+    for r in [
+        load(&[&with_manifest]),
+        load(&[&bare]),
+        load_plugin(&bare, &LoadOptions::default()),
+    ] {
+        let root = if r.plugins[0].name == "wm" {
+            &with_manifest
+        } else {
+            &bare
+        };
+        let file = root.join("hooks/hooks.json");
+        assert_eq!(about(&r, &file), vec![out.clone()], "{:#?}", r.diagnostics);
+        let d = r.diagnostics.iter().find(|d| d.file == file).unwrap();
+        assert_eq!(
+            d.fix.as_deref(),
+            Some(
+                "replace the link with a copy of the file it points to, or point it at a file inside the plugin folder"
+            )
+        );
+        assert!(r.rules.is_empty());
+        assert!(r.has_errors());
+        assert_eq!(r.files[0].status, FileStatus::Failed);
+    }
+    // Searching the folder of plugins finds all three and says so of each.
+    let r = load(&[&plugins]);
+    assert_eq!(r.plugins.len(), 3, "{:#?}", r.diagnostics);
+    assert_eq!(
+        about(&r, &dangling.join("hooks/hooks.json")),
+        [
+            "Error: this file is a symbolic link to \"gone.json\", which does not exist: no rules are loaded from it"
+        ]
+    );
+    for root in [&with_manifest, &bare] {
+        assert_eq!(about(&r, &root.join("hooks/hooks.json")), vec![out.clone()]);
+    }
+    // A link that stays inside the plugin is followed as before.
+    let inside = t.path().join("inside");
+    write(&inside, "real/hooks.json", STOP_HOOK);
+    fs::create_dir_all(inside.join("hooks")).unwrap();
+    std::os::unix::fs::symlink("../real/hooks.json", inside.join("hooks/hooks.json")).unwrap();
+    let r = load(&[&inside]);
+    assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
+    assert_eq!(r.rules.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_project_hooks_file_that_is_a_dangling_link_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let project = t.path().join("project");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../dotfiles/settings.json",
+        project.join(".claude/settings.json"),
+    )
+    .unwrap();
+    write(&project, ".hooks.json", STOP_HOOK);
+    let r = load(&[&project]);
+    assert_eq!(
+        about(&r, &project.join(".claude/settings.json")),
+        [
+            "Error: this file is a symbolic link to \"../../dotfiles/settings.json\", which does not exist: no rules are loaded from it"
+        ]
+    );
+    assert_eq!(r.rules.len(), 1, "the other file still loads");
+    // A link the user keeps that resolves is followed, as before.
+    write(t.path(), "dotfiles/settings.json", STOP_HOOK);
+    let r = load(&[&project]);
+    assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
+    assert_eq!(r.rules.len(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_refused_manifest_or_named_link_is_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = write(
+        t.path(),
+        "elsewhere/plugin.json",
+        r#"{"hooks": "./x.json"}"#,
+    );
+    // A manifest that links out: the plugin is not loaded, and the manifest is named.
+    let root = t.path().join("p");
+    write(&root, "hooks/hooks.json", STOP_HOOK);
+    fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join(".claude-plugin/plugin.json")).unwrap();
+    let r = load(&[&root]);
+    let manifest = root.join(".claude-plugin/plugin.json");
+    assert_eq!(about(&r, &manifest).len(), 1, "{:#?}", r.diagnostics);
+    assert!(
+        about(&r, &manifest)[0].contains("is a symbolic link to"),
+        "{:#?}",
+        r.diagnostics
+    );
+    assert!(r.rules.is_empty());
+    // A file the manifest names that is a dangling link: said to be a link.
+    let root = t.path().join("q");
+    write(
+        &root,
+        ".claude-plugin/plugin.json",
+        r#"{"hooks": "./extra.json"}"#,
+    );
+    std::os::unix::fs::symlink("missing.json", root.join("extra.json")).unwrap();
+    let r = load(&[&root]);
+    assert_eq!(
+        messages(&r),
+        [
+            "hooks file \"./extra.json\" named by manifest field 'hooks' is a symbolic link to \"missing.json\", which does not exist — not loaded"
+        ]
+    );
+}
+
 #[test]
 fn a_file_named_twice_loads_once() {
     let t = tempfile::tempdir().unwrap();

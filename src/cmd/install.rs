@@ -1,0 +1,434 @@
+//! `hookbox install --agent NAME --plugin DIR…` and `hookbox uninstall`: write (or clean) the
+//! agent's own hook configuration so that every event the plugins use runs `hookbox hook`.
+//!
+//! The plugins are loaded first (a plugin that does not load is not installed), their events
+//! mapped to the agent's (`hookbox_core::agent::Agent::install_events`), and one entry per agent
+//! event is written with a timeout in the agent's unit: the longest timeout of the rules behind
+//! it plus [`STARTUP_MARGIN_SECS`], so hookbox — and a rule that fails closed — answers before
+//! the agent gives up. Entries carry no matcher: hookbox matches, so no tool name has to be
+//! translated into the agent's matcher dialect (and a name missing from a translation could
+//! never silently skip a guard). Installing again merges the plugin set; uninstall removes
+//! exactly hookbox's entries (`command::is_ours`).
+
+mod command;
+mod diff;
+mod jsonc;
+mod kimi;
+mod shape;
+mod write;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use hookbox_core::agent::Agent;
+use hookbox_core::config::LoadOptions;
+use hookbox_core::rule::{FailMode, Handler, Rule};
+use hookbox_host::default_state_root;
+
+use self::command::{HookCommand, plugins_of, split};
+use self::shape::Entry;
+use super::EXIT_FAILURE;
+use super::term::untrusted;
+use super::validate::write_diagnostic;
+use crate::cli::{InstallArgs, ScopeArgs, UninstallArgs};
+use crate::host_setup::HostSetup;
+
+/// Seconds added to the rules' longest timeout for hookbox to start, load the plugins and
+/// answer (a component not yet in the compile cache takes longer once: `hookbox compile`).
+pub(crate) const STARTUP_MARGIN_SECS: f64 = 10.0;
+
+/// The longest a hookbox hook runs: the CLI host's dispatch deadline (600 s).
+const MAX_TIMEOUT_SECS: u64 = 600;
+
+/// Where the configuration is, and what the entries' commands say about the project.
+struct Target {
+    agent: Agent,
+    path: PathBuf,
+    /// `--project-dir` for the commands (project files only).
+    project: Option<PathBuf>,
+    /// The folder the plugins are loaded against.
+    load_root: PathBuf,
+    /// Folders below this one, down to the file, must not be symlinks.
+    check_root: Option<PathBuf>,
+}
+
+/// The agent's file for `scope` (relative to the project or the home folder).
+fn agent_file(agent: Agent, user: bool) -> anyhow::Result<&'static str> {
+    Ok(match (agent, user) {
+        (Agent::Claude, _) => ".claude/settings.json",
+        (Agent::Codex, _) => ".codex/hooks.json",
+        (Agent::Gemini, _) => ".gemini/settings.json",
+        (Agent::Cursor, _) => ".cursor/hooks.json",
+        (Agent::Copilot | Agent::VsCode, false) => ".github/hooks/hookbox.json",
+        (Agent::Copilot | Agent::VsCode, true) => ".copilot/hooks/hookbox.json",
+        (Agent::Windsurf, false) => ".windsurf/hooks.json",
+        (Agent::Windsurf, true) => ".codeium/windsurf/hooks.json",
+        (Agent::Kimi, true) => ".kimi/config.toml",
+        (Agent::Kimi, false) => bail!(
+            "Kimi Code CLI has no project configuration, only ~/.kimi/config.toml: use --user"
+        ),
+    })
+}
+
+fn target(agent: Agent, scope: &ScopeArgs, project_dir: Option<&Path>) -> anyhow::Result<Target> {
+    let project = match project_dir {
+        Some(p) => p.to_owned(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("--project-dir {}: no such folder", project.display()))?;
+    let user = scope.user || (agent == Agent::Kimi && !scope.project);
+    let home = || {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .context("HOME is not set, so the user's configuration cannot be found")
+    };
+    let (path, base) = match &scope.config {
+        Some(c) => (
+            std::path::absolute(c).context("cannot resolve --config")?,
+            None,
+        ),
+        None if user => {
+            let home = home()?;
+            // Codex and Copilot move their folders with CODEX_HOME and COPILOT_HOME.
+            let path = match (
+                agent,
+                std::env::var_os("CODEX_HOME"),
+                std::env::var_os("COPILOT_HOME"),
+            ) {
+                (Agent::Codex, Some(h), _) if !h.is_empty() => PathBuf::from(h).join("hooks.json"),
+                (Agent::Copilot | Agent::VsCode, _, Some(h)) if !h.is_empty() => {
+                    PathBuf::from(h).join("hooks/hookbox.json")
+                }
+                _ => home.join(agent_file(agent, true)?),
+            };
+            (path, Some(home))
+        }
+        None => (
+            project.join(agent_file(agent, false)?),
+            Some(project.clone()),
+        ),
+    };
+    let check_root = base
+        .or_else(|| Some(project.clone()))
+        .filter(|b| path.starts_with(b));
+    Ok(Target {
+        agent,
+        path,
+        project: (!user).then(|| project.clone()),
+        load_root: project,
+        check_root,
+    })
+}
+
+/// The commands of hookbox's entries in the file.
+fn existing(t: &Target, text: &str) -> anyhow::Result<Vec<String>> {
+    let file = t.path.display().to_string();
+    match t.agent {
+        Agent::Kimi => kimi::existing(text, &file),
+        a => shape::existing(a, text, &file),
+    }
+}
+
+/// The file's text with exactly `wanted` as hookbox's entries, and whether nothing is left.
+fn apply(t: &Target, text: &str, wanted: &[Entry]) -> anyhow::Result<(String, bool)> {
+    let file = t.path.display().to_string();
+    match t.agent {
+        Agent::Kimi => kimi::apply(text, wanted, &file),
+        a => shape::apply(a, text, wanted, &file),
+    }
+}
+
+/// The plugins of the existing entries, in order, once each.
+fn plugin_set(commands: &[String]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in commands {
+        for p in plugins_of(c) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A rule's own time budget, in seconds.
+fn rule_timeout(rule: &Rule) -> f64 {
+    match &rule.handler {
+        Handler::Command(c) => c.timeout_secs,
+        Handler::Http(h) => h.timeout_secs,
+        Handler::Wasm(w) => w
+            .timeout_secs
+            .unwrap_or(hookbox_wasm::WasmLimits::DEFAULT_TIMEOUT.as_secs_f64()),
+        Handler::Prompt { .. } => 0.0,
+    }
+}
+
+/// The entries `plugins` need in `t`'s agent, and what could not be installed; `Err` with the
+/// exit code when the plugins do not load.
+fn entries(
+    t: &Target,
+    plugins: &[PathBuf],
+    bin: &Path,
+) -> anyhow::Result<Result<(Vec<Entry>, Vec<String>), ExitCode>> {
+    let setup = HostSetup::ephemeral(&t.load_root)?;
+    let report = setup.load(plugins, &LoadOptions::default())?;
+    if report.has_errors() {
+        let mut s = String::new();
+        for d in &report.diagnostics {
+            write_diagnostic(&mut s, d);
+        }
+        eprint!("{}", anstream::adapter::strip_str(&s));
+        eprintln!("hookbox install: the plugins do not load; fix them first (`hookbox validate`)");
+        return Ok(Err(ExitCode::from(EXIT_FAILURE)));
+    }
+    let agent = t.agent;
+    let mut notes = Vec::new();
+    // (agent event, longest rule timeout, a rule fails closed), in first-use order.
+    let mut per: Vec<(&'static str, f64, bool)> = Vec::new();
+    for rule in &report.rules {
+        let natives = agent.install_events(rule.event);
+        if natives.is_empty() {
+            let note = format!(
+                "{}: its {} hooks cannot run under {}, which has no such event",
+                rule.source.plugin,
+                rule.event,
+                agent.display_name()
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        let closed = rule.on_failure == Some(FailMode::Block);
+        for n in natives {
+            match per.iter_mut().find(|(e, _, _)| *e == n) {
+                Some(slot) => {
+                    slot.1 = slot.1.max(rule_timeout(rule));
+                    slot.2 |= closed;
+                }
+                None => per.push((n, rule_timeout(rule), closed)),
+            }
+        }
+    }
+    // Copilot and VS Code share one file, whose commands name Copilot (which hands VS Code's
+    // payloads to VS Code's adapter).
+    let cmd_agent = if agent == Agent::VsCode {
+        Agent::Copilot
+    } else {
+        agent
+    };
+    let mut out = Vec::new();
+    for (event, longest, fail_closed) in per {
+        let mut secs = ((longest + STARTUP_MARGIN_SECS).ceil() as u64).clamp(1, MAX_TIMEOUT_SECS);
+        if agent == Agent::Kimi {
+            secs = secs.min(kimi::MAX_TIMEOUT_SECS);
+        }
+        if agent == Agent::Codex && matches!(event, "SessionEnd" | "Interrupt") && secs > 3 {
+            notes.push(format!(
+                "Codex stops {event} hooks after 3 s whatever the configuration says; hookbox's {event} rules may not finish"
+            ));
+        }
+        let command = HookCommand {
+            bin,
+            agent: cmd_agent,
+            event,
+            project: t.project.as_deref(),
+            plugins,
+            block_on_error: fail_closed,
+        }
+        .render();
+        out.push(Entry {
+            event,
+            command,
+            timeout_secs: secs,
+            fail_closed,
+        });
+    }
+    Ok(Ok((out, notes)))
+}
+
+/// What the agent needs besides the file, said once it is written.
+fn agent_hint(agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::Codex => Some(
+            "Codex runs a new or changed hook only after it is trusted: open /hooks in Codex and trust the hookbox entries (untrusted hooks are skipped without a word)",
+        ),
+        Agent::Gemini => Some("Gemini CLI runs project hooks only in a trusted folder"),
+        Agent::Cursor => Some("Cursor runs project hooks only in a trusted workspace"),
+        Agent::Copilot | Agent::VsCode => Some(
+            "GitHub Copilot and VS Code both read this file (VS Code converts its camelCase events); the cloud agent reads it from the default branch",
+        ),
+        Agent::Windsurf => {
+            Some("Windsurf hooks have no timeout field: hookbox's own deadlines bound each hook")
+        }
+        _ => None,
+    }
+}
+
+/// Shows the change and, unless `dry_run`, writes it (with a backup of the old file).
+fn finish(
+    t: &Target,
+    before: Option<&str>,
+    after: &str,
+    delete: bool,
+    dry_run: bool,
+) -> anyhow::Result<ExitCode> {
+    let file = t.path.display().to_string();
+    let old = before.unwrap_or("");
+    let shown_after = if delete { "" } else { after };
+    let mut out = anstream::stdout().lock();
+    let unchanged = match before {
+        Some(b) => b == shown_after,
+        None => shown_after.is_empty(),
+    };
+    if unchanged {
+        writeln!(out, "{file}: nothing to change").context("cannot write to stdout")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    write!(out, "{}", untrusted(&diff::diff(&file, old, shown_after)))
+        .context("cannot write to stdout")?;
+    if dry_run {
+        writeln!(out, "dry run: {file} not written").context("cannot write to stdout")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(old) = before.filter(|o| !o.is_empty()) {
+        let saved = write::backup(default_state_root(), &t.path, t.agent.as_str(), old)?;
+        writeln!(out, "backup: {}", saved.display()).context("cannot write to stdout")?;
+    }
+    write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    if delete {
+        write::remove(&t.path)?;
+        writeln!(out, "removed {file} (nothing was left in it)")
+            .context("cannot write to stdout")?;
+    } else {
+        write::replace(&t.path, after)?;
+        writeln!(out, "written: {file}").context("cannot write to stdout")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The file's current text, after the symlink checks.
+fn read_target(t: &Target) -> anyhow::Result<Option<String>> {
+    write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    write::read(&t.path)
+}
+
+/// Runs `hookbox install`.
+pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
+    let agent = Agent::from(args.agent);
+    let t = target(agent, &args.scope, args.project_dir.as_deref())?;
+    let before = read_target(&t)?;
+    let text = before.clone().unwrap_or_default();
+    let mut plugins = plugin_set(&existing(&t, &text)?);
+    for p in &args.plugin {
+        let abs = p
+            .canonicalize()
+            .with_context(|| format!("--plugin {}: no such file or folder", p.display()))?;
+        if !plugins.contains(&abs) {
+            plugins.push(abs);
+        }
+    }
+    let bin = match &args.bin {
+        Some(b) => std::path::absolute(b).context("cannot resolve --bin")?,
+        None => std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .context("cannot find this hookbox's own path (pass --bin)")?,
+    };
+    let (wanted, notes) = match entries(&t, &plugins, &bin)? {
+        Ok(x) => x,
+        Err(code) => return Ok(code),
+    };
+    let mut out = anstream::stdout().lock();
+    writeln!(
+        out,
+        "hookbox install: {} ({}), {} plugin{}",
+        agent.display_name(),
+        t.path.display(),
+        plugins.len(),
+        if plugins.len() == 1 { "" } else { "s" }
+    )
+    .context("cannot write to stdout")?;
+    for e in &wanted {
+        writeln!(
+            out,
+            "  {} → hookbox hook (timeout {} s{})",
+            e.event,
+            e.timeout_secs,
+            if e.fail_closed {
+                ", a rule fails closed: hookbox errors block"
+            } else {
+                ""
+            }
+        )
+        .context("cannot write to stdout")?;
+    }
+    drop(out);
+    for n in &notes {
+        eprintln!("note: {}", untrusted(n));
+    }
+    if wanted.is_empty() {
+        eprintln!(
+            "hookbox install: none of the plugins' events exists in {}; nothing to install",
+            agent.display_name()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (after, _) = apply(&t, &text, &wanted)?;
+    let code = finish(&t, before.as_deref(), &after, false, args.dry_run)?;
+    if let Some(h) = agent_hint(agent).filter(|_| !args.dry_run) {
+        eprintln!("note: {h}");
+    }
+    Ok(code)
+}
+
+/// Runs `hookbox uninstall`.
+pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
+    let agent = Agent::from(args.agent);
+    let t = target(agent, &args.scope, args.project_dir.as_deref())?;
+    let before = read_target(&t)?;
+    let Some(text) = before.clone() else {
+        println!("{}: no such file; nothing to remove", t.path.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let commands = existing(&t, &text)?;
+    if commands.is_empty() {
+        println!(
+            "{}: no hookbox entries; nothing to remove",
+            t.path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let leaving: Vec<PathBuf> = args
+        .plugin
+        .iter()
+        .map(|p| p.canonicalize().or_else(|_| std::path::absolute(p)))
+        .collect::<Result<_, _>>()
+        .context("cannot resolve --plugin")?;
+    let remaining: Vec<PathBuf> = if leaving.is_empty() {
+        Vec::new()
+    } else {
+        plugin_set(&commands)
+            .into_iter()
+            .filter(|p| !leaving.contains(p))
+            .collect()
+    };
+    let wanted = if remaining.is_empty() {
+        Vec::new()
+    } else {
+        // The hookbox the entries already run.
+        let bin = split(&commands[0])
+            .and_then(|w| w.into_iter().next())
+            .map(PathBuf::from)
+            .context("cannot read hookbox's entry")?;
+        match entries(&t, &remaining, &bin)? {
+            Ok((w, _)) => w,
+            Err(code) => return Ok(code),
+        }
+    };
+    let (after, empty) = apply(&t, &text, &wanted)?;
+    finish(&t, before.as_deref(), &after, empty, args.dry_run)
+}

@@ -1,0 +1,519 @@
+//! `hookbox install` / `uninstall` on each agent's real configuration shapes (issue 20): a new
+//! file, a file with the user's own hooks, and comments where the format allows them (Gemini
+//! CLI's JSONC, Kimi's TOML). Each round trip installs a guard plugin and a plugin with more
+//! events, checks the agent's shape and timeout unit, installs again (nothing changes), runs the
+//! command the agent would run on its `rm -rf /` payload (denied), and uninstalls (the file is
+//! as it was, byte for byte, or gone when hookbox created it). Hostile files — a symlink, a
+//! symlinked folder in a project, a FIFO, an oversized or malformed file — are refused.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::{Dir, Run, repo_root};
+
+/// Runs `hookbox ARGS…` with HOME in the test folder (user-scope files and backups land there).
+fn hookbox(d: &Dir, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(args)
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .env("HOME", d.path().join("home"))
+        .env("HOOKBOX_STATE_DIR", d.state())
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
+        .env_remove("HOOKBOX_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run hookbox");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A plugin with rules on PreToolUse (failing closed), UserPromptSubmit, Stop and
+/// Notification, each with a 5 s timeout.
+fn extra_plugin(d: &Dir) -> PathBuf {
+    let rule = |on_failure: &str| json!([{"hooks": [{"type": "command", "command": "true", "timeout": 5, "onFailure": on_failure}]}]);
+    d.write(
+        "extra/hooks/hooks.json",
+        &json!({"hooks": {
+            "PreToolUse": rule("block"),
+            "UserPromptSubmit": rule("allow"),
+            "Stop": rule("allow"),
+            "Notification": rule("allow"),
+        }})
+        .to_string(),
+    );
+    d.path().join("extra")
+}
+
+/// One agent's case: its file, a starting text (`None`: no file), and how to find hookbox's
+/// entries in it.
+struct Case {
+    agent: &'static str,
+    scope: &'static str,
+    file: &'static str,
+    original: Option<&'static str>,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        agent: "claude",
+        scope: "--project",
+        file: ".claude/settings.json",
+        original: None,
+    },
+    Case {
+        agent: "claude",
+        scope: "--user",
+        file: "home/.claude/settings.json",
+        original: Some(
+            "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}\n    ]\n  }\n}\n",
+        ),
+    },
+    Case {
+        agent: "codex",
+        scope: "--project",
+        file: ".codex/hooks.json",
+        original: Some(
+            "{\n  \"description\": \"team hooks\",\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\", \"timeout\": 5}]}]\n  }\n}\n",
+        ),
+    },
+    Case {
+        agent: "gemini",
+        scope: "--project",
+        file: ".gemini/settings.json",
+        original: Some(
+            "{\n  // Gemini CLI strips comments from settings.json\n  \"general\": {\"vimMode\": true}, /* keep me */\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint.sh\", \"timeout\": 30000}]}\n    ]\n  }\n}\n",
+        ),
+    },
+    Case {
+        agent: "gemini",
+        scope: "--user",
+        file: "home/.gemini/settings.json",
+        original: Some("{}"),
+    },
+    Case {
+        agent: "cursor",
+        scope: "--project",
+        file: ".cursor/hooks.json",
+        original: Some(
+            "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{\"command\": \".cursor/hooks/format.sh\"}]\n  }\n}\n",
+        ),
+    },
+    Case {
+        agent: "cursor",
+        scope: "--user",
+        file: "home/.cursor/hooks.json",
+        original: None,
+    },
+    Case {
+        agent: "copilot",
+        scope: "--project",
+        file: ".github/hooks/hookbox.json",
+        original: None,
+    },
+    Case {
+        agent: "vscode",
+        scope: "--user",
+        file: "home/.copilot/hooks/hookbox.json",
+        original: Some(""),
+    },
+    Case {
+        agent: "windsurf",
+        scope: "--project",
+        file: ".windsurf/hooks.json",
+        original: Some(
+            "{\n  \"hooks\": {\n    \"post_write_code\": [{\"command\": \"prettier --write\", \"show_output\": true}]\n  }\n}\n",
+        ),
+    },
+    Case {
+        agent: "windsurf",
+        scope: "--user",
+        file: "home/.codeium/windsurf/hooks.json",
+        original: None,
+    },
+    Case {
+        agent: "kimi",
+        scope: "--user",
+        file: "home/.kimi/config.toml",
+        original: Some(
+            "# Kimi settings\ndefault_model = \"kimi-k2\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"say done\" # mine\n",
+        ),
+    },
+];
+
+/// The commands of hookbox's entries, by agent event, from the written file.
+fn installed(agent: &str, text: &str) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    if agent == "kimi" {
+        let t: toml::Table = toml::from_str(text).unwrap();
+        for h in t["hooks"].as_array().unwrap() {
+            let cmd = h["command"].as_str().unwrap();
+            if cmd.contains(" hook --agent ") {
+                out.push((
+                    h["event"].as_str().unwrap().to_owned(),
+                    cmd.to_owned(),
+                    json!(h["timeout"].as_integer()),
+                ));
+            }
+        }
+        return out;
+    }
+    let stripped: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("/* keep me */", "");
+    let v: Value = serde_json::from_str(&stripped).unwrap();
+    for (event, list) in v["hooks"].as_object().unwrap() {
+        for item in list.as_array().unwrap() {
+            let handlers: Vec<&Value> = match item.get("hooks") {
+                Some(Value::Array(h)) => h.iter().collect(),
+                _ => vec![item],
+            };
+            for h in handlers {
+                let cmd = h
+                    .get("command")
+                    .or(h.get("bash"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if cmd.contains(" hook --agent ") {
+                    let timeout = h
+                        .get("timeout")
+                        .or(h.get("timeoutSec"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    out.push((event.clone(), cmd.to_owned(), timeout));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn install_round_trips_on_every_agents_configuration() {
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    for case in CASES {
+        let d = Dir::new();
+        std::fs::create_dir_all(d.path().join("home")).unwrap();
+        let extra = extra_plugin(&d);
+        let file = d.path().join(case.file);
+        if let Some(text) = case.original {
+            d.write(case.file, text);
+        }
+        let name = format!("{} {}", case.agent, case.scope);
+        let args = |cmd: &'static str| -> Vec<String> {
+            vec![
+                cmd.into(),
+                "--agent".into(),
+                case.agent.into(),
+                case.scope.into(),
+                "--plugin".into(),
+                guard.display().to_string(),
+                "--plugin".into(),
+                extra.display().to_string(),
+            ]
+        };
+        let a = args("install");
+        let run = hookbox(&d, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(run.code, Some(0), "{name}: {run:?}");
+        assert!(run.stdout.contains("written: "), "{name}: {run:?}");
+        let text = std::fs::read_to_string(&file).unwrap();
+        // The user's own entries and comments are still there.
+        if let Some(original) = case.original {
+            for needle in [
+                "./mine.sh",
+                "notify-send done",
+                "lint.sh",
+                "// Gemini CLI strips",
+                "/* keep me */",
+                "format.sh",
+                "prettier --write",
+                "# Kimi settings",
+                "say done\" # mine",
+            ] {
+                if original.contains(needle) {
+                    assert!(text.contains(needle), "{name}: lost `{needle}`:\n{text}");
+                }
+            }
+        }
+        let entries = installed(case.agent, &text);
+        let events: Vec<&str> = entries.iter().map(|(e, _, _)| e.as_str()).collect();
+        let want: &[&str] = match case.agent {
+            "claude" | "kimi" => &["PreToolUse", "UserPromptSubmit", "Stop", "Notification"],
+            "codex" => &["PreToolUse", "UserPromptSubmit", "Stop"],
+            "gemini" => &["BeforeTool", "BeforeAgent", "AfterAgent", "Notification"],
+            "cursor" => &["preToolUse", "beforeSubmitPrompt", "stop"],
+            "copilot" | "vscode" => &["preToolUse", "UserPromptSubmit", "Stop", "notification"],
+            "windsurf" => &[
+                "pre_read_code",
+                "pre_write_code",
+                "pre_run_command",
+                "pre_mcp_tool_use",
+                "pre_user_prompt",
+                "post_cascade_response",
+            ],
+            _ => unreachable!(),
+        };
+        for w in want {
+            assert!(
+                events.contains(w),
+                "{name}: no `{w}` entry in {events:?}\n{text}"
+            );
+        }
+        assert_eq!(events.len(), want.len(), "{name}: {events:?}");
+        // Timeouts in the agent's unit: the rules' 5 s plus the 10 s margin.
+        let pre = entries
+            .iter()
+            .find(|(e, _, _)| {
+                ["PreToolUse", "BeforeTool", "preToolUse", "pre_run_command"].contains(&e.as_str())
+            })
+            .unwrap();
+        let (_, cmd, timeout) = pre;
+        match case.agent {
+            "gemini" => assert_eq!(timeout, &json!(15000), "{name}: milliseconds"),
+            "windsurf" => assert!(timeout.is_null(), "{name}: no timeout field"),
+            _ => assert_eq!(timeout, &json!(15), "{name}: seconds"),
+        }
+        assert!(
+            cmd.contains("--on-error block"),
+            "{name}: a rule fails closed: {cmd}"
+        );
+        if case.agent == "cursor" {
+            assert!(text.contains("\"failClosed\": true"), "{name}:\n{text}");
+        }
+        if case.agent == "codex" {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            for k in v.as_object().unwrap().keys() {
+                assert!(
+                    k == "hooks" || k == "description",
+                    "{name}: Codex refuses root key `{k}`"
+                );
+            }
+        }
+        // Again: nothing changes.
+        let run = hookbox(&d, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(run.stdout.contains("nothing to change"), "{name}: {run:?}");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            text,
+            "{name}: idempotent"
+        );
+        // The agent runs the installed command on its `rm -rf /` payload: denied.
+        let fixture_agent = case.agent;
+        let text_fx = std::fs::read_to_string(
+            repo_root().join(format!("tests/agents/{fixture_agent}/guard-rm-rf.json")),
+        )
+        .unwrap()
+        .replace("/work/project", &d.path().display().to_string());
+        let fx: Value = serde_json::from_str(&text_fx).unwrap();
+        let run = sh(&d, &pre.1, &fx["payload"]);
+        let denied = match case.agent {
+            "windsurf" | "kimi" => run.code == Some(2) && run.stderr.contains("shell-guard"),
+            _ => {
+                run.code == Some(0)
+                    && run.stdout.contains("deny")
+                    && run.stdout.contains("shell-guard")
+            }
+        };
+        assert!(denied, "{name}: the installed hook did not deny: {run:?}");
+        // Uninstall: exactly what was there before.
+        let run = hookbox(&d, &["uninstall", "--agent", case.agent, case.scope]);
+        assert_eq!(run.code, Some(0), "{name}: {run:?}");
+        match case.original {
+            Some(original) if !original.trim().is_empty() && original.trim() != "{}" => {
+                assert_eq!(
+                    std::fs::read_to_string(&file).unwrap(),
+                    original,
+                    "{name}: uninstall restores the file"
+                );
+            }
+            _ => assert!(
+                !file.exists(),
+                "{name}: a file left empty is removed: {run:?}"
+            ),
+        }
+        // A backup of every version hookbox replaced.
+        if case.original.is_some_and(|o| !o.is_empty()) {
+            let backups: Vec<_> = std::fs::read_dir(d.state().join("backups"))
+                .unwrap()
+                .flatten()
+                .collect();
+            assert!(!backups.is_empty(), "{name}: no backup");
+            let first =
+                std::fs::read_to_string(backups.iter().map(|b| b.path()).min().unwrap()).unwrap();
+            assert_eq!(
+                Some(first.as_str()),
+                case.original,
+                "{name}: the backup holds the original"
+            );
+        }
+    }
+}
+
+/// Runs `cmd` with `sh -c`, as an agent runs a command hook, with `payload` on stdin.
+fn sh(d: &Dir, cmd: &str, payload: &Value) -> Run {
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .env("NO_COLOR", "1")
+        .env("HOOKBOX_STATE_DIR", d.state())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn install(d: &Dir, agent: &str, plugin: &Path, extra: &[&str]) -> Run {
+    let p = plugin.display().to_string();
+    let mut args = vec!["install", "--agent", agent, "--plugin", &p];
+    args.extend_from_slice(extra);
+    hookbox(d, &args)
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_never_written_through() {
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    // The config file itself is a link (a dotfile manager's, or a planted one).
+    let d = Dir::new();
+    let outside = d.write("outside/settings.json", "{}\n");
+    std::fs::create_dir_all(d.path().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&outside, d.path().join(".claude/settings.json")).unwrap();
+    let run = install(&d, "claude", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("is a symlink") && run.stderr.contains("--config"),
+        "{run:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "{}\n",
+        "the link's target is untouched"
+    );
+    // A project folder on the way is a link (a checkout's `.cursor -> ~/.ssh`).
+    let d = Dir::new();
+    let secret = d.path().join("dot-ssh");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::os::unix::fs::symlink(&secret, d.path().join(".cursor")).unwrap();
+    let run = install(&d, "cursor", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("on the way to"), "{run:?}");
+    assert_eq!(
+        std::fs::read_dir(&secret).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn hostile_configuration_files_are_refused_with_a_reason() {
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let d = Dir::new();
+    // Malformed: located.
+    d.write(
+        ".cursor/hooks.json",
+        "{\n  \"version\": 1,\n  \"hooks\": {,}\n}\n",
+    );
+    let run = install(&d, "cursor", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("line 3"), "{run:?}");
+    // Over the size bound: refused unread.
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(5 << 20));
+    d.write(".cursor/hooks.json", &big);
+    let run = install(&d, "cursor", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("over the limit"), "{run:?}");
+    // A FIFO: refused at once, never waited on.
+    let fifo = d.path().join(".windsurf/hooks.json");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = install(&d, "windsurf", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("not a regular file"), "{run:?}");
+    // `hooks` of the wrong type: named.
+    d.write(".codex/hooks.json", "{\"hooks\": [1]}");
+    let run = install(&d, "codex", &guard, &[]);
+    assert!(
+        run.stderr.contains("`hooks` in") && run.stderr.contains("not an object"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing_and_plugins_merge_and_leave_one_by_one() {
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let d = Dir::new();
+    let extra = extra_plugin(&d);
+    let run = install(&d, "cursor", &guard, &["--dry-run"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("+") && run.stdout.contains("dry run"),
+        "{run:?}"
+    );
+    assert!(!d.path().join(".cursor/hooks.json").exists());
+    // Two installs merge their plugins into the same entries.
+    assert_eq!(install(&d, "cursor", &guard, &[]).code, Some(0));
+    assert_eq!(install(&d, "cursor", &extra, &[]).code, Some(0));
+    let text = std::fs::read_to_string(d.path().join(".cursor/hooks.json")).unwrap();
+    let entries = installed("cursor", &text);
+    let pre = &entries
+        .iter()
+        .find(|(e, _, _)| e == "preToolUse")
+        .unwrap()
+        .1;
+    assert!(
+        pre.contains("shell-guard") && pre.contains("/extra"),
+        "{pre}"
+    );
+    // Removing one plugin keeps the other and drops the events only it used.
+    let e = extra.display().to_string();
+    let run = hookbox(&d, &["uninstall", "--agent", "cursor", "--plugin", &e]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let text = std::fs::read_to_string(d.path().join(".cursor/hooks.json")).unwrap();
+    let entries = installed("cursor", &text);
+    assert_eq!(entries.len(), 1, "{text}");
+    assert!(!entries[0].1.contains("/extra"), "{text}");
+    // A plugin that does not load is not installed.
+    d.write("broken/hooks/hooks.json", "{ not json");
+    let run = install(&d, "cursor", &d.path().join("broken"), &[]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    // Kimi has no project file.
+    let run = install(&d, "kimi", &guard, &["--project"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("--user"), "{run:?}");
+}
