@@ -3,6 +3,11 @@
 //! diff name exactly the change, re-approve and run again; `--yes` and the refusal to ask
 //! without a terminal; approvals never written in the project; the `trust` settings; `scan`.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -276,7 +281,7 @@ fn approve_tamper_refuse_diff_and_reapprove() {
         "{text}"
     );
     assert!(
-        text.contains("hook file hooks/hooks.json") == false,
+        !text.contains("hook file hooks/hooks.json"),
         "hooks.json did not change: {text}"
     );
 

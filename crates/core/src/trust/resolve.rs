@@ -359,7 +359,7 @@ pub fn resolve_command(spec: &CommandSpec) -> CommandFiles {
         (None, Some(args)) => {
             let words: Vec<Word> = args.iter().map(|a| exec_word(a)).collect();
             let mut cwd = Cwd::Known(Base::Project, String::new());
-            resolve_simple(&words, |i| Site::Arg(i), &mut cwd, &mut out);
+            resolve_simple(&words, Site::Arg, &mut cwd, &mut out);
         }
         (None, None) => {}
     }

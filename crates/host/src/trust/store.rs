@@ -278,12 +278,12 @@ impl ApprovalStore {
                 reason: e.to_string(),
             }
         })?;
-        let mut dir = rustix::fs::Dir::read_from(dup).map_err(|e| StoreError::Folder {
+        let dir = rustix::fs::Dir::read_from(dup).map_err(|e| StoreError::Folder {
             path: self.path.clone(),
             reason: e.to_string(),
         })?;
         let mut names = Vec::new();
-        while let Some(entry) = dir.next() {
+        for entry in dir {
             let entry = entry.map_err(|e| StoreError::Folder {
                 path: self.path.clone(),
                 reason: e.to_string(),
