@@ -155,6 +155,161 @@ pub(crate) enum Command {
     /// Exit codes: 0 stopped by a signal after draining, 2 could not start (configuration,
     /// folders, port).
     Serve(ServeArgs),
+
+    /// Approve plugins and settings files as they are — pinned to the bytes they run.
+    ///
+    /// An approval covers every rule of a plugin or settings file: its content and grants
+    /// (mounts and their access, env, limits, http URLs and headers, allowedEnvVars) and the
+    /// SHA-256 of every file it runs that hookbox can resolve (wasm components, scripts named
+    /// through ${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PROJECT_DIR}, ~ or a relative path, interpreters'
+    /// script arguments). What cannot be resolved (`npx foo`, a program on PATH) is shown as
+    /// unpinned. One digest per rule: a changed rule does not untrust the others. Approvals live
+    /// in hookbox's state folder ($HOOKBOX_STATE_DIR/trust, else ~/.local/state/hookbox/trust),
+    /// never in a project. `dispatch --trust require` then runs only what was approved.
+    Trust(TrustArgs),
+}
+
+/// `--trust` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TrustArg {
+    /// Approvals are not looked at.
+    Off,
+    /// Unapproved or changed rules run, with a warning on stderr (and in --json).
+    Warn,
+    /// Unapproved or changed rules do not run (they fail `untrusted`; fail-closed ones block).
+    Require,
+}
+
+impl From<TrustArg> for hookbox_host::TrustMode {
+    fn from(t: TrustArg) -> Self {
+        match t {
+            TrustArg::Off => hookbox_host::TrustMode::Off,
+            TrustArg::Warn => hookbox_host::TrustMode::Warn,
+            TrustArg::Require => hookbox_host::TrustMode::Require,
+        }
+    }
+}
+
+/// `hookbox trust`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    #[command(subcommand)]
+    pub(crate) command: TrustCommand,
+}
+
+/// `hookbox trust` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum TrustCommand {
+    /// Show what will be approved (rules, files with sizes and digests, grants), ask, record.
+    ///
+    /// Exit codes: 0 approved (or already approved as it is), 1 declined, or a load error
+    /// (nothing is approved until `hookbox validate` is clean), 2 usage error (e.g. asked to
+    /// confirm with stdin not a terminal: pass --yes).
+    Add(TrustAddArgs),
+    /// List the approvals in the store.
+    ///
+    /// Exit codes: 0 listed, 1 a record could not be read (listed as an error), 2 usage error.
+    List(TrustListArgs),
+    /// Show a plugin's rules, what each runs and grants, and whether each is approved.
+    ///
+    /// Exit codes: 0 shown, 2 usage error.
+    Show(TrustPathArgs),
+    /// What changed since approval, rule by rule, file by file and grant by grant.
+    ///
+    /// Exit codes: 0 everything approved as it is, 1 something changed or is not approved,
+    /// 2 usage error.
+    Diff(TrustPathArgs),
+    /// Remove the approvals of PATH, and of every plugin or file beneath it.
+    ///
+    /// Exit codes: 0 removed, 1 nothing was approved there, 2 usage error.
+    Remove(TrustRemoveArgs),
+    /// List the hooks in your agents' configuration files with their approval state.
+    ///
+    /// Claude Code (~/.claude/settings.json, <project>/.claude/settings.json and
+    /// settings.local.json, installed plugins), Codex (~/.codex/hooks.json, <project>/.codex/
+    /// hooks.json) and Gemini CLI (~/.gemini/settings.json, <project>/.gemini/settings.json),
+    /// so a hook someone else added stands out.
+    ///
+    /// Exit codes: 0 every hook found is approved, 1 some are not (or a file could not be
+    /// read), 2 usage error.
+    Scan(TrustScanArgs),
+}
+
+/// `hookbox trust add`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustAddArgs {
+    /// Plugin folders, hooks or settings files, or folders holding them.
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Approve without asking (for scripts). Without it hookbox asks, and refuses to ask when
+    /// stdin is not a terminal.
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+
+    #[command(flatten)]
+    pub(crate) common: TrustCommon,
+}
+
+/// Options of the `trust` subcommands that load hooks.
+#[derive(Debug, Args)]
+pub(crate) struct TrustCommon {
+    /// The project: where ${CLAUDE_PROJECT_DIR} and relative script paths point (default:
+    /// the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// Read every file in this dialect, whatever its layout or manifest says.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub(crate) dialect: Option<DialectArg>,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox trust show` and `diff`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustPathArgs {
+    /// Plugin folders, hooks or settings files, or folders holding them.
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) common: TrustCommon,
+}
+
+/// `hookbox trust remove`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustRemoveArgs {
+    /// Plugin folders or files whose approvals to remove (they need not exist any more).
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox trust list`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustListArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox trust scan`.
+#[derive(Debug, Args)]
+pub(crate) struct TrustScanArgs {
+    /// The project whose .claude/, .codex/ and .gemini/ files to scan (default: the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project_dir: Option<PathBuf>,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox serve`.
@@ -233,6 +388,11 @@ pub(crate) struct DemoArgs {
     /// Keep the scratch folder (plugins, replay files) and print where it is.
     #[arg(long)]
     pub(crate) keep: bool,
+
+    /// Trust mode (default: `trust` in ~/.config/hookbox/settings.json, else warn). The bundled
+    /// plugins are approved in the demo's own store; plugins from --plugins-dir are not.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) trust: Option<TrustArg>,
 
     /// Print the transcript as JSON.
     #[arg(long)]
@@ -592,6 +752,13 @@ pub(crate) struct DispatchArgs {
     /// Exit with code 3 when the verdict blocks (deny, block, stop).
     #[arg(long)]
     pub(crate) fail_on_block: bool,
+
+    /// Whether rules must be approved (`hookbox trust add`): off, warn (unapproved or changed
+    /// rules run, with a warning on stderr) or require (they do not run). Default: `trust` in
+    /// ~/.config/hookbox/settings.json, else warn; the project's .hookbox/settings.json may
+    /// make it stricter, never looser.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) trust: Option<TrustArg>,
 
     /// Print the dispatch as JSON.
     #[arg(long)]

@@ -15,6 +15,9 @@ pub(crate) mod inspect;
 pub(crate) mod install;
 pub(crate) mod serve;
 pub(crate) mod term;
+pub(crate) mod trust;
+pub(crate) mod trust_scan;
+pub(crate) mod trust_show;
 pub(crate) mod validate;
 
 use std::process::ExitCode;
@@ -42,5 +45,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Trust(args) => trust::run(&args),
     }
 }

@@ -3,7 +3,8 @@
 //! policy (a host reads nothing from the project by itself; the CLI trusts the project it runs
 //! in as its own), hookbox's state folder for it (plugin data and replay, kept out of the
 //! project under `~/.local/state/hookbox/projects/…`), the wasm engine every command shares
-//! (disk cache, fuel metering), and the async runtime.
+//! (disk cache, fuel metering), the trust mode and approval store (`--trust`,
+//! `~/.config/hookbox/settings.json`, `<state>/trust`), and the async runtime.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -12,10 +13,12 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use hookbox_command::ContainmentPolicy;
 use hookbox_core::config::{LoadOptions, LoadReport};
+use hookbox_host::trust::{UserSettings, default_config_dir, default_store_dir};
 use hookbox_host::{
     HookHost, HookRuntime, HostPolicy, RuntimeSettings, Settings, default_state_root,
     project_state_dir,
 };
+use hookbox_host::{TrustMode, TrustPolicy};
 use hookbox_wasm::RuntimeConfig;
 
 /// How long the CLI waits, when it exits, for blocking threads still stuck in the kernel (a
@@ -34,6 +37,11 @@ pub(crate) struct SetupOptions {
     pub(crate) no_replay: bool,
     /// The Stop re-entry cap, over the project settings and the default.
     pub(crate) stop_reentry_cap: Option<u32>,
+    /// `--trust`: the mode over the user's settings and the CLI's default (`warn`); the
+    /// project's settings may still make it stricter.
+    pub(crate) trust: Option<TrustMode>,
+    /// Where approvals are read instead of `<state root>/trust` (the demo's own store).
+    pub(crate) trust_store: Option<PathBuf>,
 }
 
 impl HostSetup {
@@ -52,11 +60,23 @@ impl HostSetup {
         HostSetup::build(project, Some(state.to_owned()), opts)
     }
 
-    /// A host rooted at `project` whose state is a temporary folder removed with it, and no
-    /// replay: for commands that only load (`validate`).
+    /// A host rooted at `project` whose state is a temporary folder removed with it, no
+    /// replay and no trust: for commands that only load (`validate`).
     pub(crate) fn ephemeral(project: &Path) -> anyhow::Result<HostSetup> {
         let opts = SetupOptions {
             no_replay: true,
+            trust: Some(TrustMode::Off),
+            ..SetupOptions::default()
+        };
+        HostSetup::build(project, None, &opts)
+    }
+
+    /// Like [`HostSetup::ephemeral`], with trust on (`warn`) and the user's approval store: for
+    /// `hookbox trust`, which loads to compute every rule's record.
+    pub(crate) fn for_trust(project: &Path) -> anyhow::Result<HostSetup> {
+        let opts = SetupOptions {
+            no_replay: true,
+            trust: Some(TrustMode::Warn),
             ..SetupOptions::default()
         };
         HostSetup::build(project, None, &opts)
@@ -73,6 +93,10 @@ impl HostSetup {
         policy.wasm.allow_fuel = true;
         policy.state_dir = state;
         policy.replay = !opts.no_replay;
+        policy.trust = TrustPolicy::new(
+            cli_trust_mode(opts.trust)?,
+            opts.trust_store.clone().or_else(default_trust_store),
+        );
         // The project's settings are policy input: read here, applied to the policy; a flag
         // wins over them.
         Settings::load(project)
@@ -97,6 +121,25 @@ impl HostSetup {
         }
         Ok(self.host.load(paths, opts))
     }
+}
+
+/// The trust mode of a command: `--trust`, else `trust` in the user's
+/// `~/.config/hookbox/settings.json` (`$XDG_CONFIG_HOME/hookbox/`), else `warn`.
+pub(crate) fn cli_trust_mode(flag: Option<TrustMode>) -> anyhow::Result<TrustMode> {
+    if let Some(m) = flag {
+        return Ok(m);
+    }
+    let user = match default_config_dir() {
+        Some(dir) => UserSettings::load(&dir).context("cannot read your hookbox settings")?,
+        None => UserSettings::default(),
+    };
+    Ok(user.trust.unwrap_or(TrustMode::Warn))
+}
+
+/// The user's approval store: `<state root>/trust` (`$HOOKBOX_STATE_DIR/trust`, else
+/// `~/.local/state/hookbox/trust`).
+pub(crate) fn default_trust_store() -> Option<PathBuf> {
+    default_state_root().map(|r| default_store_dir(&r))
 }
 
 /// The runtime settings of every CLI command.

@@ -145,8 +145,19 @@ fn run_in(
         }
         paths.push(dst);
     }
-    // The demo's state (plugin data, replay) lives in its scratch folder, beside the project.
-    let setup = HostSetup::with_state(&project, &scratch.join("state"), &SetupOptions::default())?;
+    // The demo's state (plugin data, replay, approvals) lives in its scratch folder, beside the
+    // project. The bundled plugins come with this binary: they are approved in the demo's own
+    // store (below); plugins from --plugins-dir are not.
+    let trust_store = scratch.join("state").join("trust");
+    if plugins_dir.is_none() {
+        hookbox_host::ApprovalStore::create(&trust_store)?;
+    }
+    let opts = SetupOptions {
+        trust: args.trust.map(Into::into),
+        trust_store: Some(trust_store.clone()),
+        ..SetupOptions::default()
+    };
+    let setup = HostSetup::with_state(&project, &scratch.join("state"), &opts)?;
     if std::io::stderr().is_terminal() {
         // The first run compiles every component (the Python guest's 18.5 MB take tens of
         // seconds): say so rather than sit silent.
@@ -156,7 +167,15 @@ fn run_in(
             paths.len()
         );
     }
-    let report = setup.load(&paths, &LoadOptions::default())?;
+    let mut report = setup.load(&paths, &LoadOptions::default())?;
+    if plugins_dir.is_none()
+        && let Some(store) = setup.host.trust_store()
+    {
+        for s in setup.host.trust_report() {
+            store.put(&s.to_approval(super::trust_show::now()))?;
+        }
+        report = setup.load(&paths, &LoadOptions::default())?;
+    }
     let load_ms = started.elapsed().as_secs_f64() * 1000.0;
     // Every step is checked before the first one runs, so a bad scenario prints no half
     // transcript.
@@ -211,9 +230,16 @@ fn run_in(
     // Each step is printed as soon as it completes and then dropped: a long scenario whose
     // hooks print megabytes holds one step's dispatches at a time, not the whole session's.
     // What the summary needs is the host's counters.
+    // Rules that are not approved (plugins from --plugins-dir), once each, on stderr.
+    let mut said = std::collections::HashSet::new();
     block_on(async {
         for (i, step) in scenario.steps.iter().enumerate() {
             let dispatches = run_step(&host, scenario, step, &project).await?;
+            for f in dispatches.iter().flat_map(|(d, _)| &d.trust) {
+                if said.insert((f.subject.clone(), f.location.clone())) {
+                    eprintln!("hookbox: trust: {}", untrusted(&f.to_string()));
+                }
+            }
             if args.json {
                 let step_json = json!({"title": step.title, "dispatches": dispatches.iter().map(|(d, _)| dispatch_json(d)).collect::<Vec<_>>()});
                 let sep = if i == 0 { "" } else { "," };

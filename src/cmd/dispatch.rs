@@ -48,6 +48,8 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
         &SetupOptions {
             no_replay: args.no_replay,
             stop_reentry_cap: args.stop_reentry_cap,
+            trust: args.trust.map(Into::into),
+            trust_store: None,
         },
     )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));
@@ -71,8 +73,19 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
     block_on(async move {
         let mut wakes = host.subscribe_wakes();
         let dispatch = host.dispatch_with_stop_state(event, stop).await;
+        // Under `warn` and `require`, say which matched rules are not approved as they are.
+        for f in &dispatch.trust {
+            eprintln!("hookbox: trust: {}", untrusted(&f.to_string()));
+        }
+        if let Some(f) = dispatch.trust.first() {
+            eprintln!(
+                "hookbox: trust: review with `hookbox trust diff {0}`, approve with `hookbox trust add {0}`",
+                untrusted(&f.subject)
+            );
+        }
         let code = answer(
             args,
+            host.trust_mode(),
             host.replay_dir().as_deref(),
             &dispatch,
             &report.diagnostics,
@@ -100,6 +113,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
 /// Prints the dispatch and says which exit code it means.
 fn answer(
     args: &DispatchArgs,
+    trust_mode: hookbox_host::TrustMode,
     replay_dir: Option<&std::path::Path>,
     dispatch: &Dispatch,
     diagnostics: &[hookbox_core::diagnostic::Diagnostic],
@@ -112,6 +126,10 @@ fn answer(
         }
         v["diagnostics"] =
             serde_json::to_value(diagnostics).context("cannot encode diagnostics")?;
+        v["trust"] = json!({
+            "mode": trust_mode,
+            "rules": dispatch.trust,
+        });
         let mut s = serde_json::to_string_pretty(&v).context("cannot encode the dispatch")?;
         s.push('\n');
         s

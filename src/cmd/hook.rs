@@ -109,6 +109,8 @@ fn dispatch(args: &HookArgs, incoming: agent::Incoming) -> anyhow::Result<(Answe
         &SetupOptions {
             no_replay: args.no_replay,
             stop_reentry_cap: args.stop_reentry_cap,
+            // Trust: the user's `trust` setting (else warn) and approval store.
+            ..SetupOptions::default()
         },
     )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));

@@ -14,6 +14,7 @@ mod serve_ops;
 mod serve_security;
 mod serve_tenants;
 mod serve_util;
+mod trust;
 mod util;
 mod validate;
 mod wasm;

@@ -18,8 +18,9 @@
 //! catches it with a cgroup v2 per hook where Linux allows, or (opt-in) as a child subreaper —
 //! see [`ContainmentPolicy`] and [`CommandRunner::containment`].
 
-// One `unsafe` block, in `join.rs` (joining the hook's cgroup between fork and exec), allowed
-// there with its SAFETY argument; everywhere else unsafe code is an error.
+// Two `unsafe` blocks, each allowed where it is with its SAFETY argument: `join.rs` (joining the
+// hook's cgroup between fork and exec) and `pass_fds.rs` (keeping a pinned script's descriptor
+// open in its hook only); everywhere else unsafe code is an error.
 #![deny(unsafe_code)]
 
 mod capture;
@@ -33,6 +34,7 @@ mod exit;
 mod group;
 mod join;
 mod limits;
+mod pass_fds;
 mod placeholder;
 mod procfs;
 mod request;

@@ -1,6 +1,7 @@
 //! What the host asks the runner to run: the rule's command, the payload, and the context the
 //! hook's environment is built from.
 
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,6 +82,10 @@ pub struct CommandRequest {
     /// Wall-clock limit. On expiry the hook's whole process group is killed and the run reports
     /// `timed_out`. Set from `spec.timeout_secs` by [`CommandRequest::new`].
     pub timeout: Duration,
+    /// Descriptors the hook inherits, at the same numbers (3 or above): the sealed copies of
+    /// pinned scripts the command names as `/proc/self/fd/N`. Every other descriptor of the
+    /// host stays closed to the hook. Default: none.
+    pub pass_fds: Vec<Arc<OwnedFd>>,
 }
 
 impl CommandRequest {
@@ -96,6 +101,7 @@ impl CommandRequest {
             cwd: None,
             context,
             timeout,
+            pass_fds: Vec::new(),
         }
     }
 
@@ -108,6 +114,12 @@ impl CommandRequest {
     /// This request running in `cwd`.
     pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
         self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// This request passing `fds` to the hook (see [`CommandRequest::pass_fds`]).
+    pub fn with_pass_fds(mut self, fds: Vec<Arc<OwnedFd>>) -> Self {
+        self.pass_fds = fds;
         self
     }
 

@@ -13,6 +13,7 @@ use crate::containment::Scope;
 use crate::environment::{context_vars, placeholder_values};
 use crate::error::SpawnError;
 use crate::join::join_before_exec;
+use crate::pass_fds::keep_open;
 use crate::placeholder::substitute;
 use crate::request::CommandRequest;
 use crate::shell::{install_hint, launchers};
@@ -160,6 +161,9 @@ fn start(
         .kill_on_drop(true);
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
+    }
+    if !req.pass_fds.is_empty() {
+        keep_open(&mut cmd, &req.pass_fds);
     }
     match scope {
         Scope::Cgroup(cgroup) if join_cgroup => {

@@ -50,6 +50,10 @@ pub struct Dispatch {
     /// Wall time of the whole dispatch.
     #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
+    /// Matched rules that are not approved as they are (trust `warn`: they ran; `require`:
+    /// they did not). Empty when trust is off.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<crate::trust::TrustFinding>,
 }
 
 fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -176,6 +180,7 @@ impl Inner {
                 warnings: Vec::new(),
                 matched_rule_count: 0,
                 duration,
+                trust: Vec::new(),
             };
         }
         let mut reports = self
@@ -206,7 +211,9 @@ impl Inner {
         }
         let mut all_warnings = warnings(&reports);
         all_warnings.extend(warnings(&rechecked));
+        let trust = self.trust_findings(&loaded, &matched);
         let dispatch = Dispatch {
+            trust,
             warnings: all_warnings,
             event,
             verdict,
@@ -356,6 +363,9 @@ impl Inner {
         payloads: &Payloads,
         fuel: &hookbox_wasm::FuelMeter,
     ) -> HookReport {
+        if let Some(refused) = self.trust_refusal(loaded, pos, event) {
+            return refused;
+        }
         let rule: &Rule = &loaded.set.rules()[pos];
         let started = Instant::now();
         let span = tracing::info_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
@@ -423,7 +433,7 @@ impl Inner {
     }
 
     /// The report of `rule`: its effect, and `(exit code, output text, fuel consumed)`.
-    fn finish(
+    pub(crate) fn finish(
         &self,
         loaded: &Loaded,
         rule: &Rule,

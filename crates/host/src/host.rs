@@ -63,6 +63,8 @@ pub(crate) struct Loaded {
     /// Persistent plugin data folders, by plugin position (per-session ones are made at
     /// dispatch).
     pub(crate) data: HashMap<usize, MountDir>,
+    /// Each rule's standing against its approval, and the files its command runs.
+    pub(crate) trust: crate::trust::LoadedTrust,
 }
 
 /// The host's long-lived state: everything that must outlive a replacement of its rules and
@@ -130,6 +132,8 @@ pub(crate) struct Inner {
     pub(crate) state: StateDir,
     pub(crate) project: Option<MountDir>,
     pub(crate) extra_roots: Vec<MountDir>,
+    /// The generation's trust mode and approval store.
+    pub(crate) trust: crate::trust::HostTrust,
 }
 
 struct Shared {
@@ -181,7 +185,7 @@ impl HookHost {
     }
 
     /// The current generation.
-    fn current(&self) -> Arc<Inner> {
+    pub(crate) fn current(&self) -> Arc<Inner> {
         // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
         self.shared
             .current
@@ -429,6 +433,7 @@ impl Inner {
             .check_policy(&policy.wasm)
             .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
         let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
+        let trust = crate::trust::HostTrust::new(&policy)?;
         let project = MountDir::open(&absolute(&policy.project_dir)).ok();
         let extra_roots = policy
             .extra_mount_roots
@@ -446,6 +451,7 @@ impl Inner {
             state,
             project,
             extra_roots,
+            trust,
         })
     }
 

@@ -327,9 +327,17 @@ pub(crate) fn build(
         rule.index = kept.len();
         kept.push(rule);
     }
+    let (trust, trust_diagnostics) =
+        crate::trust::survey(&inner.trust, inner.project.as_ref(), &plugins, &kept, &wasm);
+    diagnostics.extend(trust_diagnostics);
     let set = RuleSet::new(plugins, kept.clone(), policy.aliases.clone());
     Built {
-        loaded: Loaded { set, wasm, data },
+        loaded: Loaded {
+            set,
+            wasm,
+            data,
+            trust,
+        },
         rules: kept,
         diagnostics,
     }

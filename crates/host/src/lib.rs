@@ -11,6 +11,8 @@
 //!   long-lived owner, with a [`TenantPolicy`] safe for untrusted code (within the operator's
 //!   [`TenantMaxima`]): added, replaced and reloaded (validate-then-swap of policy and rules
 //!   only), disabled and removed at run time, each operation under the tenant's admin lock.
+//! - [`trust`]: rules run as they were approved, pinned to the bytes of what they run
+//!   ([`TrustPolicy`], [`ApprovalStore`]).
 //!
 //! A host reads nothing from its project by itself: settings are policy input ([`Settings`] is
 //! read by the CLI and applied to the [`HostPolicy`]).
@@ -38,6 +40,7 @@ mod state;
 mod tenant_id;
 mod tenant_policy;
 mod tenants;
+pub mod trust;
 mod wake;
 
 pub use admission::{DispatchRefused, DispatchTicket};
@@ -57,4 +60,5 @@ pub use tenant_policy::{
     MAX_MEMORY_MB, OverMaximum, TENANT_FILE, TenantMaxima, TenantPolicy, TenantPolicyError,
 };
 pub use tenants::{Removed, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants};
+pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

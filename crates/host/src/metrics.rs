@@ -14,7 +14,7 @@ pub const LATENCY_BUCKETS_US: [u64; 12] = [
     10, 20, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000,
 ];
 
-const FAILURE_CLASSES: [FailureClass; 11] = FailureClass::ALL;
+const FAILURE_CLASSES: [FailureClass; 12] = FailureClass::ALL;
 
 /// Live counters.
 #[derive(Debug, Default)]
@@ -22,7 +22,7 @@ pub(crate) struct Metrics {
     dispatches: AtomicU64,
     dispatches_matched: AtomicU64,
     hooks: [AtomicU64; 4],
-    failures: [AtomicU64; 11],
+    failures: [AtomicU64; 12],
     warnings: AtomicU64,
     latency: [AtomicU64; LATENCY_BUCKETS_US.len() + 1],
     latency_sum_us: AtomicU64,

@@ -18,6 +18,8 @@ use hookbox_core::rule::FailMode;
 use hookbox_http::HttpPolicy;
 use hookbox_wasm::{DEFAULT_MAX_COMPONENT_BYTES, WasmPolicy};
 
+use crate::trust::TrustPolicy;
+
 /// A token bucket: `per_second` dispatches on average, bursts of up to `burst`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RateLimit {
@@ -123,6 +125,10 @@ pub struct HostPolicy {
     /// Bytes of HookFired records (as JSON) queued for one subscriber; past it the subscriber is
     /// dropped. Default: 1 MiB.
     pub fired_queue_bytes: usize,
+    /// Whether rules run only as they were approved (`trust`: `off`, `warn`, `require`), where
+    /// approvals are read, and the bounds on pinned files. Default: off
+    /// ([`TrustPolicy::default`]).
+    pub trust: TrustPolicy,
 }
 
 impl Default for HostPolicy {
@@ -155,6 +161,7 @@ impl Default for HostPolicy {
             compile_budget: Duration::from_secs(300),
             fired_queue_records: 1024,
             fired_queue_bytes: 1 << 20,
+            trust: TrustPolicy::default(),
         }
     }
 }

@@ -43,6 +43,11 @@ impl Inner {
                 };
             }
         };
+        // Under trust, the files the command runs are the sealed copies of what was hashed.
+        let (req, trust_note) = match self.pin_request(loaded, rule.index, req) {
+            Ok(pinned) => pinned,
+            Err(refused) => return refused,
+        };
         let permit = match self.admit_hook().await {
             Ok(p) => p,
             Err(refused) => return refused,
@@ -97,8 +102,9 @@ impl Inner {
         let result = self.runtime.inner.commands.run(&req).await;
         drop(permit);
         match result {
-            Ok(run) => {
+            Ok(mut run) => {
                 let text = combined_output(&run.output.stdout, &run.output.stderr);
+                run.notes.extend(trust_note);
                 Ran {
                     text: with_notes(text, &run.notes),
                     out: RunOutput::Command(run.output),

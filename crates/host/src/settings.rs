@@ -1,6 +1,6 @@
 //! `.hookbox/settings.json` in the project: operator switches that are not rules — the replay
-//! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`) and
-//! the Stop re-entry cap (`stop.reentry_cap`).
+//! capture flag (the main source's `replay.capture_flags.capture_plugin_hook_output_full`), the
+//! Stop re-entry cap (`stop.reentry_cap`) and `trust` (stricter only).
 //!
 //! Settings are **policy input**: a host never reads this file by itself. The caller that trusts
 //! the project as its own (the CLI) reads it with [`Settings::load`] and sets the policy's fields
@@ -30,6 +30,10 @@ pub struct Settings {
     /// Stop-loop settings.
     #[serde(default)]
     pub stop: StopSettings,
+    /// `trust`: `off`, `warn` or `require`. It can make the host's mode stricter, never looser
+    /// (a checkout must not switch off the approvals of the user who runs it).
+    #[serde(default)]
+    pub trust: Option<hookbox_core::trust::TrustMode>,
 }
 
 /// `replay` in settings.
@@ -116,12 +120,15 @@ impl Settings {
 
 impl Settings {
     /// Sets the policy fields these settings name (the Stop re-entry cap when set, the replay
-    /// capture flag); the others stay as they are.
+    /// capture flag, the trust mode — made stricter, never looser); the others stay as they are.
     pub fn apply(&self, policy: &mut crate::HostPolicy) {
         if let Some(cap) = self.stop.reentry_cap {
             policy.stop_reentry_cap = cap;
         }
         policy.capture_full_output = self.replay.capture_flags.capture_plugin_hook_output_full;
+        if let Some(mode) = self.trust {
+            policy.trust.mode = policy.trust.mode.stricter(mode);
+        }
     }
 }
 

@@ -35,11 +35,14 @@ pub enum FailureClass {
     /// The host lost the hook: its task panicked or was cancelled. A host bug, reported so the
     /// rule's fail mode still applies instead of the hook silently vanishing.
     Internal,
+    /// Refused before it ran because the rule (or a file it runs) is not approved as it is
+    /// now (`trust = require`).
+    Untrusted,
 }
 
 impl FailureClass {
     /// Every class, in declaration order (for metrics and docs).
-    pub const ALL: [FailureClass; 11] = [
+    pub const ALL: [FailureClass; 12] = [
         FailureClass::Timeout,
         FailureClass::OutOfFuel,
         FailureClass::MemoryLimit,
@@ -51,6 +54,7 @@ impl FailureClass {
         FailureClass::Overloaded,
         FailureClass::HttpError,
         FailureClass::Internal,
+        FailureClass::Untrusted,
     ];
 
     /// The wire spelling (`timeout`, `out_of_fuel`, …).
@@ -67,6 +71,7 @@ impl FailureClass {
             FailureClass::Overloaded => "overloaded",
             FailureClass::HttpError => "http_error",
             FailureClass::Internal => "internal_error",
+            FailureClass::Untrusted => "untrusted",
         }
     }
 }

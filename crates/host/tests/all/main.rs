@@ -15,5 +15,6 @@ mod replay;
 mod soak;
 mod stop;
 mod tenants;
+mod trust;
 mod util;
 mod wasm;

@@ -1,0 +1,189 @@
+//! Trust at dispatch: a rule that is not approved as it is does not run under `require` (it
+//! fails with `untrusted`, its fail mode applies — the *approved* fail mode when the rule was
+//! loosened, so a tampered guard still fails closed); under `warn` it runs and the dispatch
+//! says so. A command runs the sealed copies of the files it was approved with.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hookbox_command::CommandRequest;
+use hookbox_core::event::Event;
+use hookbox_core::output::{Effect, FailureClass, HookFailure};
+use hookbox_core::report::HookReport;
+use hookbox_core::rule::{CommandSpec, FailMode};
+use hookbox_core::trust::{RuleTrust, Site, TrustMode};
+
+use super::TrustFinding;
+use super::pin::{fd_path, sealed_copy};
+use super::survey::{Pin, RuleCheck};
+use crate::dispatch::Ran;
+use crate::host::{Inner, Loaded};
+
+/// Why trust keeps `check` from running under `require`, if it does.
+fn refusal(check: &RuleCheck) -> Option<String> {
+    match (&check.trust, &check.unpinnable) {
+        (RuleTrust::Approved, None) => None,
+        (RuleTrust::Approved, Some(why)) => Some(format!(
+            "a file it runs cannot be pinned ({why}), and under trust = require hookbox runs only bytes it hashed"
+        )),
+        (trust, _) => Some(trust.to_string()),
+    }
+}
+
+impl Inner {
+    /// Under `require`, the report of a rule that trust keeps from running.
+    pub(crate) fn trust_refusal(
+        &self,
+        loaded: &Loaded,
+        pos: usize,
+        event: &Event,
+    ) -> Option<HookReport> {
+        if loaded.trust.mode != TrustMode::Require {
+            return None;
+        }
+        let check = loaded.trust.rule(pos)?;
+        let why = refusal(check)?;
+        let rule = &loaded.set.rules()[pos];
+        let subject = &loaded.trust.subjects.get(rule.plugin)?.name;
+        let msg = format!(
+            "refused (trust = require): {why} — review it with `hookbox trust diff {subject}`, approve it with `hookbox trust add {subject}`"
+        );
+        let approved_closed = matches!(
+            check.trust,
+            RuleTrust::Changed {
+                approved_on_failure: Some(FailMode::Block),
+                ..
+            }
+        );
+        let mode = if approved_closed {
+            FailMode::Block
+        } else {
+            rule.on_failure.unwrap_or(self.policy.fail_mode)
+        };
+        let effect = Effect::from_failure(
+            HookFailure::new(FailureClass::Untrusted, msg),
+            mode,
+            event.name,
+        );
+        Some(self.finish(
+            loaded,
+            rule,
+            event,
+            effect,
+            (None, None, None),
+            Instant::now(),
+        ))
+    }
+
+    /// What trust says about the rules that matched: those not approved as they are (run
+    /// under `warn`, refused under `require`).
+    pub(crate) fn trust_findings(&self, loaded: &Loaded, matched: &[usize]) -> Vec<TrustFinding> {
+        let t = &loaded.trust;
+        if !t.mode.is_on() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for &pos in matched {
+            let Some(check) = t.rule(pos) else { continue };
+            if check.trust.is_approved() && check.unpinnable.is_none() {
+                continue;
+            }
+            let rule = &loaded.set.rules()[pos];
+            out.push(TrustFinding {
+                rule_index: pos,
+                plugin: loaded
+                    .set
+                    .plugins()
+                    .get(rule.plugin)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                subject: t
+                    .subjects
+                    .get(rule.plugin)
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+                location: check.record.location.clone(),
+                label: check.record.label.clone(),
+                trust: check.trust.clone(),
+                unpinnable: check.unpinnable.clone(),
+                ran: t.mode != TrustMode::Require,
+            });
+        }
+        out
+    }
+
+    /// The request that runs the sealed copies of the files `pos` was approved with (and a note
+    /// when, under `warn`, one of them cannot be), or the refusal under `require`.
+    pub(crate) fn pin_request(
+        &self,
+        loaded: &Loaded,
+        pos: usize,
+        mut req: CommandRequest,
+    ) -> Result<(CommandRequest, Option<String>), Ran> {
+        let Some(check) = loaded.trust.rule(pos) else {
+            return Ok((req, None));
+        };
+        let mut note = check
+            .unpinnable
+            .as_ref()
+            .map(|why| format!("trust: ran without pinning {why}"));
+        let mut copies = Vec::with_capacity(check.pins.len());
+        for pin in &check.pins {
+            match sealed_copy(&pin.file) {
+                Ok(fd) => copies.push((pin, fd)),
+                Err(e) if loaded.trust.mode == TrustMode::Require => {
+                    return Err(Ran::failed(
+                        FailureClass::Untrusted,
+                        format!(
+                            "refused (trust = require): cannot run a sealed copy of {}: {e}; hookbox does not run a file that could change after it was checked",
+                            pin.shown
+                        ),
+                    ));
+                }
+                Err(e) => {
+                    note = Some(format!(
+                        "trust: ran {} from its path, unpinned: cannot make a sealed copy ({e})",
+                        pin.shown
+                    ));
+                    return Ok((req, note));
+                }
+            }
+        }
+        if copies.is_empty() {
+            return Ok((req, note));
+        }
+        req.spec = rewrite(&req.spec, &copies);
+        req.pass_fds = copies.into_iter().map(|(_, fd)| Arc::new(fd)).collect();
+        Ok((req, note))
+    }
+}
+
+/// `spec` with each pinned file's name replaced by the path of its sealed copy.
+fn rewrite(spec: &CommandSpec, copies: &[(&Pin, std::os::fd::OwnedFd)]) -> CommandSpec {
+    let mut spec = spec.clone();
+    if let Some(text) = &mut spec.command {
+        let mut sites: Vec<(usize, usize, String)> = copies
+            .iter()
+            .filter_map(|(pin, fd)| match pin.site {
+                Site::Text { start, end } => Some((start, end, fd_path(fd))),
+                _ => None,
+            })
+            .collect();
+        // From the end, so earlier ranges stay where they were.
+        sites.sort_by_key(|s| std::cmp::Reverse(s.0));
+        for (start, end, path) in sites {
+            if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
+                text.replace_range(start..end, &path);
+            }
+        }
+    } else if let Some(args) = &mut spec.args {
+        for (pin, fd) in copies {
+            if let Site::Arg(i) = pin.site
+                && let Some(a) = args.get_mut(i)
+            {
+                *a = fd_path(fd);
+            }
+        }
+    }
+    spec
+}

@@ -1,0 +1,515 @@
+//! The approval store: one file per approved subject in a private folder of hookbox's state
+//! (`~/.local/state/hookbox/trust/` for the CLI), never in a project or a mount.
+//!
+//! - The folder is created `0700`; an existing one is refused if it is a symbolic link, not
+//!   ours, readable or writable by others, or below a folder someone else could write or own
+//!   (they could swap it), unless that folder is sticky (`/tmp`).
+//! - A record is written to a fresh temporary file (`O_EXCL`, `0600`), `fsync`ed, renamed over
+//!   the old one and the folder `fsync`ed: a crash leaves the old approval or the new one,
+//!   never half of one.
+//! - A record is read beneath the folder without following symlinks, without blocking, only if
+//!   it is a regular file of ours with one link that others cannot write, of at most
+//!   [`MAX_APPROVAL_BYTES`]; its digests are checked ([`Approval::parse`]) and its subject
+//!   must be the one asked for.
+//!
+//! File names are the first 32 hex digits of the SHA-256 of the subject, so any subject (a
+//! path, a tenant's plugin name) is a safe file name.
+
+use std::io::{Read as _, Write as _};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hookbox_core::trust::{Approval, Digest, RecordError};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+/// Largest approval record read: a 10,000-rule plugin's record is a few MiB.
+pub const MAX_APPROVAL_BYTES: u64 = 16 << 20;
+
+/// Most records `list` reads.
+pub const MAX_STORED_APPROVALS: usize = 100_000;
+
+/// Why the store or one of its records cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The folder cannot be used.
+    #[error("approval store {path}: {reason}")]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong, and how to fix it.
+        reason: String,
+    },
+    /// A record cannot be read or written.
+    #[error("approval record {path}: {reason}")]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A record was read but is not a valid approval.
+    #[error("approval record {path}: {source}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: RecordError,
+    },
+}
+
+/// An open approval store. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ApprovalStore {
+    dir: Arc<OwnedFd>,
+    path: PathBuf,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl ApprovalStore {
+    /// Opens the store at `path`; `None` when it does not exist (nothing was approved yet).
+    pub fn open(path: &Path) -> Result<Option<ApprovalStore>, StoreError> {
+        match rustix::fs::lstat(path) {
+            Err(Errno::NOENT) => Ok(None),
+            _ => ApprovalStore::open_existing(path).map(Some),
+        }
+    }
+
+    /// Opens the store at `path`, creating it (and missing parents) private (`0700`).
+    pub fn create(path: &Path) -> Result<ApprovalStore, StoreError> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(path)
+            .map_err(|e| StoreError::Folder {
+                path: path.to_owned(),
+                reason: format!("cannot create it: {e}"),
+            })?;
+        ApprovalStore::open_existing(path)
+    }
+
+    fn open_existing(path: &Path) -> Result<ApprovalStore, StoreError> {
+        let fail = |reason: String| StoreError::Folder {
+            path: path.to_owned(),
+            reason,
+        };
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
+            Errno::LOOP | Errno::NOTDIR if is_symlink(path) => {
+                fail("it is a symbolic link; approvals are kept only in a real folder".into())
+            }
+            Errno::NOTDIR => fail("it is not a folder".into()),
+            e => fail(format!("cannot open it: {e}")),
+        })?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| fail(e.to_string()))?;
+        let me = rustix::process::geteuid().as_raw();
+        if st.st_uid != me {
+            return Err(fail(format!(
+                "it belongs to user {}, not to this user ({me}); approvals are read only from a folder of ours",
+                st.st_uid
+            )));
+        }
+        if st.st_mode & 0o077 != 0 {
+            return Err(fail(format!(
+                "others may read or write it (mode {:o}); approvals are private: run `chmod 700 {}`",
+                st.st_mode & 0o777,
+                path.display()
+            )));
+        }
+        check_parents(path, me).map_err(fail)?;
+        Ok(ApprovalStore {
+            dir: Arc::new(fd),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file name a subject's record is stored under.
+    pub fn file_name(subject: &str) -> String {
+        format!("{}.json", &Digest::of(subject.as_bytes()).to_string()[..32])
+    }
+
+    /// The approval of `subject`, if there is one.
+    pub fn get(&self, subject: &str) -> Result<Option<Approval>, StoreError> {
+        let name = ApprovalStore::file_name(subject);
+        let Some(a) = self.read(&name)? else {
+            return Ok(None);
+        };
+        if a.subject != subject {
+            return Err(StoreError::Record {
+                path: self.path.join(&name),
+                reason: format!(
+                    "it approves `{}`, not `{subject}` (a file copied or planted under another name)",
+                    a.subject
+                ),
+            });
+        }
+        Ok(Some(a))
+    }
+
+    fn read(&self, name: &str) -> Result<Option<Approval>, StoreError> {
+        let path = self.path.join(name);
+        let fail = |reason: String| StoreError::Record {
+            path: path.clone(),
+            reason,
+        };
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(self.dir.as_fd(), name, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::LOOP) => {
+                return Err(fail(
+                    "it is a symbolic link; records are never read through one".into(),
+                ));
+            }
+            Err(e) => return Err(fail(e.to_string())),
+        };
+        let st = rustix::fs::fstat(&fd).map_err(|e| fail(e.to_string()))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(fail("it is not a regular file".into()));
+        }
+        if st.st_uid != rustix::process::geteuid().as_raw() {
+            return Err(fail(format!("it belongs to user {}, not to us", st.st_uid)));
+        }
+        if st.st_nlink != 1 {
+            return Err(fail(format!(
+                "it has {} links; a record is one file of its own",
+                st.st_nlink
+            )));
+        }
+        if st.st_mode & 0o022 != 0 {
+            return Err(fail(format!(
+                "others may write it (mode {:o})",
+                st.st_mode & 0o777
+            )));
+        }
+        let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
+        if size > MAX_APPROVAL_BYTES {
+            return Err(fail(format!(
+                "it is {size} bytes, over the limit of {MAX_APPROVAL_BYTES}"
+            )));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::from(fd)
+            .take(MAX_APPROVAL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(e.to_string()))?;
+        if bytes.len() as u64 > MAX_APPROVAL_BYTES {
+            return Err(fail(format!(
+                "it is over the limit of {MAX_APPROVAL_BYTES} bytes"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(format!(
+                "invalid UTF-8 at byte {}",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        Approval::parse(&text)
+            .map(Some)
+            .map_err(|source| StoreError::Invalid { path, source })
+    }
+
+    /// Records `approval`, replacing the subject's previous one atomically. Returns the file.
+    pub fn put(&self, approval: &Approval) -> Result<PathBuf, StoreError> {
+        let name = ApprovalStore::file_name(&approval.subject);
+        let path = self.path.join(&name);
+        let fail = |what: &str, e: &dyn std::fmt::Display| StoreError::Record {
+            path: path.clone(),
+            reason: format!("{what}: {e}"),
+        };
+        let tmp = format!(
+            ".{name}.{}.{}.tmp",
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(self.dir.as_fd(), &tmp, flags, Mode::from_raw_mode(0o600))
+            .map_err(|e| fail("cannot create a temporary file", &e))?;
+        let written = (|| {
+            let mut f = std::fs::File::from(fd);
+            f.write_all(approval.to_json().as_bytes())
+                .map_err(|e| fail("cannot write", &e))?;
+            f.sync_all().map_err(|e| fail("cannot sync", &e))?;
+            rustix::fs::renameat(self.dir.as_fd(), &tmp, self.dir.as_fd(), &name)
+                .map_err(|e| fail("cannot rename the temporary file over it", &e))
+        })();
+        if let Err(e) = written {
+            let _ = rustix::fs::unlinkat(self.dir.as_fd(), &tmp, AtFlags::empty());
+            return Err(e);
+        }
+        rustix::fs::fsync(self.dir.as_fd()).map_err(|e| fail("cannot sync the folder", &e))?;
+        Ok(path)
+    }
+
+    /// Removes `subject`'s approval; whether there was one.
+    pub fn remove(&self, subject: &str) -> Result<bool, StoreError> {
+        let name = ApprovalStore::file_name(subject);
+        match rustix::fs::unlinkat(self.dir.as_fd(), &name, AtFlags::empty()) {
+            Ok(()) => {
+                let _ = rustix::fs::fsync(self.dir.as_fd());
+                Ok(true)
+            }
+            Err(Errno::NOENT) => Ok(false),
+            Err(e) => Err(StoreError::Record {
+                path: self.path.join(&name),
+                reason: format!("cannot remove it: {e}"),
+            }),
+        }
+    }
+
+    /// Every record (at most [`MAX_STORED_APPROVALS`]), each read as [`ApprovalStore::get`]
+    /// reads one, sorted by subject; a record that cannot be read is an `Err` of its own.
+    pub fn list(&self) -> Result<Vec<Result<Approval, StoreError>>, StoreError> {
+        let dup = rustix::io::fcntl_dupfd_cloexec(self.dir.as_fd(), 0).map_err(|e| {
+            StoreError::Folder {
+                path: self.path.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        let dir = rustix::fs::Dir::read_from(dup).map_err(|e| StoreError::Folder {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })?;
+        let mut names = Vec::new();
+        for entry in dir {
+            let entry = entry.map_err(|e| StoreError::Folder {
+                path: self.path.clone(),
+                reason: e.to_string(),
+            })?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
+            if names.len() == MAX_STORED_APPROVALS {
+                return Err(StoreError::Folder {
+                    path: self.path.clone(),
+                    reason: format!("it holds more than {MAX_STORED_APPROVALS} records"),
+                });
+            }
+            names.push(name);
+        }
+        names.sort();
+        let mut out: Vec<Result<Approval, StoreError>> = names
+            .iter()
+            .filter_map(|n| self.read(n).transpose())
+            .collect();
+        out.sort_by(|a, b| match (a, b) {
+            (Ok(a), Ok(b)) => a.subject.cmp(&b.subject),
+            (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+            (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+            (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+        });
+        Ok(out)
+    }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    rustix::fs::lstat(path).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
+}
+
+/// Every folder above the store must belong to us or root and be writable by nobody else
+/// unless sticky: otherwise someone could rename the store away and put theirs in its place.
+fn check_parents(path: &Path, me: u32) -> Result<(), String> {
+    let abs = std::path::absolute(path).map_err(|e| e.to_string())?;
+    let real_parent = match abs.parent() {
+        Some(p) => std::fs::canonicalize(p).map_err(|e| format!("`{}`: {e}", p.display()))?,
+        None => return Ok(()),
+    };
+    for folder in real_parent.ancestors() {
+        let st = rustix::fs::stat(folder).map_err(|e| format!("`{}`: {e}", folder.display()))?;
+        let sticky = st.st_mode & 0o1000 != 0;
+        if st.st_uid != me && st.st_uid != 0 {
+            return Err(format!(
+                "`{}` above it belongs to user {}; keep approvals below folders of yours",
+                folder.display(),
+                st.st_uid
+            ));
+        }
+        if st.st_mode & 0o022 != 0 && !sticky {
+            return Err(format!(
+                "others may write `{}` above it (mode {:o}), and so replace the store",
+                folder.display(),
+                st.st_mode & 0o777
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hookbox_core::trust::RECORD_VERSION;
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    fn approval(subject: &str) -> Approval {
+        Approval {
+            version: RECORD_VERSION,
+            subject: subject.into(),
+            plugin: "p".into(),
+            approved_at: 1,
+            hook_files: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+
+    fn private_tmp() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        t
+    }
+
+    #[test]
+    fn records_are_written_private_and_atomically_and_read_back() {
+        let t = private_tmp();
+        let dir = t.path().join("state/trust");
+        assert!(ApprovalStore::open(&dir).unwrap().is_none());
+        let store = ApprovalStore::create(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let path = store.put(&approval("/a")).unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        store.put(&approval("/b")).unwrap();
+        let mut again = approval("/a");
+        again.approved_at = 2;
+        store.put(&again).unwrap();
+        assert_eq!(store.get("/a").unwrap().unwrap().approved_at, 2);
+        assert!(store.get("/c").unwrap().is_none());
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let listed: Vec<String> = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.unwrap().subject)
+            .collect();
+        assert_eq!(listed, ["/a", "/b"]);
+        assert!(store.remove("/a").unwrap());
+        assert!(!store.remove("/a").unwrap());
+        assert!(store.get("/a").unwrap().is_none());
+        let reopened = ApprovalStore::open(&dir).unwrap().unwrap();
+        assert!(reopened.get("/b").unwrap().is_some());
+    }
+
+    #[test]
+    fn a_store_folder_that_is_a_symlink_or_open_to_others_is_refused() {
+        let t = private_tmp();
+        let real = t.path().join("real");
+        ApprovalStore::create(&real).unwrap();
+        let link = t.path().join("link");
+        symlink(&real, &link).unwrap();
+        let e = ApprovalStore::open(&link).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let e = ApprovalStore::open(&real).unwrap_err().to_string();
+        assert!(e.contains("chmod 700"), "{e}");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).unwrap();
+        // A parent others may write (not sticky): the store could be swapped.
+        let open = t.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = ApprovalStore::create(&open.join("trust"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("others may write"), "{e}");
+        // Sticky is fine (like /tmp).
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        ApprovalStore::create(&open.join("trust")).unwrap();
+    }
+
+    #[test]
+    fn planted_records_are_refused() {
+        let t = private_tmp();
+        let dir = t.path().join("trust");
+        let store = ApprovalStore::create(&dir).unwrap();
+        let name = ApprovalStore::file_name("/victim");
+        // A symlink to another record, a FIFO, a hard link, a record for another subject, an
+        // edited record, a huge file: each is an error naming the file, never an approval.
+        let other = store.put(&approval("/other")).unwrap();
+        symlink(&other, dir.join(&name)).unwrap();
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("symbolic link")
+        );
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        std::fs::hard_link(&other, dir.join(&name)).unwrap();
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("links")
+        );
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        std::fs::copy(&other, dir.join(&name)).unwrap();
+        let e = store.get("/victim").unwrap_err().to_string();
+        assert!(e.contains("it approves `/other`"), "{e}");
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.join(&name),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("not a regular file")
+        );
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        std::fs::write(dir.join(&name), "{\"version\": 1, \"subject\": \"/victim\"").unwrap();
+        assert!(matches!(
+            store.get("/victim"),
+            Err(StoreError::Invalid { .. })
+        ));
+        let f = std::fs::File::create(dir.join(&name)).unwrap();
+        f.set_len(MAX_APPROVAL_BYTES + 1).unwrap();
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("over the limit")
+        );
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        std::fs::write(dir.join(&name), approval("/victim").to_json()).unwrap();
+        std::fs::set_permissions(dir.join(&name), std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(
+            store
+                .get("/victim")
+                .unwrap_err()
+                .to_string()
+                .contains("others may write")
+        );
+        // `list` reports the bad one and still lists the good one.
+        let listed = store.list().unwrap();
+        assert_eq!(listed.len(), 2);
+        assert!(listed[0].is_ok() && listed[1].is_err());
+    }
+}

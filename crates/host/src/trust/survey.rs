@@ -1,0 +1,455 @@
+//! At load, once per rule set: each rule's record (its content and grants, the digests of the
+//! files it runs, what it runs unpinned), its verdict against its subject's approval, and — for
+//! a command — the bytes of each file it runs, kept so that what runs later is what was hashed.
+//! A wasm rule's component digest is the one of the bytes that were compiled (the host read
+//! them once, in `prepare`), never a second read of the file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::rule::{Handler, PluginInfo, Rule};
+use hookbox_core::trust::{
+    Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, RuleLocation,
+    RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command, rule_content,
+};
+use hookbox_wasm::{MountDir, PreparedHook};
+
+use super::pin::{PinError, PinnedFile, read_beneath};
+use super::{HostTrust, TrustMode};
+
+/// A pinned file of a command rule and where its name sits in the command.
+#[derive(Debug)]
+pub(crate) struct Pin {
+    pub(crate) site: Site,
+    pub(crate) file: Arc<PinnedFile>,
+    /// The path as written in messages.
+    pub(crate) shown: String,
+}
+
+/// One rule's standing.
+#[derive(Debug)]
+pub(crate) struct RuleCheck {
+    pub(crate) record: RuleRecord,
+    pub(crate) trust: RuleTrust,
+    /// The files a command runs, read at load.
+    pub(crate) pins: Vec<Pin>,
+    /// The first file the rule runs that could not be read, and why.
+    pub(crate) unpinnable: Option<String>,
+}
+
+/// A plugin (or bare file) as an approval subject.
+#[derive(Debug, Clone)]
+pub(crate) struct Subject {
+    /// Its name in the store: the canonical path of the plugin folder or bare file.
+    pub(crate) name: String,
+    /// Whether it is a bare hooks/settings file.
+    pub(crate) bare: bool,
+    /// Its approval, as stored when the rules were loaded.
+    pub(crate) approval: Option<Approval>,
+    /// Why the stored approval could not be used.
+    pub(crate) error: Option<String>,
+}
+
+/// What a loaded rule set knows about trust.
+#[derive(Debug, Default)]
+pub(crate) struct LoadedTrust {
+    /// The mode in force.
+    pub(crate) mode: TrustMode,
+    /// By rule position; empty when the mode is `off`.
+    pub(crate) rules: Vec<Option<RuleCheck>>,
+    /// By plugin position.
+    pub(crate) subjects: Vec<Subject>,
+}
+
+impl LoadedTrust {
+    /// The standing of the rule at `pos`, when trust is on.
+    pub(crate) fn rule(&self, pos: usize) -> Option<&RuleCheck> {
+        self.rules.get(pos).and_then(Option::as_ref)
+    }
+}
+
+/// The subject a plugin is approved as: its canonical folder, or for a bare hooks or settings
+/// file (one file named as the plugin, at its root) the canonical path of that file.
+pub(crate) fn subject_of(p: &PluginInfo) -> (String, bool) {
+    let root = canonical(&p.root);
+    let bare =
+        matches!(p.files.as_slice(), [f] if f == Path::new(&p.name) && f.components().count() == 1);
+    if bare {
+        (root.join(&p.name).display().to_string(), true)
+    } else {
+        (root.display().to_string(), false)
+    }
+}
+
+pub(crate) fn canonical(p: &Path) -> PathBuf {
+    let p = if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    };
+    p.canonicalize()
+        .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()))
+}
+
+/// Where a rule sits, relative to its subject.
+pub(crate) fn location_of(rule: &Rule, plugin: &PluginInfo, bare: bool) -> RuleLocation {
+    let file = if bare {
+        plugin.name.clone()
+    } else {
+        let f = &rule.source.file;
+        let rel = f.strip_prefix(&plugin.root).unwrap_or(f);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    RuleLocation {
+        file,
+        json_path: rule.source.json_path.clone(),
+    }
+}
+
+/// The folders files are read beneath, each opened once per load.
+struct Roots<'a> {
+    project: Option<&'a MountDir>,
+    project_path: Option<PathBuf>,
+    home: Option<Result<(MountDir, PathBuf), String>>,
+    plugins: HashMap<usize, Result<(MountDir, PathBuf), String>>,
+}
+
+impl Roots<'_> {
+    fn plugin(&mut self, i: usize, p: &PluginInfo) -> Result<MountDir, String> {
+        self.plugins
+            .entry(i)
+            .or_insert_with(|| {
+                let path = canonical(&p.root);
+                MountDir::open(&path)
+                    .map(|d| (d, path))
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map(|(d, _)| d.clone())
+            .map_err(Clone::clone)
+    }
+
+    fn home(&mut self) -> Result<MountDir, String> {
+        self.home
+            .get_or_insert_with(|| {
+                let home = std::env::var_os("HOME")
+                    .filter(|h| !h.is_empty())
+                    .ok_or_else(|| "HOME is not set".to_owned())?;
+                let path = canonical(Path::new(&home));
+                MountDir::open(&path)
+                    .map(|d| (d, path))
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map(|(d, _)| d.clone())
+            .map_err(Clone::clone)
+    }
+
+    /// An absolute path as a path beneath the plugin, the project or the home folder.
+    fn rebase(&mut self, i: usize, p: &PluginInfo, abs: &str) -> Option<(Base, String)> {
+        let abs = Path::new("/").join(abs);
+        let _ = self.plugin(i, p);
+        let _ = self.home();
+        let plugin = self
+            .plugins
+            .get(&i)
+            .and_then(|r| r.as_ref().ok())
+            .map(|(_, p)| p.clone());
+        let home = self
+            .home
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(|(_, p)| p.clone());
+        let candidates = [
+            (Base::Plugin, plugin),
+            (Base::Project, self.project_path.clone()),
+            (Base::Home, home),
+        ];
+        candidates.into_iter().find_map(|(base, root)| {
+            let rel = abs.strip_prefix(root?).ok()?;
+            let rel = rel.to_str()?;
+            (!rel.is_empty()).then(|| (base, rel.to_owned()))
+        })
+    }
+}
+
+/// A file a rule names: the plugin it is relative to (if any), its base folder, its path.
+type PinKey = (Option<usize>, Base, String);
+
+/// Reads files once per load and keeps the total within the policy's budget.
+struct Pins {
+    cache: HashMap<PinKey, Result<Arc<PinnedFile>, PinError>>,
+    bytes: u64,
+    max_file: u64,
+    max_total: u64,
+}
+
+impl Pins {
+    fn get(
+        &mut self,
+        roots: &mut Roots<'_>,
+        plugin: (usize, &PluginInfo),
+        base: Base,
+        path: &str,
+    ) -> Result<Arc<PinnedFile>, PinError> {
+        let key = (
+            (base == Base::Plugin).then_some(plugin.0),
+            base,
+            path.to_owned(),
+        );
+        if let Some(r) = self.cache.get(&key) {
+            return r.clone();
+        }
+        let root = match base {
+            Base::Plugin => roots.plugin(plugin.0, plugin.1),
+            Base::Project => roots
+                .project
+                .cloned()
+                .ok_or_else(|| "the host has no project folder".to_owned()),
+            Base::Home => roots.home(),
+            Base::Root => Err("an absolute path outside the plugin, project and home".to_owned()),
+        };
+        let r = root.map_err(PinError::Io).and_then(|root| {
+            let left = self.max_total.saturating_sub(self.bytes);
+            let max = self.max_file.min(left.max(1));
+            match read_beneath(&root, path, max) {
+                Err(PinError::TooLarge { size, .. }) if size <= self.max_file => {
+                    Err(PinError::Budget {
+                        max: self.max_total,
+                    })
+                }
+                other => other,
+            }
+        });
+        let r = r.map(|f| {
+            self.bytes += f.bytes.len() as u64;
+            Arc::new(f)
+        });
+        self.cache.insert(key, r.clone());
+        r
+    }
+}
+
+/// The component path of a wasm rule beneath its plugin, as `prepare` reads it.
+fn component_path(written: &str) -> String {
+    let rel = ["${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}"]
+        .iter()
+        .find_map(|p| written.strip_prefix(p))
+        .unwrap_or(written);
+    rel.split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Surveys `rules` of `plugins` (with their prepared wasm components) for `trust`.
+pub(crate) fn survey(
+    trust: &HostTrust,
+    project: Option<&MountDir>,
+    plugins: &[PluginInfo],
+    rules: &[Rule],
+    wasm: &HashMap<usize, PreparedHook>,
+) -> (LoadedTrust, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    if !trust.mode.is_on() {
+        return (LoadedTrust::default(), diagnostics);
+    }
+    let subjects: Vec<Subject> = plugins
+        .iter()
+        .map(|p| {
+            let (name, bare) = subject_of(p);
+            let (approval, error) = match trust.store.as_ref().map(|s| s.get(&name)) {
+                None | Some(Ok(None)) => (None, None),
+                Some(Ok(Some(a))) => (Some(a), None),
+                Some(Err(e)) => {
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            PathBuf::from(&name),
+                            format!("its approval cannot be used, so its rules count as not approved: {e}"),
+                        )
+                        .fix(format!("review and approve it again: hookbox trust add {name}")),
+                    );
+                    (None, Some(e.to_string()))
+                }
+            };
+            Subject {
+                name,
+                bare,
+                approval,
+                error,
+            }
+        })
+        .collect();
+    let indexes: Vec<Option<ApprovalIndex>> = subjects
+        .iter()
+        .map(|s| s.approval.as_ref().map(ApprovalIndex::new))
+        .collect();
+    let mut roots = Roots {
+        project,
+        project_path: project.map(|d| canonical(d.path())),
+        home: None,
+        plugins: HashMap::new(),
+    };
+    let mut pins = Pins {
+        cache: HashMap::new(),
+        bytes: 0,
+        max_file: trust.policy.max_pinned_file_bytes,
+        max_total: trust.policy.max_pinned_bytes,
+    };
+    let mut checks = Vec::with_capacity(rules.len());
+    for (pos, rule) in rules.iter().enumerate() {
+        let Some(plugin) = plugins.get(rule.plugin) else {
+            // The installer keeps no rule without a plugin; a position is kept for it anyway.
+            checks.push(None);
+            continue;
+        };
+        let subject = &subjects[rule.plugin];
+        let location = location_of(rule, plugin, subject.bare);
+        let mut files = Vec::new();
+        let mut unpinned = Vec::new();
+        let mut rule_pins = Vec::new();
+        let mut unpinnable = None;
+        match &rule.handler {
+            Handler::Command(spec) => {
+                let resolved = resolve_command(spec);
+                unpinned = resolved.unpinned;
+                for f in resolved.files {
+                    let (base, path) = if f.base == Base::Root {
+                        match roots.rebase(rule.plugin, plugin, &f.path) {
+                            Some(found) => found,
+                            None => {
+                                unpinned.push(Unpinned {
+                                    what: format!("/{}", f.path),
+                                    why: UnpinnedWhy::OutsideRoots,
+                                });
+                                continue;
+                            }
+                        }
+                    } else {
+                        (f.base, f.path)
+                    };
+                    let shown = format!("{}{path}", base.prefix());
+                    let state = match pins.get(&mut roots, (rule.plugin, plugin), base, &path) {
+                        Ok(p) => {
+                            let state = FileState::Pinned {
+                                sha256: p.sha256,
+                                size: p.bytes.len() as u64,
+                            };
+                            rule_pins.push(Pin {
+                                site: f.site,
+                                file: p,
+                                shown: shown.clone(),
+                            });
+                            state
+                        }
+                        Err(e) => {
+                            unpinnable.get_or_insert_with(|| format!("{shown}: {e}"));
+                            FileState::Unreadable {
+                                reason: e.to_string(),
+                            }
+                        }
+                    };
+                    files.push(FileRecord {
+                        role: f.role,
+                        base,
+                        path,
+                        state,
+                    });
+                }
+            }
+            Handler::Wasm(spec) => {
+                let path = component_path(&spec.component);
+                let state = match wasm.get(&pos) {
+                    Some(p) => match p.component.sha256().parse::<Digest>() {
+                        Ok(sha256) => FileState::Pinned {
+                            sha256,
+                            size: p.component.size_bytes() as u64,
+                        },
+                        Err(e) => FileState::Unreadable {
+                            reason: e.to_string(),
+                        },
+                    },
+                    None => FileState::Unreadable {
+                        reason: "not prepared".into(),
+                    },
+                };
+                if let FileState::Unreadable { reason } = &state {
+                    unpinnable = Some(format!("{}{path}: {reason}", Base::Plugin.prefix()));
+                }
+                files.push(FileRecord {
+                    role: FileRole::Component,
+                    base: Base::Plugin,
+                    path,
+                    state,
+                });
+            }
+            Handler::Prompt { .. } | Handler::Http(_) => {}
+        }
+        let record = RuleRecord::new(
+            location,
+            rule.handler.label(),
+            rule_content(rule),
+            files,
+            unpinned,
+        );
+        let verdict = check_rule(&record, indexes[rule.plugin].as_ref());
+        checks.push(Some(RuleCheck {
+            record,
+            trust: verdict,
+            pins: rule_pins,
+            unpinnable,
+        }));
+    }
+    (
+        LoadedTrust {
+            mode: trust.mode,
+            rules: checks,
+            subjects,
+        },
+        diagnostics,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_files_and_plugins_are_different_subjects() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        let info = |name: &str, files: &[&str]| PluginInfo {
+            name: name.into(),
+            root: t.path().to_owned(),
+            dialect: hookbox_core::Dialect::Claude,
+            files: files.iter().map(PathBuf::from).collect(),
+        };
+        assert_eq!(
+            subject_of(&info("settings.json", &["settings.json"])),
+            (root.join("settings.json").display().to_string(), true)
+        );
+        assert_eq!(
+            subject_of(&info("settings.local.json", &["settings.local.json"])),
+            (root.join("settings.local.json").display().to_string(), true)
+        );
+        assert_eq!(
+            subject_of(&info("guard", &["hooks/hooks.json"])),
+            (root.display().to_string(), false)
+        );
+    }
+
+    #[test]
+    fn component_paths_are_read_as_prepare_reads_them() {
+        assert_eq!(
+            component_path("${CLAUDE_PLUGIN_ROOT}/hooks/g.wasm"),
+            "hooks/g.wasm"
+        );
+        assert_eq!(component_path("./hooks//g.wasm"), "hooks/g.wasm");
+        assert_eq!(component_path("${PLUGIN_ROOT}/g.wasm"), "g.wasm");
+    }
+}
