@@ -381,8 +381,9 @@ fn a_dispatch_answer_has_a_byte_cap_and_fired_records_are_previews() {
     assert!(e.data.len() < 4096, "{} bytes", e.data.len());
     let record: Value = serde_json::from_str(&e.data).unwrap();
     let reason = record["blocking_error"].as_str().unwrap();
+    // Core's preview: the first TEXT_PREVIEW_CHARS (500) characters, cut with a `…`.
     assert!(
-        reason.ends_with("[preview: 1000000 characters in all]"),
+        reason.ends_with('…') && reason.chars().count() == 501,
         "{}",
         &reason[reason.len().saturating_sub(80)..]
     );

@@ -594,7 +594,10 @@ mod tests {
         let e = serde_json::from_str::<TenantPolicy>(r#"{"dispatch_deadline_secs": 1e19}"#)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("over the maximum of 86400"), "{e}");
+        assert!(
+            e.contains("over the maximum; give more than 0 and at most 86400 seconds"),
+            "{e}"
+        );
         let p: TenantPolicy = serde_json::from_str(r#"{"dispatch_deadline_secs": 0.5}"#).unwrap();
         assert_eq!(p.dispatch_deadline_secs, Duration::from_millis(500));
     }
