@@ -81,8 +81,9 @@ pub(crate) struct Inner {
     pub(crate) hooks_quota: Arc<Quota>,
     pub(crate) slots_quota: Arc<Quota>,
     pub(crate) rate: Option<TokenBucket>,
-    /// This host's share of the CPU: how many of its wasm guests execute at once.
-    pub(crate) cpu_share: CpuShare,
+    /// This host's share of the CPU: how many of its wasm guests execute at once (`None`: no
+    /// share, `wasm_cpu_share` is `usize::MAX`).
+    pub(crate) cpu_share: Option<CpuShare>,
     enabled: AtomicBool,
 }
 
@@ -145,7 +146,8 @@ impl HookHost {
             hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
             slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
             rate: policy.dispatch_rate.map(TokenBucket::new),
-            cpu_share: CpuShare::new(policy.wasm_cpu_share),
+            cpu_share: (policy.wasm_cpu_share != usize::MAX)
+                .then(|| CpuShare::new(policy.wasm_cpu_share)),
             enabled: AtomicBool::new(true),
             policy,
         };

@@ -87,7 +87,7 @@ impl Inner {
             label: prepared.label.clone(),
         };
         let scope = RunScope {
-            share: Some(&self.cpu_share),
+            share: self.cpu_share.as_ref(),
             fuel: Some(fuel),
         };
         match self
