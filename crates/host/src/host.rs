@@ -79,9 +79,11 @@ pub(crate) struct Live {
     /// Units of the runtime's shared dispatch capacity this host holds now.
     dispatches_entered: Arc<AtomicUsize>,
     pub(crate) rate: TokenBucket,
-    /// This host's share of the CPU: how many of its wasm guests execute at once. Replaced when
-    /// a new policy changes its size; runs already going finish on the share they started with.
-    cpu_share: RwLock<CpuShare>,
+    /// This host's share of the CPU: how many of its wasm guests execute at once (`None`: no
+    /// share, `wasm_cpu_share` is `usize::MAX`), with the policy value it was made from.
+    /// Replaced when a new policy changes it; runs already going finish on the share they
+    /// started with.
+    cpu_share: RwLock<(usize, Option<CpuShare>)>,
     enabled: AtomicBool,
 }
 
@@ -96,16 +98,17 @@ impl Live {
             dispatch_quota: Arc::new(Quota::new(policy.max_dispatches_in_flight)),
             dispatches_entered: Arc::new(AtomicUsize::new(0)),
             rate: TokenBucket::new(policy.dispatch_rate),
-            cpu_share: RwLock::new(CpuShare::new(policy.wasm_cpu_share)),
+            cpu_share: RwLock::new((policy.wasm_cpu_share, cpu_share(policy.wasm_cpu_share))),
             enabled: AtomicBool::new(true),
         }
     }
 
-    /// The CPU share the next wasm run of this host takes its turns from.
-    pub(crate) fn cpu_share(&self) -> CpuShare {
+    /// The CPU share the next wasm run of this host takes its turns from, if it has one.
+    pub(crate) fn cpu_share(&self) -> Option<CpuShare> {
         self.cpu_share
             .read()
             .unwrap_or_else(|p| p.into_inner())
+            .1
             .clone()
     }
 
@@ -116,10 +119,15 @@ impl Live {
         self.dispatch_quota.set_cap(policy.max_dispatches_in_flight);
         self.rate.set_limit(policy.dispatch_rate);
         let mut share = self.cpu_share.write().unwrap_or_else(|p| p.into_inner());
-        if share.turns() != policy.wasm_cpu_share {
-            *share = CpuShare::new(policy.wasm_cpu_share);
+        if share.0 != policy.wasm_cpu_share {
+            *share = (policy.wasm_cpu_share, cpu_share(policy.wasm_cpu_share));
         }
     }
+}
+
+/// The share `wasm_cpu_share` asks for: none for `usize::MAX`.
+fn cpu_share(turns: usize) -> Option<CpuShare> {
+    (turns != usize::MAX).then(|| CpuShare::new(turns))
 }
 
 /// One generation of a host: a policy, what it names (state folder, mount roots) and the rules

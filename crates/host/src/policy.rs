@@ -102,8 +102,9 @@ pub struct HostPolicy {
     /// Wasm guests of this host that execute at once: its share of the CPU
     /// ([`CpuShare`](hookbox_wasm::CpuShare)). The others wait for a turn, taken in order at
     /// every 2 ms yield point, so a host's spinning guests queue behind each other, never in
-    /// front of another host's (tenant's) hooks. Default: the machine's cores (a host alone on
-    /// its runtime uses them all); tenants: 1, one core's worth (`TenantPolicy::wasm_cpu_share`).
+    /// front of another host's (tenant's) hooks. Default: `usize::MAX`, no share (a host alone on
+    /// its runtime lets every guest run whenever the executor polls it); tenants: 1, one core's
+    /// worth (`TenantPolicy::wasm_cpu_share`).
     pub wasm_cpu_share: usize,
     /// Dispatches of this host admitted at once ([`HookHost::admit`](crate::HookHost::admit):
     /// `hookbox serve`'s requests, counted from before their body is read); one more is refused
@@ -154,7 +155,7 @@ impl Default for HostPolicy {
             dispatch_deadline: Duration::from_secs(600),
             max_hooks_in_flight: 256,
             max_pool_slots: 256,
-            wasm_cpu_share: std::thread::available_parallelism().map_or(1, usize::from),
+            wasm_cpu_share: usize::MAX,
             max_dispatches_in_flight: 256,
             dispatch_rate: None,
             recheck_updated_input: true,

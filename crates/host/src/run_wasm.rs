@@ -88,7 +88,7 @@ impl Inner {
         };
         let share = self.live.cpu_share();
         let scope = RunScope {
-            share: Some(&share),
+            share: share.as_ref(),
             fuel: Some(fuel),
         };
         match self
