@@ -128,7 +128,9 @@ fn dispatch_answers_what_hookbox_dispatch_json_prints() {
     // Same keys; same verdict and HookFired (timings and paths aside).
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     let mut served_keys = keys(&served);
-    served_keys.extend(["diagnostics".to_owned()]);
+    // The CLI's own: its load diagnostics, and its trust mode with the rules it found unapproved
+    // (`hookbox serve` does not enforce trust yet: tenants' approvals are issue 19 §5).
+    served_keys.extend(["diagnostics".to_owned(), "trust".to_owned()]);
     served_keys.sort();
     let mut cli_keys = keys(&cli);
     cli_keys.sort();

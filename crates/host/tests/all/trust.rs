@@ -454,12 +454,29 @@ fn a_project_may_make_trust_stricter_never_looser() {
     let s = Setup::new(hooks("ro"));
     std::fs::create_dir_all(s.project().join(".hookbox")).unwrap();
     let settings = s.project().join(".hookbox/settings.json");
+    // Settings are policy input: applied as the CLI applies them.
+    let with_settings = |mode| {
+        s.host_with(mode, |p| {
+            hookbox_host::Settings::load(&s.project()).unwrap().apply(p)
+        })
+    };
     std::fs::write(&settings, r#"{"trust": "require"}"#).unwrap();
-    assert_eq!(s.host(TrustMode::Warn).trust_mode(), TrustMode::Require);
-    assert_eq!(s.host(TrustMode::Off).trust_mode(), TrustMode::Require);
-    std::fs::write(&settings, r#"{"trust": "off"}"#).unwrap();
-    assert_eq!(s.host(TrustMode::Require).trust_mode(), TrustMode::Require);
+    assert_eq!(
+        with_settings(TrustMode::Warn).trust_mode(),
+        TrustMode::Require
+    );
+    assert_eq!(
+        with_settings(TrustMode::Off).trust_mode(),
+        TrustMode::Require
+    );
+    // A host never reads the project's settings by itself.
     assert_eq!(s.host(TrustMode::Warn).trust_mode(), TrustMode::Warn);
+    std::fs::write(&settings, r#"{"trust": "off"}"#).unwrap();
+    assert_eq!(
+        with_settings(TrustMode::Require).trust_mode(),
+        TrustMode::Require
+    );
+    assert_eq!(with_settings(TrustMode::Warn).trust_mode(), TrustMode::Warn);
 }
 
 #[test]
