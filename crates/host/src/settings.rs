@@ -12,10 +12,9 @@
 //! must be a real folder and a real file), without blocking on a FIFO, regular files only, and
 //! at most [`MAX_SETTINGS_BYTES`].
 
-use std::io::Read as _;
 use std::path::Path;
 
-use hookbox_wasm::{MountDir, MountError};
+use hookbox_core::files::{ReadError, read_file_beneath};
 use serde::Deserialize;
 
 /// Largest settings file read: far above any real one, far below what could hurt the host.
@@ -65,14 +64,9 @@ pub struct StopSettings {
 /// Why settings could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    /// The file exists but cannot be read safely.
-    #[error("cannot read {path}: {reason}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        reason: String,
-    },
+    /// The file exists but cannot be read safely (a symlink, a FIFO, too large, not UTF-8…).
+    #[error(transparent)]
+    Read(#[from] ReadError),
     /// The file is not valid settings JSON.
     #[error("{path}:{line}:{column}: invalid settings: {message}")]
     Parse {
@@ -88,29 +82,18 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// Reads `<project>/.hookbox/settings.json`; a missing file (or folder) means defaults.
+    /// Reads `<project>/.hookbox/settings.json` with core's reader for untrusted small files
+    /// (beneath the project, no symlink on the way, no FIFO, at most [`MAX_SETTINGS_BYTES`]); a
+    /// missing file (or folder, or project) means defaults.
     pub fn load(project_dir: &Path) -> Result<Settings, SettingsError> {
-        let path = project_dir.join(".hookbox").join("settings.json");
-        let shown = path.display().to_string();
-        let read = |reason: String| SettingsError::Read {
-            path: shown.clone(),
-            reason,
-        };
-        let project = match MountDir::open(project_dir) {
-            Ok(d) => d,
-            Err(MountError::Missing { .. }) => return Ok(Settings::default()),
-            Err(e) => return Err(read(e.to_string())),
-        };
-        let dir = match project.open_beneath(Path::new(".hookbox")) {
-            Ok(d) => d,
-            Err(MountError::Missing { .. }) => return Ok(Settings::default()),
-            Err(e) => return Err(read(e.to_string())),
-        };
-        let Some(text) = read_file(&dir, "settings.json").map_err(read)? else {
-            return Ok(Settings::default());
+        let rel = Path::new(".hookbox").join("settings.json");
+        let text = match read_file_beneath(project_dir, &rel, MAX_SETTINGS_BYTES) {
+            Ok(t) => t,
+            Err(e) if e.is_not_found() => return Ok(Settings::default()),
+            Err(e) => return Err(e.into()),
         };
         serde_json::from_str(&text).map_err(|e| SettingsError::Parse {
-            path: shown,
+            path: project_dir.join(rel).display().to_string(),
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
@@ -130,44 +113,6 @@ impl Settings {
             policy.trust.mode = policy.trust.mode.stricter(mode);
         }
     }
-}
-
-/// Reads `name` in `dir`: not through a symlink, not blocking on a FIFO, a regular file of at
-/// most [`MAX_SETTINGS_BYTES`], UTF-8. `None` when it does not exist.
-fn read_file(dir: &MountDir, name: &str) -> Result<Option<String>, String> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::openat(dir.as_fd(), name, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(rustix::io::Errno::LOOP) => {
-            return Err("it is a symbolic link; settings are never read through one".into());
-        }
-        Err(e) => return Err(e.to_string()),
-    };
-    let st = rustix::fs::fstat(&fd).map_err(|e| e.to_string())?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err("it is not a regular file".into());
-    }
-    let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
-    if size > MAX_SETTINGS_BYTES {
-        return Err(format!(
-            "it is {size} bytes, over the limit of {MAX_SETTINGS_BYTES}"
-        ));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::from(fd)
-        .take(MAX_SETTINGS_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
-        return Err(format!(
-            "it is over the limit of {MAX_SETTINGS_BYTES} bytes"
-        ));
-    }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()))
 }
 
 #[cfg(test)]

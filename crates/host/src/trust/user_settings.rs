@@ -42,12 +42,7 @@ impl UserSettings {
         let text = match read_file_beneath(dir, Path::new("settings.json"), MAX_SETTINGS_BYTES) {
             Ok(t) => t,
             Err(e) if e.is_not_found() => return Ok(UserSettings::default()),
-            Err(e) => {
-                return Err(SettingsError::Read {
-                    path: shown,
-                    reason: e.kind.to_string(),
-                });
-            }
+            Err(e) => return Err(e.into()),
         };
         serde_json::from_str(&text).map_err(|e| SettingsError::Parse {
             path: shown,
