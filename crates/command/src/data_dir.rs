@@ -4,8 +4,7 @@ use std::io;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-/// Longest sanitised component kept before the hash suffix, well under the 255-byte name limit.
-const MAX_COMPONENT_CHARS: usize = 64;
+use hookbox_core::files::safe_component;
 
 /// Why the data folder could not be provided.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +35,7 @@ pub enum DataDirError {
 /// Creates (if needed) and returns `<data_root>/<plugin>/<session>`, canonicalised.
 ///
 /// `plugin` and `session` come from manifests and payloads, so each is passed through
-/// [`sanitize_component`]: a session id like `../../x` stays one folder inside `data_root`.
+/// [`safe_component`] (core's one sanitiser): a session id like `../../x` stays one folder inside `data_root`.
 /// New folders are created private to the user (mode 0700): they hold session state. The
 /// result is checked to resolve inside `data_root`, so a symlink planted in the tree cannot
 /// redirect a later session's data elsewhere.
@@ -48,8 +47,8 @@ pub fn create_plugin_data_dir(
     session: &str,
 ) -> Result<PathBuf, DataDirError> {
     let path = data_root
-        .join(sanitize_component(plugin))
-        .join(sanitize_component(session));
+        .join(safe_component(plugin))
+        .join(safe_component(session));
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -75,86 +74,9 @@ pub fn create_plugin_data_dir(
     Ok(resolved)
 }
 
-/// Turns an arbitrary name into one safe path component.
-///
-/// Keeps ASCII letters, digits, `-`, `_` and `.`; every other character becomes `_`; a name of
-/// only dots (`.`, `..`) or an empty one becomes underscores. Long names are cut at 64
-/// characters. When anything changed, a hash of the original is appended, so two different ids
-/// (`a/b` and `a_b`) never share a folder, and the same id always maps to the same folder.
-pub fn sanitize_component(raw: &str) -> String {
-    let mut out: String = raw
-        .chars()
-        .take(MAX_COMPONENT_CHARS)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.chars().all(|c| c == '.') {
-        out = "_".repeat(out.len().max(1));
-    }
-    if out != raw {
-        out.push('-');
-        out.push_str(&format!("{:016x}", fnv1a(raw.as_bytes())));
-    }
-    out
-}
-
-/// FNV-1a, 64 bit: a stable, dependency-free hash (not for security; only to tell names apart).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_names_are_kept() {
-        assert_eq!(sanitize_component("my-plugin_1.2"), "my-plugin_1.2");
-        assert_eq!(sanitize_component("3f2a9c"), "3f2a9c");
-    }
-
-    #[test]
-    fn traversal_and_separators_become_one_component() {
-        for raw in [
-            "..",
-            ".",
-            "",
-            "../../x",
-            "/etc/passwd",
-            "a/b",
-            "a\\b",
-            "a\0b",
-            "..\u{2215}x",
-        ] {
-            let s = sanitize_component(raw);
-            assert!(
-                !s.contains('/') && !s.contains('\\') && !s.contains('\0'),
-                "{raw:?} -> {s:?}"
-            );
-            assert!(!s.chars().all(|c| c == '.'), "{raw:?} -> {s:?}");
-            assert!(!s.is_empty());
-        }
-    }
-
-    #[test]
-    fn altered_names_do_not_collide_and_are_stable() {
-        assert_ne!(sanitize_component("a/b"), sanitize_component("a_b"));
-        assert_ne!(sanitize_component("a/b"), sanitize_component("a:b"));
-        assert_eq!(sanitize_component("a/b"), sanitize_component("a/b"));
-    }
-
-    #[test]
-    fn long_names_are_cut() {
-        let s = sanitize_component(&"x".repeat(1000));
-        assert!(s.len() <= MAX_COMPONENT_CHARS + 17, "{}", s.len());
-    }
 
     #[test]
     fn created_folder_stays_inside_the_root() {

@@ -44,7 +44,7 @@ mod spawn;
 mod subreaper;
 
 pub use containment::{Containment, ContainmentPolicy};
-pub use data_dir::{DataDirError, create_plugin_data_dir, sanitize_component};
+pub use data_dir::{DataDirError, create_plugin_data_dir};
 pub use env_policy::{DEFAULT_DENY, EnvPolicy};
 pub use environment::{MANAGED_VARS, PLACEHOLDER_VARS};
 pub use error::SpawnError;

@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hookbox_command::sanitize_component;
 use hookbox_core::Dialect;
+use hookbox_core::files::safe_component;
 use hookbox_core::rule::PluginInfo;
 use hookbox_wasm::{MountDir, MountError};
 use sha2::{Digest, Sha256};
@@ -50,19 +50,13 @@ pub fn project_state_dir(root: &Path, project: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "root".into());
     root.join("projects")
-        .join(format!("{}-{}", short(&name), hash16(&canon)))
+        .join(format!("{}-{}", safe_component(&name), hash16(&canon)))
 }
 
 /// First 16 hex digits of the sha256 of a path.
 fn hash16(path: &Path) -> String {
     let d = Sha256::digest(path.as_os_str().as_encoded_bytes());
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A name made safe as one path component (cut, with a hash of the original when changed, so
-/// two names never share a folder).
-fn short(name: &str) -> String {
-    sanitize_component(name)
 }
 
 /// An open state folder.
@@ -180,14 +174,20 @@ impl StateDir {
     ) -> Result<MountDir, MountError> {
         let plugin_dir = self.plugin_dir(plugin)?;
         match plugin.dialect {
-            Dialect::Ghast => open_session_dir(&plugin_dir, &short(session), self.max_session_dirs),
+            Dialect::Ghast => {
+                open_session_dir(&plugin_dir, &safe_component(session), self.max_session_dirs)
+            }
             _ => Ok(plugin_dir),
         }
     }
 
     /// The plugin's own folder under `data/` (persistent; the Ghast sessions live beneath it).
     pub(crate) fn plugin_dir(&self, plugin: &PluginInfo) -> Result<MountDir, MountError> {
-        let key = format!("{}-{}", short(&plugin.name), hash16(&canon(&plugin.root)));
+        let key = format!(
+            "{}-{}",
+            safe_component(&plugin.name),
+            hash16(&canon(&plugin.root))
+        );
         self.data.create_beneath(Path::new(&key), 0o700)
     }
 
