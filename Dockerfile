@@ -6,8 +6,9 @@
 #     -v hookbox-cache:/var/cache/hookbox -v hookbox-state:/var/lib/hookbox \
 #     hookbox:0.1.0
 #
-# Two stages: a Rust 1.95 toolchain builds the release binary (the build compiles the bundled
-# wasm guests for `hookbox demo`, hence the wasm32-wasip2 target); the runtime stage is
+# Two stages: a Rust 1.95 toolchain builds the release binary without the default `tools`
+# feature (no `demo`, no `bench`, none of the example guests they carry, so no wasm32-wasip2
+# target and no guest compiles in the image build); the runtime stage is
 # distroless (glibc and libgcc, no shell, no package manager) running as the unprivileged
 # `nonroot` user. Everything the server writes goes to two volumes — the compiled-component
 # cache and the tenants' state (plugin data, replay files) — so the root filesystem can be
@@ -16,10 +17,9 @@
 # proxy): the server speaks plain HTTP.
 
 FROM rust:1.95-bookworm AS build
-RUN rustup target add wasm32-wasip2
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin hookbox \
+RUN cargo build --release --locked --no-default-features --bin hookbox \
  && install -D -m 0755 target/release/hookbox /out/hookbox \
  && mkdir -p /out/empty
 

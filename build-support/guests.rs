@@ -75,6 +75,12 @@ pub(crate) fn watch_workspace(workspace: &Path, watched: &mut BTreeSet<PathBuf>)
     for file in ["Cargo.toml", "Cargo.lock"] {
         watched.insert(workspace.join(file));
     }
+    // The guests' link flags (their stack size), where the workspace sets any: watched only when
+    // present, since cargo reruns a script on every build for a watched path that does not exist.
+    let config = workspace.join(".cargo/config.toml");
+    if config.is_file() {
+        watched.insert(config);
+    }
     let Ok(entries) = fs::read_dir(workspace) else {
         return;
     };

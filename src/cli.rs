@@ -129,6 +129,7 @@ pub(crate) enum Command {
     /// context, a blocked prompt, a denied and a rewritten tool call, an audit, a Stop rescue and
     /// the re-entry cap, an observe-only PreCompact, and a hostile wasm hook contained at its
     /// timeout. Colours on a terminal, none when piped; --json for machines.
+    #[cfg(feature = "tools")]
     Demo(DemoArgs),
 
     /// Measure hook dispatch: native sh -c vs typed wasm vs wasi:cli wasm, side by side.
@@ -137,6 +138,8 @@ pub(crate) enum Command {
     /// throughput with 1 and N dispatches in flight, native ÷ wasm ratios, the idle cost of
     /// 10,000 non-matching rules, cached vs uncached component loads, and resident memory per
     /// concurrently running wasm hook. Build with --release: debug numbers mean nothing.
+    /// --compare FILE prints each figure against a saved --json report.
+    #[cfg(feature = "tools")]
     Bench(BenchArgs),
 
     /// Serve hooks over HTTP: tenants from a folder, Claude Code http hooks, admin, metrics.
@@ -371,6 +374,38 @@ pub(crate) struct BenchArgs {
     /// at 1, 8 and 64 connections, beside in-process dispatch.
     #[arg(long)]
     pub(crate) serve: bool,
+
+    /// Only these sections (comma-separated; all when not given).
+    #[arg(long, value_name = "SECTION", value_delimiter = ',')]
+    pub(crate) only: Vec<BenchSection>,
+
+    /// Compare every figure with a saved `--json` report (e.g. docs/bench-baseline.json): each
+    /// figure's ratio, and every figure more than 1.3× worse named (exit code 1 if any).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) compare: Option<PathBuf>,
+
+    /// With `--compare`: compare this saved report instead of measuring.
+    #[arg(long, value_name = "FILE", requires = "compare")]
+    pub(crate) from: Option<PathBuf>,
+}
+
+/// A section of `hookbox bench`, for `--only`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BenchSection {
+    /// Native, typed wasm and wasi:cli hooks through a host: latency and throughput.
+    Hosts,
+    /// The cost of a dispatch that matches nothing.
+    Idle,
+    /// Component load times, cached and not.
+    Loads,
+    /// Resident memory per concurrently running wasm hook.
+    Memory,
+    /// Engine settings side by side (fuel, pagemap_scan).
+    Engine,
+    /// Tenants: isolation under floods, memory per tenant, reload.
+    Tenants,
+    /// JavaScript and Python guests beside native node and python3 hooks.
+    Polyglot,
 }
 
 /// `hookbox demo`.

@@ -1,12 +1,8 @@
 //! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
-pub(crate) mod bench;
-pub(crate) mod bench_engine;
-pub(crate) mod bench_polyglot;
-pub(crate) mod bench_serve;
-pub(crate) mod bench_tenants;
 pub(crate) mod compile;
+#[cfg(feature = "tools")]
 pub(crate) mod demo;
 pub(crate) mod dispatch;
 pub(crate) mod exec;
@@ -42,8 +38,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hook(args) => hook::run(&args),
         Command::Install(args) => install::run_install(&args),
         Command::Uninstall(args) => install::run_uninstall(&args),
+        #[cfg(feature = "tools")]
         Command::Demo(args) => demo::run(&args),
-        Command::Bench(args) => bench::run(&args),
+        #[cfg(feature = "tools")]
+        Command::Bench(args) => crate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Trust(args) => trust::run(&args),
     }

@@ -52,6 +52,7 @@ impl HostSetup {
     }
 
     /// A host rooted at `project` keeping its state in `state` (the demo's scratch folder).
+    #[cfg(feature = "tools")]
     pub(crate) fn with_state(
         project: &Path,
         state: &Path,

@@ -9,10 +9,16 @@
 
 #![forbid(unsafe_code)]
 
+// `demo` and `bench` and the example guests they run: the default-on `tools` feature. The
+// production image builds without it (no bundled guests, no wasm32-wasip2 target needed).
+#[cfg(feature = "tools")]
+mod bench;
 mod cli;
 mod cmd;
+#[cfg(feature = "tools")]
 mod guests;
 mod host_setup;
+#[cfg(feature = "tools")]
 mod scratch;
 
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 //! exit codes, stdout and stderr.
 
 mod agents;
+mod bench;
 mod demo;
 mod dispatch;
 mod hook;

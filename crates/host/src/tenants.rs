@@ -110,6 +110,18 @@ pub enum TenantError {
         /// Why.
         source: HostError,
     },
+    /// The runtime's pool resets slots with `pagemap_scan`, which is sound only where one party's
+    /// code uses the pool: refused for every tenant.
+    #[error(
+        "tenant `{id}`: this runtime's pool resets slots with pagemap_scan, which is not allowed \
+         where tenants share the pool (wasmtime 48.0.8 keeps only present pages, so a dirty page \
+         swapped out or being migrated survives into the next instance of its slot — another \
+         tenant's); fix: build the tenants' runtime with `pool.pagemap_scan` off (the default)"
+    )]
+    PagemapScanShared {
+        /// The tenant.
+        id: TenantId,
+    },
     /// Its hooks did not load without errors; nothing changed.
     #[error("tenant `{id}`: {} error(s) loading its hooks; the previous rules (if any) keep serving", .diagnostics.iter().filter(|d| d.severity == hookbox_core::diagnostic::Severity::Error).count())]
     Load {
@@ -295,6 +307,11 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// kept. Blocking (reads files, may compile components).
     fn build(&self, spec: TenantSpec<A>) -> Result<Arc<Tenant<A>>, TenantError> {
         let id = spec.id.clone();
+        // Tenants share the runtime's pool: a reset that can hand one guest's dirty page to the
+        // next instance of its slot would hand it to another tenant.
+        if self.runtime.wasm().config().pool.pagemap_scan {
+            return Err(TenantError::PagemapScanShared { id });
+        }
         let plugins = plugin_paths(&spec);
         let policy = self.host_policy(&spec, &plugins)?;
         let state_dir = self.state_root.join(id.as_str());

@@ -208,11 +208,11 @@ pub struct RuntimeKnobs {
     /// removes the least recently used. Default **256**.
     pub max_session_dirs: usize,
     /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
-    /// `PAGEMAP_SCAN`) instead of returning them with `madvise`. Default **false**: in wasmtime
-    /// 48.0.8 the scan misses dirty pages that were swapped out, so it is used only when no swap
-    /// is configured (otherwise it stays off, with a warning). Measured: it halves a typed hook's
-    /// dispatch and keeps a quiet tenant's latency flat while another floods
-    /// (docs/performance.md).
+    /// `PAGEMAP_SCAN`). Must stay **false** (the default; `true` is refused by
+    /// [`ServerConfig::validate`]): in wasmtime 48.0.8 the scan keeps only pages that are
+    /// present, so a dirty page swapped out or being migrated by the kernel survives into the
+    /// next instance of its slot, and in a server that instance may be another tenant's. The key
+    /// is kept so that a configuration setting it gets that explanation, not "unknown key".
     pub pagemap_scan: bool,
 }
 
@@ -334,6 +334,20 @@ impl ServerConfig {
 
     /// Checks every value's range (durations were checked when parsed).
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.runtime.pagemap_scan {
+            // Every tenant's guests share one pool: a reset that can leave one guest's dirty page
+            // to the next instance of its slot would let one tenant read another's data.
+            return Err(ConfigError::Invalid {
+                key: "runtime.pagemap_scan",
+                reason: "cannot be on for `hookbox serve`: every tenant's guests share one pool, \
+                         and wasmtime 48.0.8's PAGEMAP_SCAN reset keeps only pages that are \
+                         present, so a dirty page that is swapped out or being migrated by the \
+                         kernel (which happens without swap) survives into the next instance of \
+                         its slot — another tenant's; fix: remove `pagemap_scan` (off is the \
+                         default)"
+                    .to_owned(),
+            });
+        }
         let l = &self.limits;
         if l.shutdown_delay_secs > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
             return Err(ConfigError::Invalid {
@@ -540,9 +554,17 @@ mod tests {
             !parsed.runtime.pagemap_scan,
             "the safe reset is the default"
         );
+    }
+
+    #[test]
+    fn pagemap_scan_is_refused_because_tenants_share_the_pool() {
         let on = ServerConfig::parse("[runtime]\npagemap_scan = true").unwrap();
-        let settings = on.runtime_settings(Path::new("/nonexistent-cache"));
-        assert!(settings.wasm.pool.pagemap_scan);
+        let e = on.validate().unwrap_err().to_string();
+        assert!(
+            e.starts_with("configuration key `runtime.pagemap_scan` cannot be on for `hookbox serve`"),
+            "{e}"
+        );
+        assert!(e.contains("fix: remove `pagemap_scan`"), "{e}");
     }
 
     #[test]

@@ -207,14 +207,9 @@ fn pool(p: &PoolConfig, pagemap_scan: bool) -> Result<PoolingAllocationConfig, W
         )?)
         .linear_memory_keep_resident(keep_resident(
             p.memory_keep_resident,
-            pagemap_scan,
             "pool.memory_keep_resident",
         )?)
-        .table_keep_resident(keep_resident(
-            p.table_keep_resident,
-            pagemap_scan,
-            "pool.table_keep_resident",
-        )?)
+        .table_keep_resident(keep_resident(p.table_keep_resident, "pool.table_keep_resident")?)
         .pagemap_scan(if pagemap_scan {
             Enabled::Auto
         } else {
@@ -224,17 +219,7 @@ fn pool(p: &PoolConfig, pagemap_scan: bool) -> Result<PoolingAllocationConfig, W
     Ok(pool)
 }
 
-/// Without `PAGEMAP_SCAN`, wasmtime resets the whole keep-resident prefix with `memset` on every
-/// reuse, whether the guest touched it or not: past a few pages that costs more than the
-/// `madvise` it saves, so the prefix is capped there.
-const KEEP_RESIDENT_WITHOUT_PAGEMAP: u64 = 64 << 10;
-
-fn keep_resident(bytes: u64, pagemap_scan: bool, what: &str) -> Result<usize, WasmError> {
-    let bytes = if pagemap_scan {
-        bytes
-    } else {
-        bytes.min(KEEP_RESIDENT_WITHOUT_PAGEMAP)
-    };
+fn keep_resident(bytes: u64, what: &str) -> Result<usize, WasmError> {
     usize::try_from(bytes)
         .map_err(|_| WasmError::Config(format!("{what} ({bytes}) does not fit this platform")))
 }

@@ -734,3 +734,32 @@ fn tenant_state_lives_outside_every_tenant_folder() {
     assert!(!replay.starts_with(f.root.path()), "{}", replay.display());
     assert!(Path::new(&replay).is_dir());
 }
+
+/// `pagemap_scan` resets only pages the kernel reports dirty and present (wasmtime 48.0.8), so a
+/// page swapped out or being migrated could carry one guest's data into the next instance of its
+/// slot — another tenant's, where tenants share the pool. A tenant never loads on such a runtime.
+#[test]
+fn a_runtime_with_pagemap_scan_serves_no_tenant() {
+    let mut wasm = RuntimeConfig::default();
+    wasm.pool.pagemap_scan = true;
+    let fleet = fleet_with(RuntimeSettings {
+        wasm,
+        ..RuntimeSettings::default()
+    });
+    fleet.plugin(
+        "acme",
+        "p",
+        &json!({"hooks": {"UserPromptSubmit": [{"type": "command", "command": "true"}]}}),
+        &[],
+    );
+    let err = fleet
+        .tenants
+        .add(fleet.spec("acme", TenantPolicy::default()))
+        .unwrap_err();
+    assert!(
+        matches!(&err, TenantError::PagemapScanShared { id } if id.as_str() == "acme"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("fix: build the tenants' runtime with `pool.pagemap_scan` off"), "{err}");
+    assert!(fleet.tenants.is_empty());
+}

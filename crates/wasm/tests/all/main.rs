@@ -23,5 +23,6 @@ mod loading;
 mod per_guest;
 mod polyglot;
 mod proposals;
+mod reset;
 mod rust_guests;
 mod typed;

@@ -110,14 +110,14 @@ fn event(json: Value) -> anyhow::Result<Event> {
     Event::from_payload(None, json, "bench", "/").context("event")
 }
 
+/// The quiet tenant's dispatch p50 (µs) over `runs` dispatches, or as many as fit in the
+/// sampling budget: under a flood that slows it by orders of magnitude the section still ends.
 async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> anyhow::Result<f64> {
-    let mut samples = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
+    let one = || async {
         tenants.dispatch(tenant, e.clone()).await?;
-        samples.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    samples.sort_by(f64::total_cmp);
+        Ok(())
+    };
+    let samples = super::measure::sample_within(runs, one).await?;
     Ok(samples[samples.len() / 2])
 }
 
@@ -247,18 +247,6 @@ async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isola
     })
 }
 
-/// Only the isolation figures, on `runtime` (for a second pool setting): no memory or reload
-/// figure, which do not depend on it.
-pub(crate) async fn measure_isolation(
-    runtime: HookRuntime,
-    scratch: &Path,
-    scale: usize,
-) -> anyhow::Result<Isolation> {
-    let tenants = Arc::new(Tenants::new(runtime, scratch.join("tenant-state")));
-    add_quiet_and_noisy(&tenants, &scratch.join("tenants"))?;
-    isolation(&tenants, scale).await
-}
-
 /// The tenant figures; `scale` divides the sample counts (`--quick`).
 pub(crate) async fn measure(
     runtime: HookRuntime,
@@ -279,7 +267,7 @@ pub(crate) async fn measure(
     let count = (1000 / scale).max(20);
     let template = tenant_folder(&root, "t0", &ten, &[("noop.wasm", guests::wasm("noop")?)])?;
     add(&tenants, &root, "t0", TenantPolicy::default())?;
-    let before = super::bench::rss_mib();
+    let before = super::measure::rss_mib();
     for i in 1..count {
         let name = format!("t{i}");
         let folder = root.join(&name);
@@ -293,7 +281,7 @@ pub(crate) async fn measure(
         }
         add(&tenants, &root, &name, TenantPolicy::default())?;
     }
-    let after = super::bench::rss_mib();
+    let after = super::measure::rss_mib();
     let memory_per_tenant_kib = (after - before) * 1024.0 / (count - 1) as f64;
 
     let isolation = isolation(&tenants, scale).await?;

@@ -59,7 +59,7 @@ struct Report {
 
 /// Runs `hookbox bench --serve`.
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    super::bench::measure_and_print(args, "hookbox-bench-serve", run_in, table)
+    super::output::measure_and_print(args, "hookbox-bench-serve", run_in, table)
 }
 
 fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {

@@ -1,7 +1,9 @@
 //! `hookbox bench`'s engine settings side by side, in one run: the trivial typed wasm hook with
 //! fuel metering off and on (issue 9: fuel is part of the product — what does metering cost?),
-//! and with the pool's `PAGEMAP_SCAN` reset off (the default, issue 8 #23) and on. Each pair is
-//! measured in alternating rounds so a drift of the machine hits both sides alike.
+//! with the pool's `PAGEMAP_SCAN` reset off (the default, issue 8 #23) and on, and with the sound
+//! reset keeping 0 B to 2 MiB of linear memory resident (reset in place with `memset` instead of
+//! `madvise` and refaults: issue 18 asks which costs less). Every variant is measured in
+//! alternating rounds so a drift of the machine hits all alike.
 
 use std::path::Path;
 use std::time::Instant;
@@ -76,8 +78,15 @@ pub(crate) async fn measure(
     cache: &Path,
     runs: usize,
 ) -> anyhow::Result<EngineNumbers> {
-    let base = RuntimeConfig::default().with_cache_dir(cache);
-    let configs: [(&'static str, RuntimeConfig); 4] = [
+    let mut base = RuntimeConfig::default().with_cache_dir(cache);
+    // One dispatch in flight: a small pool keeps eight runtimes' address space reservations low.
+    base.pool.slots = 16;
+    let keep = |bytes: u64| {
+        let mut c = base.clone();
+        c.pool.memory_keep_resident = bytes;
+        c
+    };
+    let configs: [(&'static str, RuntimeConfig); 8] = [
         ("typed wasm, fuel off", base.clone().with_fuel(false)),
         ("typed wasm, fuel on", base.clone().with_fuel(true)),
         ("typed wasm, pagemap_scan off (default)", base.clone()),
@@ -86,6 +95,10 @@ pub(crate) async fn measure(
             c.pool.pagemap_scan = true;
             c
         }),
+        ("typed wasm, memory_keep_resident 0", keep(0)),
+        ("typed wasm, memory_keep_resident 256 KiB", keep(256 << 10)),
+        ("typed wasm, memory_keep_resident 1 MiB", keep(1 << 20)),
+        ("typed wasm, memory_keep_resident 2 MiB", keep(2 << 20)),
     ];
     let mut hosts = Vec::new();
     for (i, (name, c)) in configs.iter().enumerate() {

@@ -21,7 +21,7 @@ use hookbox_host::{HookRuntime, RuntimeSettings};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::bench::{host_with_rule, latencies, percentile};
+use super::measure::{host_with_rule, latencies, percentile};
 use crate::guests;
 use crate::host_setup::wasm_runtime_config;
 

@@ -1,0 +1,219 @@
+//! `hookbox bench`: the side-by-side benchmark of SPEC §9, in one process and one run. The same
+//! trivial hook logic (read the payload, answer nothing) as a native `sh -c` command hook, a
+//! typed wasm component and a `wasi:cli` wasm component, each through `HookHost::dispatch`;
+//! then engine settings, tenants (isolation, memory, reload), guests in other languages, and
+//! (`--serve`) `hookbox serve` over loopback. `--compare FILE` prints each figure's ratio to a
+//! saved report and names every figure more than 1.3× worse. Run it from a release build.
+//!
+//! Layout (no module imports its parent): this facade runs the sections in order; `measure`
+//! holds what they all measure with; `host_figures`, `engine`, `tenants`, `polyglot` and `serve`
+//! are the sections; `report` and `table` are the result and its text; `compare` reads two
+//! reports; `machine` says where a report was taken.
+
+mod compare;
+mod engine;
+mod host_figures;
+mod machine;
+mod measure;
+mod output;
+mod polyglot;
+mod report;
+mod serve;
+mod table;
+mod tenants;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use hookbox_host::{HookHost, HookRuntime, RuntimeSettings};
+use serde_json::json;
+
+use crate::cli::{BenchArgs, BenchSection};
+use crate::guests;
+use crate::host_setup::{runtime, wasm_runtime_config};
+use host_figures::{Latency, bash_event, idle, load_times, memory, one_rule_host};
+use measure::{latencies, percentile, quiet_policy, throughput};
+use report::Report;
+
+/// Runs `hookbox bench`.
+pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if let (Some(baseline), Some(saved)) = (&args.compare, &args.from) {
+        return compare::files(baseline, saved);
+    }
+    if args.serve {
+        return serve::run(args);
+    }
+    output::measure_and_print(args, "hookbox-bench", run_in, table::table)
+}
+
+/// Whether `--only` leaves `section` in.
+fn wanted(args: &BenchArgs, section: BenchSection) -> bool {
+    args.only.is_empty() || args.only.contains(&section)
+}
+
+/// Runs `f`, saying on stderr what it measures and how long it took (a section can take minutes).
+fn section<T>(what: &str, f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    eprintln!("bench: {what}…");
+    let started = Instant::now();
+    let out = f();
+    eprintln!(
+        "bench: {what}: done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    out
+}
+
+fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
+    let rt = runtime()?;
+    let scale = if args.quick { 10 } else { 1 };
+    let cache = scratch.join("cache");
+    let hooks = HookRuntime::new(RuntimeSettings {
+        wasm: wasm_runtime_config().with_cache_dir(&cache),
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the runtime")?;
+    let event = bash_event(scratch);
+    let dur = Duration::from_millis(args.throughput_ms / scale as u64);
+    let n = args.concurrency;
+    let mut report = Report {
+        build: if cfg!(debug_assertions) {
+            "debug (numbers are not meaningful: use --release)"
+        } else {
+            "release"
+        },
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        machine: machine::Machine::this(),
+        concurrency: n,
+        latency: Vec::new(),
+        ratio_native_over_typed_wasm_p50: None,
+        ratio_native_over_cli_wasm_p50: None,
+        ratio_throughput_typed_wasm_over_native: None,
+        ratio_typed_wasm_throughput_n_over_1: None,
+        idle_ns_per_dispatch_empty_host: None,
+        idle_ns_per_dispatch_10k_rules: None,
+        loads: Vec::new(),
+        memory: None,
+        tenants: None,
+        ratio_tenant_over_host_p50: None,
+        engine: None,
+        polyglot: None,
+    };
+    if wanted(args, BenchSection::Hosts) {
+        let native = one_rule_host(
+            scratch,
+            "native",
+            json!({"type": "command", "command": "cat >/dev/null", "matcher": "Bash"}),
+            &hooks,
+            None,
+        )?;
+        let typed = one_rule_host(
+            scratch,
+            "typed",
+            json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}),
+            &hooks,
+            Some(("noop.wasm", guests::wasm("noop")?)),
+        )?;
+        let cli = one_rule_host(
+            scratch,
+            "cli",
+            json!({"type": "wasm", "component": "hooks/noop_cli.wasm", "matcher": "Bash"}),
+            &hooks,
+            Some(("noop_cli.wasm", guests::wasm("noop_cli")?)),
+        )?;
+        for (kind, host, runs) in [
+            ("native sh -c", &native, args.native_runs / scale),
+            ("wasm typed (hook world)", &typed, args.wasm_runs / scale),
+            ("wasm wasi:cli command", &cli, args.wasm_runs / scale),
+        ] {
+            let row = section(kind, || {
+                let samples = rt.block_on(latencies(host, &event, runs.max(10)));
+                let throughput_1 = rt.block_on(throughput(host, &event, 1, dur));
+                let throughput_n = rt.block_on(throughput(host, &event, n, dur));
+                Ok(Latency {
+                    kind,
+                    runs: samples.len(),
+                    p50_us: percentile(&samples, 0.50),
+                    p99_us: percentile(&samples, 0.99),
+                    mean_us: samples.iter().sum::<f64>() / samples.len() as f64,
+                    throughput_1,
+                    throughput_n,
+                })
+            })?;
+            report.latency.push(row);
+        }
+        let (nat, typ, cl) = (&report.latency[0], &report.latency[1], &report.latency[2]);
+        report.ratio_native_over_typed_wasm_p50 = Some(nat.p50_us / typ.p50_us);
+        report.ratio_native_over_cli_wasm_p50 = Some(nat.p50_us / cl.p50_us);
+        report.ratio_throughput_typed_wasm_over_native =
+            Some(typ.throughput_n / nat.throughput_n);
+        report.ratio_typed_wasm_throughput_n_over_1 = Some(typ.throughput_n / typ.throughput_1);
+    }
+    if wanted(args, BenchSection::Idle) {
+        section("idle overhead", || {
+            let empty = HookHost::with_runtime(&hooks, quiet_policy(&scratch.join("empty")))
+                .context("empty host")?;
+            report.idle_ns_per_dispatch_empty_host =
+                Some(rt.block_on(idle(&empty, &event, 200_000 / scale)));
+            let many = HookHost::with_runtime(&hooks, quiet_policy(&scratch.join("many")))
+                .context("10k host")?;
+            let (plugins, rules) = host_figures::ten_thousand_rules();
+            many.install(plugins, rules);
+            report.idle_ns_per_dispatch_10k_rules =
+                Some(rt.block_on(idle(&many, &event, 200_000 / scale)));
+            Ok(())
+        })?;
+    }
+    if wanted(args, BenchSection::Loads) {
+        report.loads = section("component loads", || {
+            Ok(vec![
+                load_times(
+                    "noop (17 KB)",
+                    guests::wasm("noop")?,
+                    &scratch.join("loads-noop"),
+                )?,
+                load_times(
+                    "shell_guard (147 KB)",
+                    guests::wasm("shell_guard")?,
+                    &scratch.join("loads-shell-guard"),
+                )?,
+            ])
+        })?;
+    }
+    if wanted(args, BenchSection::Memory) && args.memory_hooks > 0 {
+        let what = format!("memory with {} concurrent wasm hooks", args.memory_hooks);
+        report.memory = Some(section(&what, || {
+            rt.block_on(memory(scratch, &hooks, args.memory_hooks))
+        })?);
+    }
+    if wanted(args, BenchSection::Engine) {
+        report.engine = Some(section("engine settings (fuel, pagemap_scan)", || {
+            rt.block_on(engine::measure(scratch, &cache, args.wasm_runs / scale))
+        })?);
+    }
+    if wanted(args, BenchSection::Tenants) {
+        let tenants = section("tenants", || {
+            let tenant_runtime = HookRuntime::new(RuntimeSettings {
+                wasm: wasm_runtime_config().with_cache_dir(&cache),
+                ..RuntimeSettings::default()
+            })
+            .context("cannot start the tenants' runtime")?;
+            rt.block_on(tenants::measure(tenant_runtime, scratch, scale))
+        })?;
+        if let Some(typed) = report.latency.get(1) {
+            report.ratio_tenant_over_host_p50 =
+                Some(tenants.isolation.quiet_alone_p50_us / typed.p50_us);
+        }
+        report.tenants = Some(tenants);
+    }
+    if wanted(args, BenchSection::Polyglot) {
+        report.polyglot = Some(section(
+            "JavaScript and Python guests beside native node and python3 hooks",
+            || rt.block_on(polyglot::measure(scratch, &hooks, &cache, scale)),
+        )?);
+    }
+    Ok(report)
+}

@@ -1,0 +1,125 @@
+//! What every bench section measures with: a host with one rule, latency samples and their
+//! percentiles, throughput with N in flight, resident memory. Sections import from here; nothing
+//! here imports a section.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hookbox_core::config::LoadOptions;
+use hookbox_core::{Event, EventName};
+use hookbox_host::{HookHost, HookRuntime, HostPolicy};
+use serde_json::json;
+
+/// The policy of every bench host: no replay files (disk I/O is not what is measured).
+pub(crate) fn quiet_policy(project: &Path) -> HostPolicy {
+    let mut p = HostPolicy::for_project(project);
+    p.replay = false;
+    p
+}
+
+/// A host with one plugin `name` (in `scratch`) holding one rule on `event`, and its component.
+pub(crate) fn host_with_rule(
+    scratch: &Path,
+    name: &str,
+    event: EventName,
+    rule: serde_json::Value,
+    runtime: &HookRuntime,
+    component: Option<(&str, &[u8])>,
+) -> anyhow::Result<HookHost> {
+    let plugin = scratch.join(name);
+    std::fs::create_dir_all(plugin.join("hooks"))
+        .with_context(|| format!("cannot create {}", plugin.display()))?;
+    if let Some((file, bytes)) = component {
+        std::fs::write(plugin.join("hooks").join(file), bytes)
+            .with_context(|| format!("cannot write {file}"))?;
+    }
+    let hooks = json!({"hooks": {event.as_str(): [rule]}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
+        .context("cannot write hooks.json")?;
+    let host =
+        HookHost::with_runtime(runtime, quiet_policy(&plugin)).context("cannot build a host")?;
+    let report = host.load(&[&plugin], &LoadOptions::default());
+    if report.rules.len() != 1 {
+        bail!("bench plugin {name} did not load: {:?}", report.diagnostics);
+    }
+    Ok(host)
+}
+
+/// Dispatch latencies of `event` on `host` (sorted, µs): `runs` of them after a warm-up, or as
+/// many as fit in [`SAMPLING_BUDGET`].
+pub(crate) async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
+    for _ in 0..runs.min(50) {
+        host.dispatch(event.clone()).await;
+    }
+    let one = move || {
+        let event = event.clone();
+        async move {
+            host.dispatch(event).await;
+            Ok(())
+        }
+    };
+    sample_within(runs, one).await.unwrap_or_default()
+}
+
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted.get(i).copied().unwrap_or(f64::NAN)
+}
+
+/// Dispatches per second with `n` dispatches in flight for `dur`.
+pub(crate) async fn throughput(host: &HookHost, event: &Event, n: usize, dur: Duration) -> f64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let deadline = start + dur;
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let (host, event, done) = (host.clone(), event.clone(), done.clone());
+        tasks.spawn(async move {
+            while Instant::now() < deadline {
+                host.dispatch(event.clone()).await;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Resident memory of this process, MiB.
+pub(crate) fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// The longest one latency measurement of a bench section may take: past it the samples taken so
+/// far are the figure (and their count says so), so a section whose hooks slowed down by orders of
+/// magnitude still finishes and reports it instead of running for hours.
+pub(crate) const SAMPLING_BUDGET: Duration = Duration::from_secs(20);
+
+/// Latencies of `runs` calls of `one` (sorted, µs), or of as many as fit in [`SAMPLING_BUDGET`]
+/// (at least one).
+pub(crate) async fn sample_within<F, Fut>(runs: usize, mut one: F) -> anyhow::Result<Vec<f64>>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let started = Instant::now();
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        one().await?;
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+        if started.elapsed() > SAMPLING_BUDGET {
+            break;
+        }
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples)
+}

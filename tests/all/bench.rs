@@ -1,0 +1,86 @@
+//! `hookbox bench`: a section measures and reports as JSON (the format a baseline is kept in),
+//! and `--compare` names every figure more than 1.3× worse than a saved report, with exit code 1,
+//! and passes a report against itself.
+
+use crate::util::{Dir, hookbox};
+
+#[test]
+fn one_section_reports_json_that_compares_clean_against_itself() {
+    let dir = Dir::new();
+    let run = hookbox(["bench", "--quick", "--only", "idle", "--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = run.json();
+    assert!(report["idle_ns_per_dispatch_empty_host"].as_f64().unwrap() > 0.0);
+    assert!(report["idle_ns_per_dispatch_10k_rules"].as_f64().unwrap() > 0.0);
+    // Sections left out are absent, not zero.
+    assert!(report.get("latency").is_none(), "{report}");
+    assert!(report.get("tenants").is_none(), "{report}");
+    assert!(report["machine"]["cores"].as_u64().unwrap() >= 1);
+    let saved = dir.write("now.json", &run.stdout);
+    let same = hookbox([
+        "bench",
+        "--compare",
+        saved.to_str().unwrap(),
+        "--from",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(same.code, Some(0), "{}{}", same.stdout, same.stderr);
+    assert!(
+        same.stdout
+            .contains("no figure more than 1.3x worse than the baseline"),
+        "{}",
+        same.stdout
+    );
+}
+
+#[test]
+fn compare_names_each_figure_more_than_1_3x_worse_and_fails() {
+    let dir = Dir::new();
+    let base = dir.write(
+        "base.json",
+        r#"{"latency": [{"kind": "wasm typed (hook world)", "runs": 5000, "p50_us": 10.0, "throughput_n": 100000.0}],
+            "tenants": {"isolation": {"quiet_alone_p50_us": 20.0}}}"#,
+    );
+    let now = dir.write(
+        "now.json",
+        r#"{"latency": [{"kind": "wasm typed (hook world)", "runs": 500, "p50_us": 14.0, "throughput_n": 60000.0}],
+            "tenants": {"isolation": {"quiet_alone_p50_us": 21.0}}}"#,
+    );
+    let run = hookbox([
+        "bench",
+        "--compare",
+        base.to_str().unwrap(),
+        "--from",
+        now.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "2 figure(s) more than 1.3x worse than the baseline: latency[wasm typed (hook world)].p50_us, latency[wasm typed (hook world)].throughput_n"
+        ),
+        "{}",
+        run.stdout
+    );
+    // A 5 % move is not named; the run count describes the run and is not compared.
+    assert!(!run.stdout.contains("quiet_alone_p50_us  WORSE"), "{}", run.stdout);
+    assert!(run.stdout.contains("(not compared)"), "{}", run.stdout);
+}
+
+#[test]
+fn compare_refuses_a_file_that_is_not_a_report_naming_it() {
+    let dir = Dir::new();
+    let bad = dir.write("bad.json", "not json");
+    let run = hookbox([
+        "bench",
+        "--compare",
+        bad.to_str().unwrap(),
+        "--from",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("bad.json is not a `hookbox bench --json` report"),
+        "{}",
+        run.stderr
+    );
+}
