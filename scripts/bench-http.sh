@@ -123,7 +123,9 @@ EOF
 start() {
   local name=$1
   shift
-  "$@" >"$scratch/$name.out" 2>"$scratch/$name.err" &
+  # Made before the server starts: the background job opens its redirections in its own time.
+  : >"$scratch/$name.out"
+  "$@" >>"$scratch/$name.out" 2>"$scratch/$name.err" &
   started_pid=$!
   local i
   for ((i = 0; i < 600; i++)); do
