@@ -118,18 +118,19 @@ state_dir = "state"
 cache_dir = "cache"
 EOF
 
-# start NAME CMD...: starts a server with stdout/stderr in the scratch folder; sets $started_pid
-# and $started_addr (its first stdout line).
+# start NAME CMD...: starts a server with stdout/stderr in the scratch folder; sets ${NAME}_pid at
+# once (so that cleanup stops it whatever happens next) and $started_addr (its first stdout line).
 start() {
   local name=$1
   shift
   # Made before the server starts: the background job opens its redirections in its own time.
   : >"$scratch/$name.out"
   "$@" >>"$scratch/$name.out" 2>"$scratch/$name.err" &
-  started_pid=$!
+  local started_pid=$!
+  printf -v "${name}_pid" %s "$started_pid"
   local i
   for ((i = 0; i < 600; i++)); do
-    started_addr="$(head -n1 "$scratch/$name.out")"
+    started_addr="$(head -n1 "$scratch/$name.out" 2>/dev/null || true)"
     [[ -n $started_addr ]] && return 0
     kill -0 "$started_pid" 2>/dev/null || break
     sleep 0.1
@@ -138,9 +139,9 @@ start() {
   die "$name did not print its address"
 }
 start bare "$bare" --listen 127.0.0.1:0
-bare_pid=$started_pid bare_url="http://$started_addr"
+bare_url="http://$started_addr"
 start serve "$hookbox" serve --config "$scratch/serve.toml" --listen 127.0.0.1:0
-serve_pid=$started_pid serve_url="http://$started_addr"
+serve_url="http://$started_addr"
 for ((i = 0; ; i++)); do
   [[ $(curl -s -o /dev/null -w '%{http_code}' "$serve_url/readyz") == 200 ]] && break
   ((i < 1200)) || { cat "$scratch/serve.err" >&2; die "hookbox serve never became ready"; }
@@ -261,7 +262,7 @@ end
 EOF
 url[serve-wasm-durations]="${url[serve-wasm]}"
 measure serve-wasm-durations 1 "$secs"
-! grep -q missing "$scratch/durations" || die "an answer of the wasm tenant had no duration_ms"
+! grep -q missing "$scratch/durations" || die "an answer of the wasm tenant had no top-level duration_ms (a leaner answer? ask for the field in serve-wasm-durations.lua)"
 inproc_p50="$(sort -g "$scratch/durations" | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", v[int((NR + 1) / 2)] * 1000 }')"
 [[ -n $inproc_p50 ]] || die "no duration_ms was read"
 
