@@ -29,6 +29,8 @@ forbid hookbox-http 'wasmtime.*' 'hookbox-wasm' 'hookbox-host' 'hookbox-command'
 forbid hookbox-host 'hookbox-server' 'axum.*'
 # The binary carries example guests, never the hostile test guests (a dev-dependency only).
 forbid hookbox 'hookbox-test-artifacts'
+# The HTTP baseline of scripts/bench-http.sh is axum/hyper/tokio alone: no hookbox in it.
+forbid bare-axum 'hookbox' 'hookbox-.*'
 
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server; the binary carries no test guest)"
+echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server; the binary carries no test guest; the HTTP baseline holds no hookbox)"
