@@ -64,8 +64,9 @@ fn direction(name: &str) -> Option<Better> {
     if higher.iter().any(|h| name.contains(h)) {
         return Some(Better::Higher);
     }
-    let lower = ["_us", "_ms", "_ns", "_kib", "_mib"];
-    if lower.iter().any(|l| name.ends_with(l)) || name.starts_with("ratio_") {
+    // A unit anywhere in the name: `p50_us`, `idle_ns_per_dispatch_empty_host`.
+    let units = ["us", "ms", "ns", "kib", "mib"];
+    if name.split('_').any(|part| units.contains(&part)) || name.starts_with("ratio_") {
         return Some(Better::Lower);
     }
     None
@@ -263,6 +264,14 @@ mod tests {
         let c = Comparison::of(&base, &now);
         assert_eq!(c.regressions().count(), 0, "{c:?}");
         assert!(c.text(Path::new("b.json")).contains("better 3.00x"));
+    }
+
+    #[test]
+    fn a_unit_inside_the_name_says_lower_is_better() {
+        assert_eq!(direction("idle_ns_per_dispatch_empty_host"), Some(Better::Lower));
+        assert_eq!(direction("reload_10_cached_ms"), Some(Better::Lower));
+        assert_eq!(direction("throughput_n"), Some(Better::Higher));
+        assert_eq!(direction("runs"), None);
     }
 
     #[test]
