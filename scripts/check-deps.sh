@@ -32,5 +32,15 @@ forbid hookbox 'hookbox-test-artifacts'
 # The HTTP baseline of scripts/bench-http.sh is axum/hyper/tokio alone: no hookbox in it.
 forbid bare-axum 'hookbox' 'hookbox-.*'
 
+# The host is a facade over its modules: nothing below `host.rs` imports from it (what they share
+# lives in `inner.rs` and `error.rs`). Above it are `tenants.rs` (tenants own hosts) and
+# `trust/report.rs` (adds `HookHost::trust_report` to the facade).
+back_up=$(grep -rln 'crate::host::' crates/host/src --include='*.rs' \
+  | grep -vxE 'crates/host/src/(host|tenants|trust/report)\.rs' || true)
+if [[ -n $back_up ]]; then
+  echo "check-deps: host modules import from the host facade (crate::host::): $(echo "$back_up" | tr '\n' ' ')" >&2
+  fail=1
+fi
+
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server; the binary carries no test guest; the HTTP baseline holds no hookbox)"
+echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server and no host module imports back up from its facade; the binary carries no test guest; the HTTP baseline holds no hookbox)"

@@ -28,13 +28,13 @@ use hookbox_core::diagnostic::Severity;
 use hookbox_core::render::UserTurn;
 use hookbox_core::stop_loop::StopStep;
 use hookbox_core::{Event, EventName};
-use hookbox_host::{Dispatch, HookHost};
+use hookbox_host::{Dispatch, HookHost, dispatch_json};
 use owo_colors::OwoColorize;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::EXIT_FAILURE;
-use super::dispatch::{dispatch_json, verdict_line};
+use super::dispatch::verdict_line;
 use super::term::untrusted;
 use super::validate::write_diagnostic;
 use crate::cli::DemoArgs;

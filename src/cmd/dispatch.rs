@@ -11,7 +11,7 @@ use hookbox_core::aggregate::{StopState, Verdict};
 use hookbox_core::config::LoadOptions;
 use hookbox_core::render::UserTurn;
 use hookbox_core::{Event, EventName, Outcome};
-use hookbox_host::Dispatch;
+use hookbox_host::{Dispatch, dispatch_json};
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value, json};
 
@@ -195,12 +195,6 @@ fn read_payload(args: &DispatchArgs) -> anyhow::Result<Value> {
         map.insert("tool_input".into(), v);
     }
     Ok(payload)
-}
-
-/// The dispatch as JSON: verdict, rendered turn, reports with attachments, HookFired, warnings
-/// — the same object `hookbox serve` answers a dispatch with.
-pub(crate) fn dispatch_json(d: &Dispatch) -> Value {
-    hookbox_server::dispatch_json(d)
 }
 
 fn outcome_coloured(o: Outcome) -> String {

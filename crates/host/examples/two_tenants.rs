@@ -4,6 +4,7 @@
 //! `cargo run -p hookbox-host --example two_tenants` runs it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use hookbox_core::Event;
 use hookbox_host::{HookRuntime, RuntimeSettings, TenantId, TenantPolicy, TenantSpec, Tenants};
@@ -40,16 +41,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         wasm: RuntimeConfig::default().with_fuel(true),
         ..RuntimeSettings::default()
     })?;
-    let tenants = Tenants::new(runtime, state_dir.path());
+    let tenants = Arc::new(Tenants::new(runtime, state_dir.path()));
     for id in ["acme", "globex"] {
-        tenants.add(TenantSpec {
+        let spec = TenantSpec {
             id: TenantId::new(id)?,
             folder: tenants_dir.path().join(id),
             // Closed by default: wasm only, no native or http hooks, quotas, fuel.
             policy: TenantPolicy::default(),
             plugins: None, // <folder>/plugins
             attached: (),  // nothing of the embedder's own
-        })?;
+        };
+        // `add` blocks (it reads the tenant's files and may compile its components): off the
+        // async workers, on tokio's blocking pool.
+        let t = tenants.clone();
+        tokio::task::spawn_blocking(move || t.add(spec)).await??;
     }
 
     let prompt = |session: &str| {

@@ -10,7 +10,7 @@
 //! `PUT`), the units its running hooks hold stay counted and only the cap changes, so a swap can
 //! never let a tenant run more than its quota.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -21,13 +21,20 @@ use tokio::sync::Notify;
 pub(crate) struct Quota {
     held: AtomicUsize,
     cap: AtomicUsize,
+    /// Set while someone waits for the quota to be idle ([`Quota::idle`]): only then does the
+    /// last unit given back notify, so the hot path pays one load, no lock.
+    watched: AtomicBool,
+    idle: Notify,
 }
 
 impl Quota {
+    /// A quota of `cap` units (at least 1: [`HostPolicy::validate`](crate::HostPolicy::validate)).
     pub(crate) fn new(cap: usize) -> Quota {
         Quota {
             held: AtomicUsize::new(0),
-            cap: AtomicUsize::new(cap.max(1)),
+            cap: AtomicUsize::new(cap),
+            watched: AtomicBool::new(false),
+            idle: Notify::new(),
         }
     }
 
@@ -44,7 +51,7 @@ impl Quota {
     /// A new cap (the host's policy was replaced). Units held stay counted: over a lowered cap,
     /// nothing more is admitted until enough are given back.
     pub(crate) fn set_cap(&self, cap: usize) {
-        self.cap.store(cap.max(1), Ordering::Relaxed);
+        self.cap.store(cap, Ordering::Relaxed);
     }
 
     /// Takes one unit if under the cap.
@@ -58,7 +65,32 @@ impl Quota {
     }
 
     fn give_back(&self) {
-        self.held.fetch_sub(1, Ordering::AcqRel);
+        // SeqCst with `idle`'s store and load: either this sees `watched` and notifies, or the
+        // waiter's check sees the unit given back.
+        if self.held.fetch_sub(1, Ordering::SeqCst) == 1 && self.watched.load(Ordering::SeqCst) {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// Waits until no unit is held or `deadline` passes, woken by the last unit given back
+    /// (no polling); returns the units still held.
+    pub(crate) async fn idle(&self, deadline: tokio::time::Instant) -> usize {
+        self.watched.store(true, Ordering::SeqCst);
+        let held = loop {
+            let notified = self.idle.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the check, so a release between check and wait is seen.
+            notified.as_mut().enable();
+            let held = self.held.load(Ordering::SeqCst);
+            if held == 0 {
+                break 0;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                break self.held.load(Ordering::SeqCst);
+            }
+        };
+        // Another waiter may still be waiting; leaving the flag set only costs it wakes.
+        held
     }
 }
 
@@ -81,11 +113,13 @@ pub(crate) enum Refusal {
 }
 
 impl Pool {
+    /// `total` units, the last `reserve` kept for hosts holding none (`reserve < total`:
+    /// [`RuntimeSettings::validate`](crate::RuntimeSettings::validate)).
     pub(crate) fn new(total: usize, reserve: usize) -> Pool {
-        let total = total.max(1);
+        debug_assert!(reserve < total, "validated by RuntimeSettings::validate");
         Pool {
             total,
-            reserve: reserve.min(total - 1),
+            reserve,
             in_use: Mutex::new(0),
             freed: Notify::new(),
         }
@@ -249,14 +283,16 @@ impl Drop for DispatchTicket {
 }
 
 impl Refusal {
-    /// The failure message, naming what was exhausted and the setting that bounds it.
+    /// The `overloaded` message: what was exhausted and the setting to raise — the host's quota
+    /// (`quota_field`), or the runtime's capacity (`total_field`) or the wait for it
+    /// (`RuntimeSettings::admission_wait`).
     pub(crate) fn describe(&self, what: &str, quota_field: &str, total_field: &str) -> String {
         match self {
             Refusal::Quota { cap } => format!(
-                "refused: this host already has {cap} {what} (its quota, {quota_field}); the hook was not queued"
+                "refused: this host already has {cap} {what} (its quota): raise the host policy's {quota_field}; the hook was not queued"
             ),
             Refusal::Busy { total, waited } => format!(
-                "refused: all {total} {what} of the runtime stayed busy for {} ms ({total_field})",
+                "refused: all {total} {what} of the runtime stayed busy for {} ms: raise the runtime's {total_field} or admission_wait",
                 waited.as_millis()
             ),
         }
@@ -347,6 +383,39 @@ mod tests {
         drop(reading);
         assert_eq!((pool.in_use(), noisy.held(), quiet.held()), (0, 0, 0));
         assert_eq!(noisy_in.load(Ordering::Relaxed), 0);
+    }
+
+    /// The wait for a quota to empty is woken by the last unit given back: on a single-thread
+    /// executor the waiter has finished by the time this task runs again (with the 5 ms polling
+    /// loop `Tenants::remove` had, it was still asleep on its timer).
+    #[tokio::test(flavor = "current_thread")]
+    async fn waiting_for_a_quota_to_empty_is_woken_not_polled() {
+        let pool = Arc::new(Pool::new(10, 0));
+        let q = Arc::new(Quota::new(4));
+        let (a, b) = (
+            pool.take(&q, NO_WAIT).await.unwrap(),
+            pool.take(&q, NO_WAIT).await.unwrap(),
+        );
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3600);
+        let waiter = tokio::spawn({
+            let q = q.clone();
+            async move { q.idle(deadline).await }
+        });
+        tokio::task::yield_now().await;
+        drop(a);
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished(), "one unit is still held");
+        drop(b);
+        tokio::task::yield_now().await;
+        assert!(
+            waiter.is_finished(),
+            "the last unit given back wakes the waiter"
+        );
+        assert_eq!(waiter.await.unwrap(), 0);
+        // A deadline that passes reports what is still held.
+        let _c = pool.take(&q, NO_WAIT).await.unwrap();
+        let soon = tokio::time::Instant::now() + Duration::from_millis(20);
+        assert_eq!(q.idle(soon).await, 1);
     }
 
     #[tokio::test]

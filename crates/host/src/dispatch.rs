@@ -20,19 +20,17 @@ use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of, prom
 use hookbox_core::render::{UserTurn, render_user_turn};
 use hookbox_core::report::{HookRef, HookReport};
 use hookbox_core::rule::{Handler, Rule};
-use serde::Serialize;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use crate::host::{Inner, Loaded};
+use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
 use crate::secrets::redact;
 
-/// The answer to one dispatch.
-#[derive(Debug, Clone, Serialize)]
+/// The answer to one dispatch ([`dispatch_json`](crate::dispatch_json) is its JSON).
+#[derive(Debug, Clone)]
 pub struct Dispatch {
     /// The event, as the hooks saw it.
-    #[serde(skip)]
     pub event: Arc<Event>,
     /// The aggregated verdict.
     pub verdict: Verdict,
@@ -41,23 +39,16 @@ pub struct Dispatch {
     /// Every hook run, in rule order.
     pub reports: Vec<HookReport>,
     /// The hooks run again on a rewritten tool input (`recheck_updated_input`), in rule order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rechecked: Vec<HookReport>,
     /// Every warning, in rule order.
     pub warnings: Vec<String>,
     /// Rules that matched (including duplicates run once).
     pub matched_rule_count: usize,
     /// Wall time of the whole dispatch.
-    #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
     /// Matched rules that are not approved as they are (trust `warn`: they ran; `require`:
     /// they did not). Empty when trust is off.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trust: Vec<crate::trust::TrustFinding>,
-}
-
-fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64() * 1000.0)
 }
 
 impl Dispatch {
@@ -128,13 +119,14 @@ impl Inner {
                     r.describe(
                         "hooks in flight",
                         "max_hooks_in_flight",
-                        "RuntimeSettings::admission_wait",
+                        "max_hooks_in_flight",
                     ),
                 )
             })
     }
 
-    /// Takes a wasm instance-pool slot, as for hook permits.
+    /// Takes a wasm instance-pool slot, as for hook permits: the one gate a wasm run passes for
+    /// a slot (the wasm runtime keeps none of its own).
     pub(crate) async fn admit_slot(&self) -> Result<crate::admission::Unit, Ran> {
         let rt = &self.runtime.inner;
         rt.slots
@@ -143,11 +135,7 @@ impl Inner {
             .map_err(|r| {
                 Ran::failed(
                     FailureClass::Overloaded,
-                    r.describe(
-                        "wasm pool slots",
-                        "max_pool_slots",
-                        "RuntimeSettings::admission_wait",
-                    ),
+                    r.describe("wasm pool slots", "max_pool_slots", "wasm.pool.slots"),
                 )
             })
     }
@@ -170,7 +158,6 @@ impl Inner {
             let verdict = aggregate(&event, &[], stop);
             let duration = started.elapsed();
             self.live.metrics.dispatch(false, duration);
-            self.runtime.inner.metrics.dispatch(false, duration);
             return Dispatch {
                 event,
                 verdict,
@@ -205,7 +192,6 @@ impl Inner {
         let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
         let duration = started.elapsed();
         self.live.metrics.dispatch(true, duration);
-        self.runtime.inner.metrics.dispatch(true, duration);
         if let Some(f) = &hook_fired {
             self.fire(f);
         }
@@ -240,14 +226,13 @@ impl Inner {
         let jobs = self.dedup(loaded, matched, event);
         if count_rate && !self.live.rate.try_take() {
             self.live.metrics.refused();
-            self.runtime.inner.metrics.refused();
             let msg = "refused: this host is over its dispatch rate (dispatch_rate); no hook ran";
             return jobs
                 .iter()
                 .map(|&pos| self.refused(loaded, pos, event, msg))
                 .collect();
         }
-        let cap = self.policy.max_matched_rules.max(1);
+        let cap = self.policy.max_matched_rules;
         let (run, over) = jobs.split_at(jobs.len().min(cap));
         let mut reports: Vec<HookReport> = over
             .iter()
@@ -408,7 +393,6 @@ impl Inner {
         let rule = &loaded.set.rules()[pos];
         if let Some(fuel) = ran.fuel {
             self.live.metrics.fuel(fuel);
-            self.runtime.inner.metrics.fuel(fuel);
         }
         let exit = match &ran.out {
             RunOutput::Command(raw) => raw.exit_code,
@@ -451,10 +435,6 @@ impl Inner {
         let failure = effect.failure.as_ref().map(|f| f.class);
         let warned = !effect.warnings.is_empty();
         self.live
-            .metrics
-            .hook(rule.handler.handler_type(), failure, warned);
-        self.runtime
-            .inner
             .metrics
             .hook(rule.handler.handler_type(), failure, warned);
         HookReport {

@@ -9,140 +9,29 @@
 //! held against the quotas and the counters carry on. A dispatch takes the current generation
 //! when it starts and finishes on it.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, RwLock};
 
 use hookbox_core::aggregate::StopState;
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
-use hookbox_core::fired::HookFired;
 use hookbox_core::index::RuleSet;
-use hookbox_core::rule::{Handler, PluginInfo, Rule};
+use hookbox_core::rule::{PluginInfo, Rule};
 use hookbox_core::stop_loop::{StopLoop, StopStep};
-use hookbox_wasm::{CpuShare, MountDir, PreparedHook};
 use tokio::sync::broadcast;
 
-use crate::admission::{DispatchRefused, DispatchTicket, Quota};
+use crate::admission::{DispatchRefused, DispatchTicket};
 use crate::dispatch::Dispatch;
-use crate::fired::{FiredHub, FiredReceiver, QueueBounds};
+use crate::fired::FiredReceiver;
+use crate::inner::{Inner, Live};
 use crate::install;
-use crate::metrics::{Metrics, MetricsSnapshot};
+use crate::metrics::MetricsSnapshot;
 use crate::policy::HostPolicy;
-use crate::rate::TokenBucket;
-use crate::runtime::{HookRuntime, RuntimeError, RuntimeSettings};
-use crate::state::StateDir;
+use crate::runtime::{HookRuntime, RuntimeSettings};
 
-/// Why a host could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum HostError {
-    /// The runtime (for `HookHost::new`) could not be built.
-    #[error(transparent)]
-    Runtime(#[from] RuntimeError),
-    /// The state folder cannot be used.
-    #[error("state folder {path}: {reason}")]
-    State {
-        /// The folder.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The policy cannot be enforced by this runtime, or names a folder that cannot be used.
-    #[error("host policy: {0}")]
-    Policy(String),
-}
-
-/// What one loaded rule set carries besides the rules.
-#[derive(Debug, Default)]
-pub(crate) struct Loaded {
-    pub(crate) set: RuleSet,
-    /// Prepared wasm components, by rule position.
-    pub(crate) wasm: HashMap<usize, PreparedHook>,
-    /// Persistent plugin data folders, by plugin position (per-session ones are made at
-    /// dispatch).
-    pub(crate) data: HashMap<usize, MountDir>,
-    /// Each rule's standing against its approval, and the files its command runs.
-    pub(crate) trust: crate::trust::LoadedTrust,
-}
-
-/// The host's long-lived state: everything that must outlive a replacement of its rules and
-/// policy.
-pub(crate) struct Live {
-    fired: FiredHub,
-    pub(crate) wakes: OnceLock<broadcast::Sender<crate::wake::Wake>>,
-    pub(crate) metrics: Metrics,
-    pub(crate) hooks_quota: Arc<Quota>,
-    pub(crate) slots_quota: Arc<Quota>,
-    dispatch_quota: Arc<Quota>,
-    /// Units of the runtime's shared dispatch capacity this host holds now.
-    dispatches_entered: Arc<AtomicUsize>,
-    pub(crate) rate: TokenBucket,
-    /// This host's share of the CPU: how many of its wasm guests execute at once (`None`: no
-    /// share, `wasm_cpu_share` is `usize::MAX`), with the policy value it was made from.
-    /// Replaced when a new policy changes it; runs already going finish on the share they
-    /// started with.
-    cpu_share: RwLock<(usize, Option<CpuShare>)>,
-    enabled: AtomicBool,
-}
-
-impl Live {
-    fn new(policy: &HostPolicy) -> Live {
-        Live {
-            fired: FiredHub::default(),
-            wakes: OnceLock::new(),
-            metrics: Metrics::default(),
-            hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
-            slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
-            dispatch_quota: Arc::new(Quota::new(policy.max_dispatches_in_flight)),
-            dispatches_entered: Arc::new(AtomicUsize::new(0)),
-            rate: TokenBucket::new(policy.dispatch_rate),
-            cpu_share: RwLock::new((policy.wasm_cpu_share, cpu_share(policy.wasm_cpu_share))),
-            enabled: AtomicBool::new(true),
-        }
-    }
-
-    /// The CPU share the next wasm run of this host takes its turns from, if it has one.
-    pub(crate) fn cpu_share(&self) -> Option<CpuShare> {
-        self.cpu_share
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .1
-            .clone()
-    }
-
-    /// The new policy's caps and rate; what is held stays held.
-    fn apply(&self, policy: &HostPolicy) {
-        self.hooks_quota.set_cap(policy.max_hooks_in_flight);
-        self.slots_quota.set_cap(policy.max_pool_slots);
-        self.dispatch_quota.set_cap(policy.max_dispatches_in_flight);
-        self.rate.set_limit(policy.dispatch_rate);
-        let mut share = self.cpu_share.write().unwrap_or_else(|p| p.into_inner());
-        if share.0 != policy.wasm_cpu_share {
-            *share = (policy.wasm_cpu_share, cpu_share(policy.wasm_cpu_share));
-        }
-    }
-}
-
-/// The share `wasm_cpu_share` asks for: none for `usize::MAX`.
-fn cpu_share(turns: usize) -> Option<CpuShare> {
-    (turns != usize::MAX).then(|| CpuShare::new(turns))
-}
-
-/// One generation of a host: a policy, what it names (state folder, mount roots) and the rules
-/// loaded under it.
-pub(crate) struct Inner {
-    pub(crate) runtime: HookRuntime,
-    pub(crate) live: Arc<Live>,
-    pub(crate) policy: Arc<HostPolicy>,
-    rules: RwLock<Arc<Loaded>>,
-    pub(crate) state: StateDir,
-    pub(crate) project: Option<MountDir>,
-    pub(crate) extra_roots: Vec<MountDir>,
-    /// The generation's trust mode and approval store.
-    pub(crate) trust: crate::trust::HostTrust,
-}
+use crate::error::HostError;
 
 struct Shared {
     runtime: HookRuntime,
@@ -181,7 +70,8 @@ impl HookHost {
 
     /// A host with `policy` and no rules, on a shared `runtime`.
     pub fn with_runtime(runtime: &HookRuntime, policy: HostPolicy) -> Result<HookHost, HostError> {
-        let live = Arc::new(Live::new(&policy));
+        policy.validate()?;
+        let live = Arc::new(Live::new(runtime, &policy)?);
         let inner = Inner::new(runtime, live.clone(), policy)?;
         Ok(HookHost {
             shared: Arc::new(Shared {
@@ -207,6 +97,12 @@ impl HookHost {
         self.current().policy.clone()
     }
 
+    /// Waits until none of this host's hooks is running or `deadline` passes, woken by the
+    /// last one ending; returns how many still run.
+    pub(crate) async fn hooks_finished(&self, deadline: tokio::time::Instant) -> usize {
+        self.shared.live.hooks_quota.idle(deadline).await
+    }
+
     /// The runtime it runs on.
     pub fn runtime(&self) -> &HookRuntime {
         &self.shared.runtime
@@ -221,6 +117,10 @@ impl HookHost {
     /// what loaded in place of the current rules, errors or not (the CLI's behaviour: run what
     /// could be loaded, report the rest). The report keeps every diagnostic, including rules
     /// refused when they were prepared; its `rules` are the rules installed.
+    ///
+    /// # Blocking
+    /// Reads files and may compile wasm components (seconds for a large one): call it from
+    /// `spawn_blocking` in async code.
     pub fn load<P: AsRef<std::path::Path>>(&self, paths: &[P], opts: &LoadOptions) -> LoadReport {
         let inner = self.current();
         let mut report = load_paths(paths, opts);
@@ -239,6 +139,10 @@ impl HookHost {
     /// Validate-then-swap: loads `paths` and installs the result only if nothing in it is an
     /// error; otherwise the current rules keep serving and the report (with every diagnostic)
     /// comes back as `Err`.
+    ///
+    /// # Blocking
+    /// Reads files and may compile wasm components (seconds for a large one): call it from
+    /// `spawn_blocking` in async code.
     pub fn reload<P: AsRef<std::path::Path>>(
         &self,
         paths: &[P],
@@ -278,6 +182,7 @@ impl HookHost {
             Ok(ok) => ok,
             Err(report) => return Ok(Err(report)),
         };
+        self.shared.live.apply(&inner.policy)?;
         inner.swap(loaded);
         let inner = Arc::new(inner);
         {
@@ -288,7 +193,6 @@ impl HookHost {
                 .unwrap_or_else(|p| p.into_inner());
             *current = inner.clone();
         }
-        self.shared.live.apply(&inner.policy);
         Ok(Ok(report))
     }
 
@@ -297,6 +201,10 @@ impl HookHost {
     /// compiled or fetched from the cache, checked against the policy); a rule that cannot be is
     /// left out with an error diagnostic. Returns the rules installed (renumbered in order) and
     /// those diagnostics.
+    ///
+    /// # Blocking
+    /// Reads files and may compile wasm components (seconds for a large one): call it from
+    /// `spawn_blocking` in async code.
     pub fn install(
         &self,
         plugins: Vec<PluginInfo>,
@@ -425,133 +333,5 @@ impl HookHost {
             .replay
             .as_ref()
             .map(|r| r.path().to_owned())
-    }
-}
-
-fn absolute(p: &std::path::Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_owned())
-}
-
-impl Inner {
-    /// A generation under `policy`, with no rules: its state folder opened (created), its
-    /// mount roots opened.
-    fn new(runtime: &HookRuntime, live: Arc<Live>, policy: HostPolicy) -> Result<Inner, HostError> {
-        runtime
-            .wasm()
-            .check_policy(&policy.wasm)
-            .map_err(|e| HostError::Policy(format!("the wasm policy cannot be enforced: {e}")))?;
-        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
-        let trust = crate::trust::HostTrust::new(&policy)?;
-        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
-        let extra_roots = policy
-            .extra_mount_roots
-            .iter()
-            .map(|r| {
-                MountDir::open(&absolute(r))
-                    .map_err(|e| HostError::Policy(format!("extra mount root: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Inner {
-            runtime: runtime.clone(),
-            live,
-            policy: Arc::new(policy),
-            rules: RwLock::new(Arc::new(Loaded::default())),
-            state,
-            project,
-            extra_roots,
-            trust,
-        })
-    }
-
-    /// Loads `paths` under this generation's policy; `Err` (with every diagnostic) when
-    /// anything is an error.
-    fn load_checked<P: AsRef<std::path::Path>>(
-        &self,
-        paths: &[P],
-        opts: &LoadOptions,
-        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
-    ) -> Result<(LoadReport, Loaded), LoadReport> {
-        let mut report = load_paths(paths, opts);
-        let refused = check(&report);
-        report.diagnostics.extend(refused);
-        if report.has_errors() {
-            return Err(report);
-        }
-        let built = install::build(
-            self,
-            install::protected_by_load(paths),
-            report.plugins.clone(),
-            std::mem::take(&mut report.rules),
-        );
-        report.rules = built.rules;
-        report.diagnostics.extend(built.diagnostics);
-        if report.has_errors() {
-            return Err(report);
-        }
-        Ok((report, built.loaded))
-    }
-
-    pub(crate) fn loaded(&self) -> Arc<Loaded> {
-        // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
-        self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn swap(&self, loaded: Loaded) {
-        *self.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(loaded);
-    }
-
-    pub(crate) fn enabled(&self) -> bool {
-        self.live.enabled.load(Ordering::Acquire)
-    }
-
-    /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
-    pub(crate) fn record_replay(&self, d: &Dispatch) {
-        use crate::replay::{RecordHead, ReplayRecord};
-        let Some(dir) = &self.state.replay else {
-            return;
-        };
-        let head = RecordHead {
-            session_id: &d.event.session_id,
-            event: d.event.name.as_str(),
-            outcome: d.verdict.outcome().as_str(),
-            matched_rule_count: d.matched_rule_count,
-            duration_ms: d.duration.as_secs_f64() * 1000.0,
-            hook_fired: d.hook_fired.as_ref(),
-        };
-        let full = self.policy.capture_full_output;
-        let record = if d.rechecked.is_empty() {
-            ReplayRecord::new(&head, &d.reports, full)
-        } else {
-            let all: Vec<_> = d.reports.iter().chain(&d.rechecked).cloned().collect();
-            ReplayRecord::new(&head, &all, full)
-        };
-        self.runtime.inner.replay.send(dir, &record);
-    }
-
-    /// Sends a HookFired record (as a preview) to subscribers, if any.
-    pub(crate) fn fire(&self, f: &HookFired) {
-        let fired = &self.live.fired;
-        if fired.has_subscribers() {
-            fired.send(
-                f,
-                QueueBounds {
-                    records: self.policy.fired_queue_records,
-                    bytes: self.policy.fired_queue_bytes,
-                },
-            );
-        }
-    }
-}
-
-/// Whether a rule's handler is one this host's policy forbids, and why (a load error).
-pub(crate) fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
-    match &rule.handler {
-        Handler::Command(_) if !policy.allow_native_commands => Some(
-            "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
-        ),
-        Handler::Http(_) if !policy.http.enabled => Some(
-            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to turn them on and allow-list the destination",
-        ),
-        _ => None,
     }
 }

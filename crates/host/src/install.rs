@@ -14,7 +14,7 @@ use hookbox_core::index::RuleSet;
 use hookbox_core::rule::{Access, Handler, PluginInfo, Rule};
 use hookbox_wasm::{MountDir, MountTemplate, PluginData, PrepareInput, PreparedHook, prepare};
 
-use crate::host::{Inner, Loaded, forbidden};
+use crate::inner::{Inner, Loaded, forbidden};
 use crate::state::StateDir;
 
 /// A candidate rule set: what would be installed, and every refusal.

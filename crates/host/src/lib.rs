@@ -7,6 +7,7 @@
 //! - [`HookHost`]: one project's or one tenant's hooks, built from a runtime and a
 //!   [`HostPolicy`]: load plugins, `dispatch(event)`; hooks run concurrently and the verdict is
 //!   aggregated in rule order; HookFired records, metrics and redacted replay files.
+//!   [`dispatch_json`] is its answer as the JSON the CLI prints and the server answers.
 //! - [`Tenants`]: many tenants over one runtime, one map of them, each tenant's [`HookHost`] its
 //!   long-lived owner, with a [`TenantPolicy`] safe for untrusted code (within the operator's
 //!   [`TenantMaxima`]): added, replaced and reloaded (validate-then-swap of policy and rules
@@ -20,9 +21,12 @@
 mod admission;
 mod background;
 mod dispatch;
+mod dispatch_json;
 pub mod duration;
+mod error;
 mod fired;
 mod host;
+mod inner;
 mod install;
 mod metrics;
 mod payloads;
@@ -46,8 +50,10 @@ mod wake;
 pub use admission::{DispatchRefused, DispatchTicket};
 pub use background::DrainReport;
 pub use dispatch::Dispatch;
+pub use dispatch_json::dispatch_json;
+pub use error::HostError;
 pub use fired::{FiredError, FiredReceiver, TryFiredError};
-pub use host::{HookHost, HostError};
+pub use host::HookHost;
 pub use metrics::{LATENCY_BUCKETS_US, MetricsSnapshot};
 pub use policy::{HostPolicy, RateLimit};
 pub use runtime::{HookRuntime, RuntimeError, RuntimeSettings};

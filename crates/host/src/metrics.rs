@@ -2,6 +2,7 @@
 //! path and read as a consistent-enough [`MetricsSnapshot`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -76,24 +77,71 @@ fn type_slot(t: HandlerType) -> usize {
     }
 }
 
-impl Metrics {
-    /// Counts one dispatch and its latency.
-    pub(crate) fn dispatch(&self, matched: bool, latency: Duration) {
-        self.dispatches.fetch_add(1, Ordering::Relaxed);
-        if matched {
-            self.dispatches_matched.fetch_add(1, Ordering::Relaxed);
+/// A host's counters, forwarding every record to its runtime's (process-wide) counters: each
+/// event is recorded once, at one call, and counted in both places.
+#[derive(Debug)]
+pub(crate) struct HostMetrics {
+    own: Metrics,
+    runtime: Arc<Metrics>,
+}
+
+impl HostMetrics {
+    /// Counters of a host on the runtime whose counters are `runtime`.
+    pub(crate) fn forwarding_to(runtime: Arc<Metrics>) -> HostMetrics {
+        HostMetrics {
+            own: Metrics::default(),
+            runtime,
         }
+    }
+
+    /// Counts one dispatch and its latency (its bucket found once).
+    pub(crate) fn dispatch(&self, matched: bool, latency: Duration) {
         let us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
         let slot = LATENCY_BUCKETS_US
             .iter()
             .position(|b| us <= *b)
             .unwrap_or(LATENCY_BUCKETS_US.len());
+        self.own.dispatch(matched, slot, us);
+        self.runtime.dispatch(matched, slot, us);
+    }
+
+    /// Counts one hook run.
+    pub(crate) fn hook(&self, t: HandlerType, failure: Option<FailureClass>, warned: bool) {
+        self.own.hook(t, failure, warned);
+        self.runtime.hook(t, failure, warned);
+    }
+
+    /// Adds fuel consumed by one hook.
+    pub(crate) fn fuel(&self, consumed: u64) {
+        self.own.fuel(consumed);
+        self.runtime.fuel(consumed);
+    }
+
+    /// Counts one dispatch refused whole.
+    pub(crate) fn refused(&self) {
+        self.own.refused();
+        self.runtime.refused();
+    }
+
+    /// The host's own counters.
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        self.own.snapshot()
+    }
+}
+
+impl Metrics {
+    /// Counts one dispatch and its latency, `us` µs in bucket `slot`.
+    fn dispatch(&self, matched: bool, slot: usize, us: u64) {
+        self.dispatches.fetch_add(1, Ordering::Relaxed);
+        if matched {
+            self.dispatches_matched.fetch_add(1, Ordering::Relaxed);
+        }
         self.latency[slot].fetch_add(1, Ordering::Relaxed);
         self.latency_sum_us.fetch_add(us, Ordering::Relaxed);
     }
 
     /// Counts one hook run.
-    pub(crate) fn hook(&self, t: HandlerType, failure: Option<FailureClass>, warned: bool) {
+    fn hook(&self, t: HandlerType, failure: Option<FailureClass>, warned: bool) {
         self.hooks[type_slot(t)].fetch_add(1, Ordering::Relaxed);
         if let Some(i) = failure.and_then(|c| FAILURE_CLASSES.iter().position(|x| *x == c)) {
             self.failures[i].fetch_add(1, Ordering::Relaxed);
@@ -104,12 +152,12 @@ impl Metrics {
     }
 
     /// Adds fuel consumed by one hook.
-    pub(crate) fn fuel(&self, consumed: u64) {
+    fn fuel(&self, consumed: u64) {
         self.fuel_consumed.fetch_add(consumed, Ordering::Relaxed);
     }
 
     /// Counts one dispatch refused whole.
-    pub(crate) fn refused(&self) {
+    fn refused(&self) {
         self.refused_dispatches.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -154,16 +202,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_land_in_their_buckets() {
-        let m = Metrics::default();
-        m.dispatch(true, Duration::from_micros(15));
-        m.dispatch(false, Duration::from_secs(5));
-        m.hook(HandlerType::Wasm, Some(FailureClass::Timeout), true);
-        let s = m.snapshot();
+    fn counts_land_in_their_buckets_once_in_the_host_and_in_its_runtime() {
+        let runtime = Arc::new(Metrics::default());
+        let (a, b) = (
+            HostMetrics::forwarding_to(runtime.clone()),
+            HostMetrics::forwarding_to(runtime.clone()),
+        );
+        a.dispatch(true, Duration::from_micros(15));
+        a.dispatch(false, Duration::from_secs(5));
+        a.hook(HandlerType::Wasm, Some(FailureClass::Timeout), true);
+        a.fuel(7);
+        b.refused();
+        b.dispatch(true, Duration::from_micros(15));
+        let s = a.snapshot();
         assert_eq!((s.dispatches, s.dispatches_with_hooks), (2, 1));
         assert_eq!(s.latency_us[1], (Some(20), 1));
         assert_eq!(s.latency_us.last(), Some(&(None, 1)));
         assert_eq!(s.failures["timeout"], 1);
         assert_eq!(s.hooks_run["wasm"], 1);
+        assert_eq!((s.fuel_consumed, s.refused_dispatches), (7, 0));
+        // One call each, counted in the host and forwarded to the runtime: both hosts' records.
+        let r = runtime.snapshot();
+        assert_eq!((r.dispatches, r.dispatches_with_hooks), (3, 2));
+        assert_eq!(r.latency_us[1], (Some(20), 2));
+        assert_eq!((r.fuel_consumed, r.refused_dispatches), (7, 1));
+        assert_eq!(r.hooks_run["wasm"], 1);
     }
 }

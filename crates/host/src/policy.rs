@@ -18,6 +18,7 @@ use hookbox_core::rule::FailMode;
 use hookbox_http::HttpPolicy;
 use hookbox_wasm::{DEFAULT_MAX_COMPONENT_BYTES, WasmPolicy};
 
+use crate::error::HostError;
 use crate::trust::TrustPolicy;
 
 /// A token bucket: `per_second` dispatches on average, bursts of up to `burst`.
@@ -168,6 +169,44 @@ impl Default for HostPolicy {
 }
 
 impl HostPolicy {
+    /// Checks the values a host is built from, naming the field of the first one out of range:
+    /// a quota of 0, a rate that admits nothing, a CPU share of 0 turns. Nothing is clamped —
+    /// a value that would silently become another is refused. Every host build and policy
+    /// replacement calls it.
+    pub fn validate(&self) -> Result<(), HostError> {
+        for (field, v) in [
+            ("max_hooks_in_flight", self.max_hooks_in_flight),
+            ("max_pool_slots", self.max_pool_slots),
+            ("max_dispatches_in_flight", self.max_dispatches_in_flight),
+            ("max_matched_rules", self.max_matched_rules),
+        ] {
+            if v == 0 {
+                return Err(HostError::Invalid {
+                    field,
+                    reason: "is 0: it must be at least 1".into(),
+                });
+            }
+        }
+        if let Some(rate) = self.dispatch_rate {
+            if rate.burst == 0 {
+                return Err(HostError::Invalid {
+                    field: "dispatch_rate.burst",
+                    reason: "is 0: it must be at least 1".into(),
+                });
+            }
+            if !(rate.per_second.is_finite() && rate.per_second > 0.0) {
+                return Err(HostError::Invalid {
+                    field: "dispatch_rate.per_second",
+                    reason: format!(
+                        "is {}: it must be a number above 0 (no rate at all is `dispatch_rate: None`)",
+                        rate.per_second
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// A policy rooted at `project_dir`, everything else default.
     pub fn for_project(project_dir: impl Into<PathBuf>) -> HostPolicy {
         HostPolicy {
@@ -180,5 +219,131 @@ impl HostPolicy {
     pub fn with_state_dir(mut self, dir: impl Into<PathBuf>) -> HostPolicy {
         self.state_dir = Some(dir.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HookHost, HookRuntime, RuntimeSettings};
+
+    fn refused(runtime: &HookRuntime, policy: HostPolicy) -> HostError {
+        HookHost::with_runtime(runtime, policy).expect_err("a host was built")
+    }
+
+    #[test]
+    fn policy_values_out_of_range_are_refused_naming_the_field_not_clamped() {
+        // A quota of 0 was made 1, a burst of 0 was made 1, a CPU share of 0 turns 1.
+        let rt = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let base = || HostPolicy::for_project(dir.path());
+        for (field, policy) in [
+            (
+                "max_pool_slots",
+                HostPolicy {
+                    max_pool_slots: 0,
+                    ..base()
+                },
+            ),
+            (
+                "max_hooks_in_flight",
+                HostPolicy {
+                    max_hooks_in_flight: 0,
+                    ..base()
+                },
+            ),
+            (
+                "max_matched_rules",
+                HostPolicy {
+                    max_matched_rules: 0,
+                    ..base()
+                },
+            ),
+            (
+                "dispatch_rate.burst",
+                HostPolicy {
+                    dispatch_rate: Some(RateLimit {
+                        per_second: 1.0,
+                        burst: 0,
+                    }),
+                    ..base()
+                },
+            ),
+            (
+                "dispatch_rate.per_second",
+                HostPolicy {
+                    dispatch_rate: Some(RateLimit {
+                        per_second: f64::NAN,
+                        burst: 1,
+                    }),
+                    ..base()
+                },
+            ),
+        ] {
+            match refused(&rt, policy) {
+                HostError::Invalid { field: f, .. } => assert_eq!(f, field),
+                e => panic!("{field}: another error: {e}"),
+            }
+        }
+        let e = refused(
+            &rt,
+            HostPolicy {
+                wasm_cpu_share: 0,
+                ..base()
+            },
+        );
+        assert!(
+            matches!(
+                e,
+                HostError::WasmPolicy(hookbox_wasm::PolicyError::Invalid {
+                    field: "wasm_cpu_share",
+                    ..
+                })
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_wasm_policy_the_runtime_cannot_enforce_keeps_wasms_typed_error() {
+        // The runtime meters no fuel; a policy allowing fuel cannot be enforced.
+        let rt = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut policy = HostPolicy::for_project(dir.path());
+        policy.wasm.allow_fuel = true;
+        let e = refused(&rt, policy);
+        assert!(
+            matches!(
+                e,
+                HostError::WasmPolicy(hookbox_wasm::PolicyError::RuntimeCannotEnforce { .. })
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("the wasm policy cannot be enforced: "),
+            "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_replacement_with_a_bad_value_changes_nothing() {
+        let rt = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let host = HookHost::with_runtime(&rt, HostPolicy::for_project(dir.path())).unwrap();
+        let bad = HostPolicy {
+            max_dispatches_in_flight: 0,
+            ..HostPolicy::for_project(dir.path())
+        };
+        let opts = hookbox_core::config::LoadOptions::default();
+        let r = host.reconfigure_checked(bad, &[] as &[PathBuf], &opts, |_| Vec::new());
+        assert!(matches!(
+            r,
+            Err(HostError::Invalid {
+                field: "max_dispatches_in_flight",
+                ..
+            })
+        ));
+        assert_eq!(host.policy().max_dispatches_in_flight, 256);
     }
 }

@@ -20,8 +20,10 @@ struct State {
     last: Instant,
 }
 
+/// The burst as tokens; [`HostPolicy::validate`](crate::HostPolicy::validate) refuses a burst of
+/// 0 and a rate that is not above 0.
 fn burst(limit: RateLimit) -> f64 {
-    f64::from(limit.burst.max(1))
+    f64::from(limit.burst)
 }
 
 impl TokenBucket {
@@ -73,7 +75,7 @@ impl TokenBucket {
 
 /// The tokens at `now`, refilled since the last take and capped at the burst.
 fn refilled(s: &State, limit: RateLimit, now: Instant) -> f64 {
-    let refill = now.saturating_duration_since(s.last).as_secs_f64() * limit.per_second.max(0.0);
+    let refill = now.saturating_duration_since(s.last).as_secs_f64() * limit.per_second;
     (s.tokens + refill).min(burst(limit))
 }
 

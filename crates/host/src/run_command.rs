@@ -13,7 +13,7 @@ use hookbox_core::output::{FailureClass, HookFailure, RawOutput, RunOutput};
 use hookbox_core::rule::{CommandSpec, Rule};
 
 use crate::dispatch::{Ran, combined_output, with_notes};
-use crate::host::{Inner, Loaded};
+use crate::inner::{Inner, Loaded};
 use crate::install::plugin_root;
 use crate::payloads::Payloads;
 

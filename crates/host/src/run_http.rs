@@ -10,7 +10,7 @@ use hookbox_core::rule::{HttpSpec, Rule};
 use hookbox_http::HttpRequest;
 
 use crate::dispatch::{Ran, with_notes};
-use crate::host::Inner;
+use crate::inner::Inner;
 use crate::payloads::Payloads;
 
 impl Inner {

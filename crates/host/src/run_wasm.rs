@@ -1,5 +1,6 @@
 //! Running a prepared wasm rule in the sandbox: admission (a hook permit and a pool slot, each
-//! within this host's quota), its mounts (handles opened at load; a per-session data folder
+//! within this host's quota — the only slot gate: the wasm runtime admits no slots itself), its
+//! mounts (handles opened at load; a per-session data folder
 //! opened beneath the state folder now), the dialect's payload; the run within this host's CPU
 //! share; the answer typed (`hook` world) or read like a native command (`wasi:cli`), every
 //! failure classified, and the fuel it used — recorded in the caller's meter too, so a run cut by
@@ -15,7 +16,7 @@ use hookbox_core::rule::Rule;
 use hookbox_wasm::{ComponentKind, FuelMeter, Invocation, RunReport, RunScope, WasmOutput};
 
 use crate::dispatch::Ran;
-use crate::host::{Inner, Loaded};
+use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
 
 impl Inner {
@@ -90,6 +91,8 @@ impl Inner {
         let scope = RunScope {
             share: share.as_ref(),
             fuel: Some(fuel),
+            // The one admission wait: the slot above was waited for as long.
+            admission_wait: self.runtime.inner.settings.admission_wait,
         };
         match self
             .runtime

@@ -95,15 +95,82 @@ impl Default for RuntimeSettings {
     }
 }
 
+impl RuntimeSettings {
+    /// Checks every value a runtime is built from, naming the field of the first one out of
+    /// range: a capacity of 0, a reserve that is not below its capacity. Nothing is clamped —
+    /// a value that would be silently changed into another is refused. [`HookRuntime::new`]
+    /// calls it; a configuration file can call it to report the error where it was written.
+    pub fn validate(&self) -> Result<(), RuntimeError> {
+        let at_least_one = |field: &'static str, v: u64| {
+            if v == 0 {
+                return Err(RuntimeError::Invalid {
+                    field,
+                    reason: "is 0: it must be at least 1".into(),
+                });
+            }
+            Ok(())
+        };
+        let below = |field: &'static str, v: usize, of: &'static str, total: usize| {
+            if v >= total {
+                return Err(RuntimeError::Invalid {
+                    field,
+                    reason: format!("is {v}: it must be below {of} ({total})"),
+                });
+            }
+            Ok(())
+        };
+        at_least_one("max_hooks_in_flight", self.max_hooks_in_flight as u64)?;
+        below(
+            "reserved_hooks",
+            self.reserved_hooks,
+            "max_hooks_in_flight",
+            self.max_hooks_in_flight,
+        )?;
+        at_least_one("wasm.pool.slots", u64::from(self.wasm.pool.slots))?;
+        below(
+            "reserved_slots",
+            self.reserved_slots,
+            "wasm.pool.slots",
+            self.slots(),
+        )?;
+        at_least_one(
+            "max_dispatches_in_flight",
+            self.max_dispatches_in_flight as u64,
+        )?;
+        below(
+            "reserved_dispatches",
+            self.reserved_dispatches,
+            "max_dispatches_in_flight",
+            self.max_dispatches_in_flight,
+        )?;
+        at_least_one("replay_queue", self.replay_queue as u64)?;
+        at_least_one("replay_open_files", self.replay_open_files as u64)?;
+        at_least_one("replay_quota.max_bytes", self.replay_quota.max_bytes)?;
+        at_least_one("replay_quota.max_files", self.replay_quota.max_files as u64)?;
+        at_least_one("max_session_dirs", self.max_session_dirs as u64)?;
+        Ok(())
+    }
+
+    /// The wasm pool's slots, the capacity of the runtime's slot pool.
+    fn slots(&self) -> usize {
+        usize::try_from(self.wasm.pool.slots).unwrap_or(usize::MAX)
+    }
+}
+
 /// Why a runtime could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
     /// The wasm engine refused its configuration.
     #[error("cannot start the wasm runtime: {0}")]
     Wasm(#[from] WasmError),
-    /// A setting is out of range.
-    #[error("runtime settings: {0}")]
-    Settings(String),
+    /// A setting is out of range: refused, never clamped to something that works.
+    #[error("runtime setting `{field}` {reason}")]
+    Invalid {
+        /// The [`RuntimeSettings`] field (`wasm.pool.slots` for the wasm pool's size).
+        field: &'static str,
+        /// The value found and what it must be.
+        reason: String,
+    },
     /// The `http` hook runner could not be built (TLS roots).
     #[error("cannot start the http hook runner: {0}")]
     Http(#[from] HttpError),
@@ -122,7 +189,9 @@ pub(crate) struct RuntimeInner {
     pub(crate) dispatches: Arc<Pool>,
     pub(crate) background: Background,
     pub(crate) replay: ReplaySink,
-    pub(crate) metrics: Metrics,
+    /// Process-wide counters; every host's [`HostMetrics`](crate::metrics::HostMetrics)
+    /// forwards its records here.
+    pub(crate) metrics: Arc<Metrics>,
 }
 
 /// The process-wide runtime. Cheap to clone; build it once and share it.
@@ -142,20 +211,11 @@ impl std::fmt::Debug for HookRuntime {
 impl HookRuntime {
     /// Builds the engine (and its epoch ticker), the pools, the command runner and the replay
     /// writer.
+    /// A setting out of range is refused ([`RuntimeSettings::validate`]).
     pub fn new(settings: RuntimeSettings) -> Result<HookRuntime, RuntimeError> {
-        if settings.max_hooks_in_flight == 0 {
-            return Err(RuntimeError::Settings(
-                "max_hooks_in_flight must be at least 1".into(),
-            ));
-        }
-        if settings.reserved_dispatches >= settings.max_dispatches_in_flight {
-            return Err(RuntimeError::Settings(format!(
-                "reserved_dispatches ({}) must be below max_dispatches_in_flight ({})",
-                settings.reserved_dispatches, settings.max_dispatches_in_flight
-            )));
-        }
+        settings.validate()?;
         let wasm = WasmRuntime::new(settings.wasm.clone())?;
-        let slots = usize::try_from(settings.wasm.pool.slots).unwrap_or(usize::MAX);
+        let slots = settings.slots();
         // Data folders are made by each host beneath its own state folder and come with each
         // request.
         let commands = CommandRunner::new()
@@ -186,7 +246,7 @@ impl HookRuntime {
                 http,
                 background: Background::default(),
                 replay,
-                metrics: Metrics::default(),
+                metrics: Arc::new(Metrics::default()),
                 settings,
             }),
         })
@@ -235,12 +295,70 @@ impl HookRuntime {
     /// service on SIGTERM).
     pub async fn drain(&self, grace: Duration) -> DrainReport {
         let report = self.inner.background.drain(grace).await;
-        self.flush_replay();
+        self.replay_flushed().await;
         report
     }
 
     /// Blocks until every replay record queued so far is written.
+    ///
+    /// # Blocking
+    /// Waits for the replay writer thread (the disk): call it from synchronous code (the CLI
+    /// after printing); async code awaits [`HookRuntime::replay_flushed`].
     pub fn flush_replay(&self) {
         self.inner.replay.flush();
+    }
+
+    /// Waits until every replay record queued so far is written, without blocking the thread.
+    pub async fn replay_flushed(&self) {
+        self.inner.replay.flushed().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(settings: RuntimeSettings) -> (&'static str, String) {
+        match HookRuntime::new(settings) {
+            Err(RuntimeError::Invalid { field, reason }) => (field, reason),
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("built"),
+        }
+    }
+
+    #[test]
+    fn settings_out_of_range_are_refused_naming_the_field_not_clamped() {
+        // Each of these was silently clamped by the shared pools (a reserve to total - 1, a
+        // capacity of 0 to 1) and the runtime built.
+        let mut s = RuntimeSettings::default();
+        s.reserved_slots = 256;
+        let (field, reason) = refused(s);
+        assert_eq!(field, "reserved_slots");
+        assert!(
+            reason.contains("256") && reason.contains("wasm.pool.slots"),
+            "{reason}"
+        );
+        let mut s = RuntimeSettings::default();
+        s.reserved_hooks = 300;
+        assert_eq!(refused(s).0, "reserved_hooks");
+        let mut s = RuntimeSettings::default();
+        s.max_dispatches_in_flight = 0;
+        assert_eq!(refused(s).0, "max_dispatches_in_flight");
+        let mut s = RuntimeSettings::default();
+        s.replay_open_files = 0;
+        assert_eq!(refused(s).0, "replay_open_files");
+        let mut s = RuntimeSettings::default();
+        s.replay_queue = 0;
+        assert_eq!(refused(s).0, "replay_queue");
+    }
+
+    #[test]
+    fn the_message_names_the_field_and_the_value() {
+        let mut s = RuntimeSettings::default();
+        s.max_hooks_in_flight = 0;
+        assert_eq!(
+            HookRuntime::new(s).unwrap_err().to_string(),
+            "runtime setting `max_hooks_in_flight` is 0: it must be at least 1"
+        );
     }
 }

@@ -21,7 +21,7 @@ use hookbox_core::rule::PluginInfo;
 use hookbox_wasm::{MountDir, MountError};
 use sha2::{Digest, Sha256};
 
-use crate::host::HostError;
+use crate::error::HostError;
 use crate::policy::HostPolicy;
 use crate::replay::ReplayDir;
 use crate::session_dirs::open_session_dir;

@@ -31,7 +31,8 @@ use hookbox_core::event::Event;
 use serde::Serialize;
 
 use crate::dispatch::Dispatch;
-use crate::host::{HookHost, HostError};
+use crate::error::HostError;
+use crate::host::HookHost;
 use crate::install::rule_error;
 use crate::metrics::MetricsSnapshot;
 use crate::policy::HostPolicy;
@@ -337,8 +338,12 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         }))
     }
 
-    /// Adds a tenant; refused if the id exists. Blocking (reads files, may compile components):
-    /// call it from `spawn_blocking` in async code.
+    /// Adds a tenant; refused if the id exists.
+    ///
+    /// # Blocking
+    /// Reads the tenant's files and may compile its components (seconds, up to the policy's
+    /// `compile_budget`), and waits for an operation on the same tenant in progress: call it
+    /// from `spawn_blocking` in async code.
     pub fn add(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
         let lock = self.admin_lock(&spec.id);
         let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -357,7 +362,11 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// id, validate-then-swap: the new rule set is built under the new policy first; on error
     /// the old one keeps serving. A replacement swaps only the policy and the rules (and the
     /// attached data), atomically: the tenant's stream, enabled flag, quotas and metrics carry
-    /// on. Dispatches in flight finish on the rules they started with. Blocking.
+    /// on. Dispatches in flight finish on the rules they started with.
+    ///
+    /// # Blocking
+    /// As [`Tenants::add`]: reads files, may compile, waits for the tenant's admin lock. Call it
+    /// from `spawn_blocking` in async code.
     pub fn put(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
         let lock = self.admin_lock(&spec.id);
         let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -438,6 +447,9 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
 
     /// Stops running the tenant's hooks (it behaves as a tenant with no rules). Waits for an
     /// operation on the same tenant in progress (a load compiling): it is never lost to one.
+    ///
+    /// # Blocking
+    /// For as long as that operation takes: call it from `spawn_blocking` in async code.
     pub fn disable(&self, id: &TenantId) -> Result<TenantInfo, TenantError> {
         self.switch(id, false)
     }
@@ -456,7 +468,10 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     }
 
     /// Reloads the tenant's hooks from its plugin paths (or from `paths`, for this reload),
-    /// validate-then-swap. Blocking: call it from `spawn_blocking` in async code.
+    /// validate-then-swap.
+    ///
+    /// # Blocking
+    /// As [`Tenants::add`]: call it from `spawn_blocking` in async code.
     pub fn reload(
         &self,
         id: &TenantId,
@@ -486,7 +501,13 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// Removes a tenant: new dispatches find no such tenant at once, its HookFired stream ends;
     /// hooks in flight get up to `grace` to finish (each also ends at its dispatch's deadline).
     /// Its folder stays; its state folder (data, replay) is deleted only with `delete_state`.
-    /// Waits, blocking, for an operation on the same tenant in progress.
+    /// The wait for hooks in flight is woken by the last one ending; the replay flush and the
+    /// folder's removal do not block the calling thread.
+    ///
+    /// # Blocking
+    /// Takes the tenant's admin lock first, so it waits, blocking, for an operation on the same
+    /// tenant in progress (a load compiling) — briefly in practice, since every other admin
+    /// operation runs in `spawn_blocking`.
     pub async fn remove(
         &self,
         id: &TenantId,
@@ -506,13 +527,19 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             t.host.close_fired();
             t
         };
-        let deadline = tokio::time::Instant::now() + grace;
-        while t.host.metrics().hooks_in_flight > 0 && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        let still_running = usize::try_from(t.host.metrics().hooks_in_flight).unwrap_or(usize::MAX);
-        self.runtime.flush_replay();
-        let state_deleted = delete_state && std::fs::remove_dir_all(&t.state_dir).is_ok();
+        // Woken when its last hook ends (no polling); the flush and the folder's removal wait
+        // off this thread.
+        let still_running = t
+            .host
+            .hooks_finished(tokio::time::Instant::now() + grace)
+            .await;
+        self.runtime.replay_flushed().await;
+        let state_deleted = delete_state && {
+            let dir = t.state_dir.clone();
+            tokio::task::spawn_blocking(move || std::fs::remove_dir_all(dir).is_ok())
+                .await
+                .unwrap_or(false)
+        };
         Ok(Removed {
             still_running,
             state_deleted,

@@ -30,7 +30,7 @@ pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreEr
 pub(crate) use survey::{LoadedTrust, survey};
 pub use user_settings::{UserSettings, default_config_dir};
 
-use crate::host::HostError;
+use crate::error::HostError;
 use crate::policy::HostPolicy;
 
 /// The approval store's folder under a state root: `<root>/trust`.
@@ -58,7 +58,7 @@ impl HostTrust {
             && let Some(dir) = &policy.trust.store
         {
             check_outside(dir, policy)?;
-            store = ApprovalStore::open(dir).map_err(|e| HostError::Policy(e.to_string()))?;
+            store = ApprovalStore::open(dir)?;
         }
         Ok(HostTrust {
             mode,
@@ -94,11 +94,10 @@ pub fn check_outside(store: &Path, policy: &HostPolicy) -> Result<(), HostError>
     for r in std::iter::once(&policy.project_dir).chain(&policy.extra_mount_roots) {
         let r = survey::canonical(r);
         if s.starts_with(&r) || r.starts_with(&s) {
-            return Err(HostError::Policy(format!(
-                "the approval store {} overlaps {}, a folder hooks may read or write: keep approvals in hookbox's state folder (e.g. ~/.local/state/hookbox/trust)",
-                store.display(),
-                r.display()
-            )));
+            return Err(HostError::TrustStoreOverlaps {
+                store: store.to_owned(),
+                overlaps: r,
+            });
         }
     }
     Ok(())

@@ -13,7 +13,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookbox_host::{RuntimeSettings, TenantMaxima};
+use hookbox_host::{RuntimeError, RuntimeSettings, TenantMaxima};
 use hookbox_wasm::{PoolingMode, RuntimeConfig};
 use serde::Deserialize;
 
@@ -282,6 +282,13 @@ pub enum ConfigError {
         /// The parser's message (with line, column and the offending text).
         message: String,
     },
+    /// The text alone (no file: [`ServerConfig::parse`]) is not a valid configuration; loading
+    /// a file turns this into [`ConfigError::Parse`], with the file.
+    #[error("invalid configuration: {message}")]
+    Syntax {
+        /// The parser's message (with line, column and the offending text).
+        message: String,
+    },
     /// A value is out of range.
     #[error("configuration key `{key}` {reason}")]
     Invalid {
@@ -298,9 +305,12 @@ impl ServerConfig {
     /// be a regular file of at most 1 MiB.
     pub fn load(path: &Path) -> Result<ServerConfig, ConfigError> {
         let text = read_config(path)?;
-        let mut config = ServerConfig::parse(&text).map_err(|message| ConfigError::Parse {
+        let mut config = ServerConfig::parse(&text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
-            message,
+            message: match e {
+                ConfigError::Syntax { message } => message,
+                other => other.to_string(),
+            },
         })?;
         config.validate().map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
@@ -311,9 +321,12 @@ impl ServerConfig {
         Ok(config)
     }
 
-    /// Parses TOML text (relative paths stay as written); the error is the parser's message.
-    pub fn parse(text: &str) -> Result<ServerConfig, String> {
-        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())
+    /// Parses TOML text (relative paths stay as written); [`ConfigError::Syntax`] carries the
+    /// parser's message.
+    pub fn parse(text: &str) -> Result<ServerConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            message: e.to_string().trim_end().to_owned(),
+        })
     }
 
     /// Makes the relative paths absolute against `base`.
@@ -377,56 +390,22 @@ impl ServerConfig {
             1024,
             MAX_ANSWER_BYTES_LIMIT as u64,
         )?;
-        at_least_one(
-            "limits.max_requests_in_flight",
-            l.max_requests_in_flight as u64,
-        )?;
-        if l.reserved_requests >= l.max_requests_in_flight {
-            return Err(ConfigError::Invalid {
-                key: "limits.reserved_requests",
-                reason: format!(
-                    "is {}: it must be below limits.max_requests_in_flight ({})",
-                    l.reserved_requests, l.max_requests_in_flight
-                ),
-            });
-        }
         at_least_one("limits.max_connections", l.max_connections as u64)?;
         at_least_one(
             "limits.max_connections_per_peer",
             l.max_connections_per_peer as u64,
         )?;
-        let r = &self.runtime;
-        at_least_one("runtime.pool_slots", u64::from(r.pool_slots))?;
-        at_least_one("runtime.max_hooks_in_flight", r.max_hooks_in_flight as u64)?;
-        at_least_one("runtime.replay_queue", r.replay_queue as u64)?;
-        at_least_one("runtime.replay_open_files", r.replay_open_files as u64)?;
         within(
             "runtime.admission_wait_ms",
-            r.admission_wait_ms,
+            self.runtime.admission_wait_ms,
             0,
             MAX_ADMISSION_WAIT_MS,
         )?;
-        at_least_one("runtime.replay_max_bytes", r.replay_max_bytes)?;
-        at_least_one("runtime.replay_max_files", r.replay_max_files as u64)?;
-        at_least_one("runtime.max_session_dirs", r.max_session_dirs as u64)?;
-        if r.reserved_hooks >= r.max_hooks_in_flight {
-            return Err(ConfigError::Invalid {
-                key: "runtime.reserved_hooks",
-                reason: format!(
-                    "is {}: it must be below runtime.max_hooks_in_flight ({})",
-                    r.reserved_hooks, r.max_hooks_in_flight
-                ),
-            });
-        }
-        if r.reserved_slots >= r.pool_slots as usize {
-            return Err(ConfigError::Invalid {
-                key: "runtime.reserved_slots",
-                reason: format!(
-                    "is {}: it must be below runtime.pool_slots ({})",
-                    r.reserved_slots, r.pool_slots
-                ),
-            });
-        }
+        // The runtime's own values are checked by the runtime (one place, no copy here); its
+        // error is located at the key that set the value.
+        self.runtime_settings(Path::new(""))
+            .validate()
+            .map_err(located)?;
         if self.log_filter.trim().is_empty() {
             return Err(ConfigError::Invalid {
                 key: "log_filter",
@@ -528,6 +507,38 @@ fn within(key: &'static str, v: u64, min: u64, max: u64) -> Result<(), ConfigErr
     Ok(())
 }
 
+/// A runtime setting's error, at the `serve.toml` key that set it.
+fn located(e: RuntimeError) -> ConfigError {
+    match e {
+        RuntimeError::Invalid { field, reason } => ConfigError::Invalid {
+            key: key_of(field),
+            reason: format!("{reason} (the runtime's `{field}`)"),
+        },
+        other => ConfigError::Invalid {
+            key: "runtime",
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// The `serve.toml` key that sets a [`RuntimeSettings`] field.
+fn key_of(field: &str) -> &'static str {
+    match field {
+        "max_hooks_in_flight" => "runtime.max_hooks_in_flight",
+        "reserved_hooks" => "runtime.reserved_hooks",
+        "wasm.pool.slots" => "runtime.pool_slots",
+        "reserved_slots" => "runtime.reserved_slots",
+        "max_dispatches_in_flight" => "limits.max_requests_in_flight",
+        "reserved_dispatches" => "limits.reserved_requests",
+        "replay_queue" => "runtime.replay_queue",
+        "replay_open_files" => "runtime.replay_open_files",
+        "replay_quota.max_bytes" => "runtime.replay_max_bytes",
+        "replay_quota.max_files" => "runtime.replay_max_files",
+        "max_session_dirs" => "runtime.max_session_dirs",
+        _ => "runtime",
+    }
+}
+
 fn at_least_one(key: &'static str, v: u64) -> Result<(), ConfigError> {
     if v == 0 {
         return Err(ConfigError::Invalid {
@@ -569,15 +580,25 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_wrong_types_are_refused_by_name() {
-        let e = ServerConfig::parse("listn = \"127.0.0.1:1\"").unwrap_err();
+        let e = ServerConfig::parse("listn = \"127.0.0.1:1\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("listn"), "{e}");
-        let e = ServerConfig::parse("[limits]\nmax_body_byte = 5").unwrap_err();
+        let e = ServerConfig::parse("[limits]\nmax_body_byte = 5")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("max_body_byte"), "{e}");
-        let e = ServerConfig::parse("[limits]\nmax_body_bytes = \"big\"").unwrap_err();
+        let e = ServerConfig::parse("[limits]\nmax_body_bytes = \"big\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("max_body_bytes"), "{e}");
-        let e = ServerConfig::parse("listen = \"localhost\"").unwrap_err();
+        let e = ServerConfig::parse("listen = \"localhost\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("listen"), "{e}");
-        let e = ServerConfig::parse("admin_token_sha256 = \"hunter2\"").unwrap_err();
+        let e = ServerConfig::parse("admin_token_sha256 = \"hunter2\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("hunter2") && e.contains("sha256sum"), "{e}");
     }
 
@@ -597,6 +618,17 @@ mod tests {
             (
                 "[runtime]\nreplay_max_files = 0",
                 "runtime.replay_max_files",
+            ),
+            // Checked by the runtime (its `RuntimeError::Invalid`), located at the key here.
+            ("[runtime]\nreserved_hooks = 256", "runtime.reserved_hooks"),
+            ("[runtime]\npool_slots = 0", "runtime.pool_slots"),
+            (
+                "[limits]\nreserved_requests = 256",
+                "limits.reserved_requests",
+            ),
+            (
+                "[runtime]\nmax_session_dirs = 0",
+                "runtime.max_session_dirs",
             ),
             ("log_filter = \" \"", "log_filter"),
         ];
@@ -625,7 +657,7 @@ mod tests {
                 "max_timeout_secs",
             ),
         ] {
-            let e = ServerConfig::parse(text).unwrap_err();
+            let e = ServerConfig::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "{text}: {e}");
         }
         let c = ServerConfig::parse("[limits]\nbody_read_timeout_secs = 0.5").unwrap();

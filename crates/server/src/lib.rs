@@ -6,8 +6,9 @@
 //!   ([`DEFAULT_CONFIG`]);
 //! - [`Server`]: binds, loads the tenants, serves the API (`docs/api.md`) and drains on
 //!   shutdown; [`ServerHandle`] shuts it down or reloads every tenant;
-//! - [`dispatch_json`]: the dispatch answer, shared with the CLI (Claude Code's answer is
-//!   core's `agent::claude_code_json`, shared the same way).
+//!
+//! The dispatch answer is the host's `hookbox_host::dispatch_json` and Claude Code's is core's
+//! `agent::claude_code_json`: the CLI prints the same objects without this crate.
 //!
 //! The server speaks plain HTTP/1.1 and listens on loopback by default: TLS belongs to a proxy in
 //! front of it. It keeps no state but the tenants folder, the compile cache and the replay
@@ -25,7 +26,6 @@ mod auth;
 mod body;
 mod config;
 mod connection;
-mod dispatch_json;
 mod http_metrics;
 mod listener;
 mod loader;
@@ -43,7 +43,6 @@ pub use config::{
     MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT, MAX_SHUTDOWN_DELAY_SECS,
     RuntimeKnobs, ServerConfig,
 };
-pub use dispatch_json::dispatch_json;
 pub use server::{ReloadSummary, ServeError, Server, ServerHandle, ShutdownReport};
 pub use tenant_file::{MAX_TENANT_FILE_BYTES, TENANT_FILE, TenantFile, TenantFileError};
 pub use token::{TokenHash, TokenHashError};

@@ -60,6 +60,9 @@ pub enum ServeError {
     /// The hook runtime (wasm engine) could not start.
     #[error(transparent)]
     Runtime(#[from] RuntimeError),
+    /// The thread building the runtime panicked or was cancelled before it finished.
+    #[error("the hook runtime's build did not finish (its thread panicked or was cancelled)")]
+    RuntimeBuildLost,
     /// A signal handler could not be installed.
     #[error("cannot handle signals: {0}")]
     Signals(std::io::Error),
@@ -127,11 +130,7 @@ impl Server {
         let settings = config.runtime_settings(&cache_dir);
         let runtime = tokio::task::spawn_blocking(move || HookRuntime::new(settings))
             .await
-            .map_err(|_| {
-                ServeError::Runtime(RuntimeError::Settings(
-                    "the runtime build did not finish".into(),
-                ))
-            })??;
+            .map_err(|_| ServeError::RuntimeBuildLost)??;
         let tenants = Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir));
         let listener =
             TcpListener::bind(config.listen)

@@ -71,6 +71,13 @@ pub enum TenantFileError {
         /// told the tenant is unavailable instead of that it does not exist.
         token: Option<TokenHash>,
     },
+    /// The text alone (no file: [`TenantFile::parse`]) is not a valid `tenant.toml`; reading a
+    /// file turns this into [`TenantFileError::Parse`], with the file.
+    #[error("invalid tenant.toml: {message}")]
+    Syntax {
+        /// The parser's message (line, column, the offending text).
+        message: String,
+    },
     /// A policy value over the operator's maximum (`[tenant_maxima]` in `serve.toml`).
     #[error("{}{}: [policy] {over}; the operator's serve.toml caps it", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
     OverMaximum {
@@ -125,9 +132,12 @@ impl TenantFile {
                 });
             }
         };
-        let file = TenantFile::parse(&text).map_err(|message| TenantFileError::Parse {
+        let file = TenantFile::parse(&text).map_err(|e| TenantFileError::Parse {
             path: path.clone(),
-            message,
+            message: match e {
+                TenantFileError::Syntax { message } => message,
+                other => other.to_string(),
+            },
             token: token_of(&text),
         })?;
         if let Some(over) = maxima.check(&file.policy).into_iter().next() {
@@ -141,9 +151,11 @@ impl TenantFile {
         Ok(file)
     }
 
-    /// Parses the text of a `tenant.toml`.
-    pub fn parse(text: &str) -> Result<TenantFile, String> {
-        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())
+    /// Parses the text of a `tenant.toml` ([`TenantFileError::Syntax`] when it is not one).
+    pub fn parse(text: &str) -> Result<TenantFile, TenantFileError> {
+        toml::from_str(text).map_err(|e| TenantFileError::Syntax {
+            message: e.to_string().trim_end().to_owned(),
+        })
     }
 
     /// The spec that loads this tenant from `folder` (plugins from `<folder>/plugins`).
@@ -238,12 +250,16 @@ mod tests {
         let e = TenantFile::parse(&format!(
             "token_sha256 = \"{DIGEST}\"\n[policy]\nmax_rulez = 5"
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("max_rulez"), "{e}");
-        let e = TenantFile::parse("[policy]\nmax_rules = 5").unwrap_err();
+        let e = TenantFile::parse("[policy]\nmax_rules = 5")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("token_sha256"), "{e}");
-        let e =
-            TenantFile::parse(&format!("token_sha256 = \"{DIGEST}\"\ntoken = \"x\"")).unwrap_err();
+        let e = TenantFile::parse(&format!("token_sha256 = \"{DIGEST}\"\ntoken = \"x\""))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("token"), "{e}");
     }
 

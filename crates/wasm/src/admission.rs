@@ -1,11 +1,16 @@
-//! Admission of a run: an instance slot (the pool's, or the concurrency bound when not pooling)
-//! and room in the aggregate memory budget, both held until the run's store is dropped.
+//! Admission of a run to the memory budget: room for the run's memory caps in the runtime's
+//! aggregate budget, held until the run's store is dropped.
 //!
-//! Every wait is bounded: a run waits at most `RuntimeConfig::admission_wait` (and never past its
-//! own timeout) for both together, then fails with class `overloaded`, so a flood is refused at
-//! once instead of queueing every later hook behind it. A run whose memory cap alone is above the
-//! whole budget can never be admitted and fails at once (`instantiate_error`, naming the
-//! setting).
+//! Instance slots are not admitted here: the embedder's admission does that, once (the host's
+//! pool, which also keeps each tenant to its quota and a reserve for quiet tenants, sized to
+//! `pool.slots`). A run the pool cannot place anyway fails at once, `overloaded`, naming
+//! `pool.slots`.
+//!
+//! The wait is bounded: a run waits at most the wait its caller gives
+//! ([`RunScope::admission_wait`](crate::RunScope::admission_wait), never past its own timeout),
+//! then fails with class `overloaded`, so a flood is refused instead of queueing every later hook
+//! behind it. A run whose memory cap alone is above the whole budget can never be admitted and
+//! fails at once (`instantiate_error`, naming the setting).
 
 use std::time::Duration;
 
@@ -16,20 +21,17 @@ use tokio::time::Instant;
 /// The memory budget is counted in wasm pages (64 KiB), so a `u32` of permits covers 256 TiB.
 const UNIT: u64 = 64 << 10;
 
-/// The runtime's two admission gates.
+/// The runtime's memory budget.
 #[derive(Debug)]
 pub(crate) struct Admission {
-    slots: Semaphore,
-    slot_count: u32,
     memory: Semaphore,
     memory_units: u32,
     memory_budget_bytes: u64,
 }
 
-/// What an admitted run holds; dropping it lets the next run in.
+/// What an admitted run holds; dropping it gives its memory back.
 #[derive(Debug)]
 pub(crate) struct Admitted<'a> {
-    _slot: SemaphorePermit<'a>,
     _memory: SemaphorePermit<'a>,
 }
 
@@ -39,22 +41,17 @@ fn units(bytes: u64) -> Option<u32> {
 }
 
 impl Admission {
-    pub(crate) fn new(slots: u32, memory_budget_bytes: u64) -> Admission {
+    pub(crate) fn new(memory_budget_bytes: u64) -> Admission {
         let memory_units = units(memory_budget_bytes).unwrap_or(u32::MAX);
-        let slot_permits = usize::try_from(slots)
-            .unwrap_or(usize::MAX)
-            .min(Semaphore::MAX_PERMITS);
         Admission {
-            slots: Semaphore::new(slot_permits),
-            slot_count: slots,
             memory: Semaphore::new(memory_units as usize),
             memory_units,
             memory_budget_bytes,
         }
     }
 
-    /// Waits (at most `wait`) for a slot and for `memory_bytes × memories` of the budget (each
-    /// linear memory of the component is capped at `memory_bytes` on its own).
+    /// Waits (at most `wait`) for `memory_bytes × memories` of the budget (each linear memory
+    /// of the component is capped at `memory_bytes` on its own).
     pub(crate) async fn admit(
         &self,
         memory_bytes: u64,
@@ -77,23 +74,13 @@ impl Admission {
                 )
             })?;
         let deadline = Instant::now() + wait;
-        let Ok(Ok(slot)) = tokio::time::timeout_at(deadline, self.slots.acquire()).await else {
-            return Err(HookFailure::new(
-                FailureClass::Overloaded,
-                format!(
-                    "all {} wasm instance slots stayed busy for {} ms (admission_wait)",
-                    self.slot_count,
-                    wait.as_millis()
-                ),
-            ));
-        };
         let Ok(Ok(memory)) =
             tokio::time::timeout_at(deadline, self.memory.acquire_many(need)).await
         else {
             return Err(HookFailure::new(
                 FailureClass::Overloaded,
                 format!(
-                    "the runs in progress hold {} of the {} bytes of memory_budget_bytes; this run needs {} more and waited {} ms (admission_wait)",
+                    "the runs in progress hold {} of the {} bytes of memory_budget_bytes; this run needs {} more and waited {} ms: raise memory_budget_bytes",
                     self.memory_in_use(),
                     self.memory_budget_bytes,
                     what(),
@@ -101,10 +88,7 @@ impl Admission {
                 ),
             ));
         };
-        Ok(Admitted {
-            _slot: slot,
-            _memory: memory,
-        })
+        Ok(Admitted { _memory: memory })
     }
 
     /// Bytes of the budget held by runs in progress (rounded to pages).
@@ -120,29 +104,22 @@ mod tests {
 
     #[tokio::test]
     async fn memory_is_admitted_while_it_fits_then_overloaded() {
-        let a = Admission::new(8, 10 * UNIT);
+        let a = Admission::new(10 * UNIT);
         let wait = Duration::from_millis(5);
         let first = a.admit(6 * UNIT, 1, wait).await.unwrap();
         assert_eq!(a.memory_in_use(), 6 * UNIT);
         let e = a.admit(5 * UNIT, 1, wait).await.unwrap_err();
         assert_eq!(e.class, FailureClass::Overloaded);
+        assert!(
+            e.message.contains("raise memory_budget_bytes"),
+            "{}",
+            e.message
+        );
         let second = a.admit(2 * UNIT, 2, wait).await.unwrap();
         drop((first, second));
         assert_eq!(a.memory_in_use(), 0);
         let e = a.admit(6 * UNIT, 2, wait).await.unwrap_err();
         assert_eq!(e.class, FailureClass::InstantiateError);
         assert!(e.message.contains("memory_budget_bytes"), "{}", e.message);
-    }
-
-    #[tokio::test]
-    async fn slots_are_admitted_while_free_then_overloaded() {
-        let a = Admission::new(1, 10 * UNIT);
-        let wait = Duration::from_millis(5);
-        let held = a.admit(UNIT, 1, wait).await.unwrap();
-        let e = a.admit(UNIT, 1, wait).await.unwrap_err();
-        assert_eq!(e.class, FailureClass::Overloaded);
-        assert!(e.message.contains("admission_wait"), "{}", e.message);
-        drop(held);
-        a.admit(UNIT, 1, wait).await.unwrap();
     }
 }

@@ -76,9 +76,11 @@ pub(crate) fn classify(
         );
     }
     if err.downcast_ref::<PoolConcurrencyLimitError>().is_some() {
+        // The embedder admits runs to the pool's slots (the host's pool does); a run beyond
+        // them is refused at once, as any other run over capacity.
         return HookFailure::new(
-            FailureClass::InstantiateError,
-            format!("instance pool exhausted: {err}"),
+            FailureClass::Overloaded,
+            format!("every instance slot of the pool is in use: raise pool.slots ({err})"),
         );
     }
     if let Some(exit) = err.downcast_ref::<I32Exit>() {

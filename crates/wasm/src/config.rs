@@ -21,14 +21,15 @@ pub enum PoolingMode {
     Disabled,
 }
 
-/// Sizing of the instance pool. Each running hook holds one slot; slots are reused, and a run
-/// waits for a free slot (up to [`RuntimeConfig::admission_wait`]) rather than failing at once
-/// when all are busy.
+/// Sizing of the instance pool. Each running hook holds one slot; slots are reused. The runtime
+/// does not queue runs for a slot: its embedder admits them (the host's pool, sized to `slots`,
+/// waits `RuntimeSettings::admission_wait` for one); a run the pool cannot place fails at once,
+/// `overloaded`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PoolConfig {
-    /// Hooks that may run at once. Default **256**. Also the size of the runtime's concurrency
-    /// gate, pooled or not.
+    /// Hooks that may run at once. Default **256**. Also the size of the host's slot pool, which
+    /// admits runs to it, pooled or not.
     pub slots: u32,
     /// Core instances one component may create. Default **128**: a Rust or C hook creates 1–3,
     /// componentize-js's 4, componentize-py's 38. It is only a counter in wasmtime's pool (no
@@ -135,14 +136,6 @@ pub struct RuntimeConfig {
     /// effective user, or below a folder that others may write without the sticky bit or that
     /// belongs to another user than us or root.
     pub cache_dir: Option<PathBuf>,
-    /// Longest wait to be admitted to run (a free instance slot, then room in the memory
-    /// budget), bounded by the run's own timeout. Past it the run fails at once with class
-    /// `overloaded`, never queued behind the whole backlog. Default **100 ms**: a trivial hook
-    /// runs in tens of microseconds and a language runtime's in about a millisecond, so under
-    /// normal load a slot frees within a few milliseconds and 100 ms absorbs a burst of 50–100×
-    /// that; a longer wait would only delay, by up to the wait, the verdict of a host that is
-    /// really overloaded (and of every other hook of the same dispatch, which waits for it).
-    pub admission_wait: Duration,
     /// Aggregate memory budget of the runs in progress, in bytes: a run is admitted only while
     /// the sum of the memory caps of the runs in progress, its own included, fits. A run's cap
     /// is its `memory_bytes` times the linear memories its component defines (each memory is
@@ -174,7 +167,6 @@ impl Default for RuntimeConfig {
             max_wasm_stack: 512 << 10,
             async_stack_bytes: 2 << 20,
             cache_dir: None,
-            admission_wait: Duration::from_millis(100),
             memory_budget_bytes: 4 << 30,
             memory_cache_bytes: 512 << 20,
             disk_cache_bytes: 2 << 30,

@@ -22,6 +22,8 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::policy::PolicyError;
+
 /// The CPU share of one owner: at most [`CpuShare::turns`] of its runs execute at once. Cheap to
 /// clone (clones are the same share); give every run of one owner the same share through
 /// [`RunScope`](crate::RunScope).
@@ -32,15 +34,25 @@ pub struct CpuShare {
 }
 
 impl CpuShare {
-    /// A share of `turns` guests executing at once (at least 1): one is one core's worth, however
-    /// many guests the owner runs.
-    pub fn new(turns: usize) -> CpuShare {
-        let turns = turns.clamp(1, Semaphore::MAX_PERMITS);
-        CpuShare {
+    /// A share of `turns` guests executing at once: one is one core's worth, however many
+    /// guests the owner runs. `turns` must be from 1 to [`CpuShare::MAX_TURNS`]; anything else is
+    /// refused (`wasm_cpu_share`, the policy field embedders set it from), never clamped.
+    pub fn new(turns: usize) -> Result<CpuShare, PolicyError> {
+        if turns == 0 || turns > CpuShare::MAX_TURNS {
+            return Err(PolicyError::Invalid {
+                field: "wasm_cpu_share",
+                value: turns.to_string(),
+                reason: "a CPU share is from 1 to 2^61 - 1 guests executing at once",
+            });
+        }
+        Ok(CpuShare {
             gate: Arc::new(Semaphore::new(turns)),
             turns,
-        }
+        })
     }
+
+    /// The largest share (tokio's semaphore's limit, 2^61 - 1).
+    pub const MAX_TURNS: usize = Semaphore::MAX_PERMITS;
 
     /// Guests of this owner that may execute at once.
     pub fn turns(&self) -> usize {
@@ -206,7 +218,7 @@ mod tests {
 
     #[tokio::test]
     async fn turns_are_taken_passed_and_given_back_on_drop() {
-        let share = CpuShare::new(1);
+        let share = CpuShare::new(1).unwrap();
         let a = Turn::new(&share);
         a.take().await;
         assert_eq!(share.executing(), 1);
@@ -228,6 +240,27 @@ mod tests {
         again.await.unwrap();
         drop(a);
         assert_eq!(share.executing(), 0);
-        assert_eq!(CpuShare::new(0).turns(), 1);
+    }
+
+    #[test]
+    fn a_share_of_no_turns_or_too_many_is_refused_not_clamped() {
+        // It was silently made a share of 1 (and a huge one a share of 2^61 - 1).
+        for turns in [0, CpuShare::MAX_TURNS + 1, usize::MAX] {
+            let e = CpuShare::new(turns).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    PolicyError::Invalid {
+                        field: "wasm_cpu_share",
+                        ..
+                    }
+                ),
+                "{turns}: {e}"
+            );
+        }
+        assert_eq!(
+            CpuShare::new(CpuShare::MAX_TURNS).unwrap().turns(),
+            CpuShare::MAX_TURNS
+        );
     }
 }

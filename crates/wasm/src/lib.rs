@@ -25,8 +25,9 @@
 //! which a CPU-bound guest yields its tokio worker, plus a timer backstop covering the host's
 //! calls and the reading of the answer), linear memory, table elements, instances, output bytes,
 //! response bytes, log calls, bytes and files written to `rw` mounts, and optionally fuel; a
-//! guest can open only regular files and folders. A run is admitted only while an instance slot
-//! and room in the runtime's aggregate memory budget are free, waiting briefly for them. Failures
+//! guest can open only regular files and folders. A run is admitted only while there is room in
+//! the runtime's aggregate memory budget, waiting briefly for it; instance slots are admitted by
+//! the embedder (the host's pool), and a run the pool cannot place fails at once. Failures
 //! are classified `timeout`, `out_of_fuel`, `memory_limit`, `trap`, `invalid_output`,
 //! `overloaded`, `instantiate_error` or `incompatible_component`; the runtime keeps serving
 //! after any of them.

@@ -290,7 +290,7 @@ impl WasmRuntime {
                 ),
             ));
         }
-        let wait = self.config.admission_wait.min(limits.timeout);
+        let wait = scope.admission_wait.min(limits.timeout);
         let _admitted = match self
             .admission
             .admit(limits.memory_bytes, shape.memories.max(1), wait)

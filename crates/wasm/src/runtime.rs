@@ -1,5 +1,5 @@
 //! The runtime: one engine, one linker, the compiled-component caches (memory and disk), the
-//! admission gates, and loading: bytes → checked header → shape checked against the pool (before
+//! memory budget, and loading: bytes → checked header → shape checked against the pool (before
 //! any compile) → compiled (or cached) component → world and imports checked → pre-linked
 //! `*Pre`, once per component per runtime.
 
@@ -129,7 +129,8 @@ pub struct WasmRuntime {
     pagemap_scan: bool,
     disk: Option<DiskCache>,
     loaded: Mutex<MemCache>,
-    /// Instance slots and the memory budget: a run waits (briefly) for both.
+    /// The memory budget: a run waits (briefly) for room in it. Slots are the embedder's to
+    /// admit (the host's pool).
     pub(crate) admission: Admission,
 }
 
@@ -159,7 +160,7 @@ impl WasmRuntime {
             pagemap_scan: built.pagemap_scan,
             disk,
             loaded: Mutex::new(MemCache::new(config.memory_cache_bytes)),
-            admission: Admission::new(config.pool.slots, config.memory_budget_bytes),
+            admission: Admission::new(config.memory_budget_bytes),
             config,
         })
     }

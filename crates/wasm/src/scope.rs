@@ -33,13 +33,19 @@ impl FuelMeter {
 }
 
 /// What a run belongs to, for [`WasmRuntime::run_in`](crate::WasmRuntime::run_in). The default is
-/// no share (the run executes whenever the executor polls it) and no meter.
+/// no share (the run executes whenever the executor polls it), no meter and no wait for room
+/// in the memory budget.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunScope<'a> {
     /// The CPU share of the run's owner: the run executes only while it holds one of its turns.
     pub share: Option<&'a CpuShare>,
     /// Where the run records its fuel, whatever ends it.
     pub fuel: Option<&'a FuelMeter>,
+    /// How long the run may wait for room in the memory budget (never past its own timeout)
+    /// before it fails `overloaded`. The embedder's one admission wait: the host passes its
+    /// `RuntimeSettings::admission_wait`, the same wait its pool gives a run for a slot. Default
+    /// 0: refused at once when the budget is full.
+    pub admission_wait: std::time::Duration,
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use super::TrustFinding;
 use super::pin::{fd_path, sealed_copy};
 use super::survey::{Pin, RuleCheck};
 use crate::dispatch::Ran;
-use crate::host::{Inner, Loaded};
+use crate::inner::{Inner, Loaded};
 
 /// Why trust keeps `check` from running under `require`, if it does.
 fn refusal(check: &RuleCheck) -> Option<String> {

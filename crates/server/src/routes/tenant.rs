@@ -27,9 +27,9 @@ use hookbox_host::{DispatchRefused, DispatchTicket};
 use super::path_id;
 use crate::api_error::ApiError;
 use crate::app::App;
-use crate::dispatch_json::dispatch_json;
 use crate::registry::Serving;
 use crate::{answer, auth, body, request};
+use hookbox_host::dispatch_json;
 
 /// `session_id` of an event whose payload has none.
 const DEFAULT_SESSION: &str = "hookbox-serve";

@@ -53,7 +53,7 @@ async fn a_quiet_owner_finishes_before_two_noisy_owners_spinners() {
     ));
     let noisy: Arc<LoadedComponent> = load(rt, &guests::count_n(NOISY_STEPS));
     let quiet = load(rt, &guests::count_n(4 * NOISY_STEPS));
-    let owners = [CpuShare::new(1), CpuShare::new(1)];
+    let owners = [CpuShare::new(1).unwrap(), CpuShare::new(1).unwrap()];
     let finished = Arc::new(AtomicUsize::new(0));
     // Everything is spawned from a worker, in order, as tasks a server would run: tasks spawned
     // from the test's own thread would wait in tokio's global queue, which busy workers only
@@ -72,7 +72,7 @@ async fn a_quiet_owner_finishes_before_two_noisy_owners_spinners() {
                 }
             }
             let quiet = tokio::spawn(async move {
-                run_as(rt, &quiet, &CpuShare::new(1)).await;
+                run_as(rt, &quiet, &CpuShare::new(1).unwrap()).await;
             });
             quiet.await.unwrap();
             let noisy_done_first = finished.load(Ordering::SeqCst);
@@ -108,7 +108,7 @@ async fn a_guest_sleeping_in_a_host_call_gives_its_turn_back() {
     let chaos = rt
         .load_file(std::path::Path::new(hookbox_test_artifacts::CHAOS))
         .unwrap();
-    let owner = CpuShare::new(1);
+    let owner = CpuShare::new(1).unwrap();
     let mut runs = Vec::new();
     for _ in 0..6 {
         let (owner, chaos) = (owner.clone(), chaos.clone());

@@ -217,44 +217,27 @@ async fn log_calls_violated_are_dropped_and_counted() {
     assert_serves(runtime()).await;
 }
 
-/// A runtime of its own with `slots` instance slots, a memory budget of `budget` bytes and an
-/// admission wait of `wait` (compiled code comes from the disk cache).
-fn admitting(slots: u32, budget: u64, wait: Duration) -> hookbox_wasm::WasmRuntime {
+/// A runtime of its own with `slots` instance slots (a pool: required) and a memory budget of
+/// `budget` bytes (compiled code comes from the disk cache).
+fn admitting(slots: u32, budget: u64) -> hookbox_wasm::WasmRuntime {
     let mut config =
         hookbox_wasm::RuntimeConfig::default().with_cache_dir(crate::common::tmp_dir("cache"));
+    config.pooling = hookbox_wasm::PoolingMode::Required;
     config.pool.slots = slots;
     config.memory_budget_bytes = budget;
-    config.admission_wait = wait;
     hookbox_wasm::WasmRuntime::new(config).unwrap()
 }
 
-/// A runtime of its own with a single instance slot (and a wait longer than any run here).
-fn one_slot() -> hookbox_wasm::WasmRuntime {
-    admitting(1, 4 << 30, Duration::from_secs(30))
-}
-
+/// A slot is free again once its run has returned (its store is dropped inside the run): with a
+/// single pool slot, back-to-back runs never find the pool still occupied. (Runs are admitted
+/// to slots by the embedder — the host's pool; host `concurrency` tests cover waiting for one.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn slots_obeyed_runs_wait_for_a_free_slot() {
-    let rt = one_slot();
-    let (count, echo) = (guests::count(), guests::echo());
-    let (a, b) = tokio::join!(run(&rt, &count), run(&rt, &echo));
-    typed(a);
-    typed(b);
-}
-
-/// A slot's permit is released only after its store is dropped: with a single pool slot,
-/// back-to-back and overlapping runs never find the pool still occupied.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn slots_obeyed_a_slot_is_reused_only_after_its_store_is_freed() {
-    let rt = one_slot();
+async fn slots_obeyed_a_slot_is_free_again_when_its_run_returns() {
+    let rt = admitting(1, 4 << 30);
     let echo = guests::echo();
     crate::common::load(&rt, &echo);
-    for _ in 0..4 {
-        let r = || run(&rt, &echo);
-        let (a, b, c, d, e, f) = tokio::join!(r(), r(), r(), r(), r(), r());
-        for done in [a, b, c, d, e, f] {
-            typed(done);
-        }
+    for _ in 0..24 {
+        typed(run(&rt, &echo).await);
     }
 }
 
@@ -278,14 +261,28 @@ async fn while_a_hog_runs(
     class(b)
 }
 
+/// The runtime queues no run for a slot (the embedder's pool admits them): a run the pool
+/// cannot place is refused at once as `overloaded`, naming the setting to raise — not an
+/// `instantiate_error`, and never a second wait of its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn slots_violated_when_busy_past_the_admission_wait() {
-    let rt = admitting(1, 4 << 30, Duration::from_millis(20));
-    // The waiter's own timeout is long: the admission wait is what bounds it.
+async fn slots_violated_a_run_beyond_the_pool_is_overloaded_at_once() {
+    let rt = admitting(1, 4 << 30);
     let waiter = limits().with_timeout(Duration::from_secs(30));
-    assert_eq!(
-        while_a_hog_runs(&rt, limits(), waiter).await,
-        FailureClass::Overloaded
+    let (spin, ok) = (guests::spin(), guests::ok());
+    crate::common::load(&rt, &spin);
+    crate::common::load(&rt, &ok);
+    let hog = limits().with_timeout(Duration::from_millis(500));
+    let (a, b) = tokio::join!(run_with(&rt, &spin, &hog), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        run_with(&rt, &ok, &waiter).await
+    });
+    assert_eq!(class(a), FailureClass::Timeout);
+    let refused = b.unwrap_err();
+    assert_eq!(refused.class(), FailureClass::Overloaded);
+    assert!(
+        refused.failure.message.contains("pool.slots"),
+        "{}",
+        refused.failure.message
     );
     assert_serves(&rt).await;
 }
@@ -293,7 +290,7 @@ async fn slots_violated_when_busy_past_the_admission_wait() {
 /// Two runs whose memory caps fit the budget together run at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_budget_obeyed() {
-    let rt = admitting(4, 96 << 20, Duration::from_millis(20));
+    let rt = admitting(4, 96 << 20);
     let (spin, ok) = (guests::spin(), guests::ok());
     crate::common::load(&rt, &spin);
     crate::common::load(&rt, &ok);
@@ -312,11 +309,12 @@ async fn memory_budget_obeyed() {
     assert_eq!(rt.memory_in_use(), 0);
 }
 
-/// A run whose cap does not fit beside the runs in progress waits `admission_wait`, then is
-/// refused as `overloaded`; a cap above the whole budget is refused at once.
+/// A run whose cap does not fit beside the runs in progress waits its scope's `admission_wait`
+/// (none here), then is refused as `overloaded`; a cap above the whole budget is refused at once
+/// as `instantiate_error`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_budget_violated() {
-    let rt = admitting(4, 96 << 20, Duration::from_millis(20));
+    let rt = admitting(4, 96 << 20);
     let big = limits().with_memory_bytes(64 << 20);
     assert_eq!(
         while_a_hog_runs(&rt, big.clone(), big).await,

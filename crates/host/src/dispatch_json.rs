@@ -1,9 +1,10 @@
 //! A dispatch as JSON — the object `hookbox dispatch --json` prints and
-//! `POST /v1/tenants/{id}/dispatch` answers (the CLI calls this function, so the two cannot
-//! drift): the event, the verdict and its outcome, the rendered turn (UserPromptSubmit), every
-//! hook's report with its attachments, the HookFired record and the warnings.
+//! `POST /v1/tenants/{id}/dispatch` answers (the CLI and the server both call this function, so
+//! the two cannot drift): the event, the verdict and its outcome, the rendered turn
+//! (UserPromptSubmit), every hook's report with its attachments, the HookFired record and the
+//! warnings. It lives with [`Dispatch`], the host's answer, so printing one needs no server.
 
-use hookbox_host::Dispatch;
+use crate::dispatch::Dispatch;
 use serde_json::{Value, json};
 
 /// The dispatch as JSON.

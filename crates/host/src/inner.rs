@@ -1,0 +1,253 @@
+//! One generation of a host ([`Inner`]: a policy, the state folder and mount roots it names, the
+//! rules loaded under it) and the host's long-lived state ([`Live`]: HookFired hub, enabled
+//! flag, quotas, rate bucket, metrics, CPU share) that outlives every generation. The dispatch,
+//! runners, installer and trust gate implement their parts of `Inner` in their own modules;
+//! everything they share is defined here, below the [`HookHost`](crate::HookHost) facade.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
+use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::fired::HookFired;
+use hookbox_core::index::RuleSet;
+use hookbox_core::rule::{Handler, Rule};
+use hookbox_wasm::{CpuShare, MountDir, PolicyError, PreparedHook};
+use tokio::sync::broadcast;
+
+use crate::admission::Quota;
+use crate::dispatch::Dispatch;
+use crate::error::HostError;
+use crate::fired::{FiredHub, QueueBounds};
+use crate::install;
+use crate::metrics::HostMetrics;
+use crate::policy::HostPolicy;
+use crate::rate::TokenBucket;
+use crate::runtime::HookRuntime;
+use crate::state::StateDir;
+
+/// What one loaded rule set carries besides the rules.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    pub(crate) set: RuleSet,
+    /// Prepared wasm components, by rule position.
+    pub(crate) wasm: HashMap<usize, PreparedHook>,
+    /// Persistent plugin data folders, by plugin position (per-session ones are made at
+    /// dispatch).
+    pub(crate) data: HashMap<usize, MountDir>,
+    /// Each rule's standing against its approval, and the files its command runs.
+    pub(crate) trust: crate::trust::LoadedTrust,
+}
+
+/// The host's long-lived state: everything that must outlive a replacement of its rules and
+/// policy.
+pub(crate) struct Live {
+    pub(crate) fired: FiredHub,
+    pub(crate) wakes: OnceLock<broadcast::Sender<crate::wake::Wake>>,
+    /// This host's counters, forwarding each record to the runtime's.
+    pub(crate) metrics: HostMetrics,
+    pub(crate) hooks_quota: Arc<Quota>,
+    pub(crate) slots_quota: Arc<Quota>,
+    pub(crate) dispatch_quota: Arc<Quota>,
+    /// Units of the runtime's shared dispatch capacity this host holds now.
+    pub(crate) dispatches_entered: Arc<AtomicUsize>,
+    pub(crate) rate: TokenBucket,
+    /// This host's share of the CPU: how many of its wasm guests execute at once (`None`: no
+    /// share, `wasm_cpu_share` is `usize::MAX`), with the policy value it was made from.
+    /// Replaced when a new policy changes it; runs already going finish on the share they
+    /// started with.
+    cpu_share: RwLock<(usize, Option<CpuShare>)>,
+    pub(crate) enabled: AtomicBool,
+}
+
+impl Live {
+    pub(crate) fn new(runtime: &HookRuntime, policy: &HostPolicy) -> Result<Live, HostError> {
+        let share = cpu_share(policy.wasm_cpu_share)?;
+        Ok(Live {
+            fired: FiredHub::default(),
+            wakes: OnceLock::new(),
+            metrics: HostMetrics::forwarding_to(runtime.inner.metrics.clone()),
+            hooks_quota: Arc::new(Quota::new(policy.max_hooks_in_flight)),
+            slots_quota: Arc::new(Quota::new(policy.max_pool_slots)),
+            dispatch_quota: Arc::new(Quota::new(policy.max_dispatches_in_flight)),
+            dispatches_entered: Arc::new(AtomicUsize::new(0)),
+            rate: TokenBucket::new(policy.dispatch_rate),
+            cpu_share: RwLock::new((policy.wasm_cpu_share, share)),
+            enabled: AtomicBool::new(true),
+        })
+    }
+
+    /// The CPU share the next wasm run of this host takes its turns from, if it has one.
+    pub(crate) fn cpu_share(&self) -> Option<CpuShare> {
+        self.cpu_share
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .1
+            .clone()
+    }
+
+    /// The new policy's caps, rate and CPU share; what is held stays held. Refused, changing
+    /// nothing, when the share cannot be made.
+    pub(crate) fn apply(&self, policy: &HostPolicy) -> Result<(), HostError> {
+        let mut share = self.cpu_share.write().unwrap_or_else(|p| p.into_inner());
+        if share.0 != policy.wasm_cpu_share {
+            *share = (policy.wasm_cpu_share, cpu_share(policy.wasm_cpu_share)?);
+        }
+        drop(share);
+        self.hooks_quota.set_cap(policy.max_hooks_in_flight);
+        self.slots_quota.set_cap(policy.max_pool_slots);
+        self.dispatch_quota.set_cap(policy.max_dispatches_in_flight);
+        self.rate.set_limit(policy.dispatch_rate);
+        Ok(())
+    }
+}
+
+/// The share `wasm_cpu_share` asks for: none for `usize::MAX`; 0 turns is refused.
+fn cpu_share(turns: usize) -> Result<Option<CpuShare>, PolicyError> {
+    (turns != usize::MAX)
+        .then(|| CpuShare::new(turns))
+        .transpose()
+}
+
+/// One generation of a host: a policy, what it names (state folder, mount roots) and the rules
+/// loaded under it.
+pub(crate) struct Inner {
+    pub(crate) runtime: HookRuntime,
+    pub(crate) live: Arc<Live>,
+    pub(crate) policy: Arc<HostPolicy>,
+    rules: RwLock<Arc<Loaded>>,
+    pub(crate) state: StateDir,
+    pub(crate) project: Option<MountDir>,
+    pub(crate) extra_roots: Vec<MountDir>,
+    /// The generation's trust mode and approval store.
+    pub(crate) trust: crate::trust::HostTrust,
+}
+
+fn absolute(p: &std::path::Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_owned())
+}
+
+impl Inner {
+    /// A generation under `policy`, with no rules: its state folder opened (created), its
+    /// mount roots opened.
+    pub(crate) fn new(
+        runtime: &HookRuntime,
+        live: Arc<Live>,
+        policy: HostPolicy,
+    ) -> Result<Inner, HostError> {
+        policy.validate()?;
+        runtime.wasm().check_policy(&policy.wasm)?;
+        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
+        let trust = crate::trust::HostTrust::new(&policy)?;
+        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
+        let extra_roots = policy
+            .extra_mount_roots
+            .iter()
+            .map(|r| MountDir::open(&absolute(r)).map_err(HostError::MountRoot))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Inner {
+            runtime: runtime.clone(),
+            live,
+            policy: Arc::new(policy),
+            rules: RwLock::new(Arc::new(Loaded::default())),
+            state,
+            project,
+            extra_roots,
+            trust,
+        })
+    }
+
+    /// Loads `paths` under this generation's policy; `Err` (with every diagnostic) when
+    /// anything is an error.
+    pub(crate) fn load_checked<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<(LoadReport, Loaded), LoadReport> {
+        let mut report = load_paths(paths, opts);
+        let refused = check(&report);
+        report.diagnostics.extend(refused);
+        if report.has_errors() {
+            return Err(report);
+        }
+        let built = install::build(
+            self,
+            install::protected_by_load(paths),
+            report.plugins.clone(),
+            std::mem::take(&mut report.rules),
+        );
+        report.rules = built.rules;
+        report.diagnostics.extend(built.diagnostics);
+        if report.has_errors() {
+            return Err(report);
+        }
+        Ok((report, built.loaded))
+    }
+
+    pub(crate) fn loaded(&self) -> Arc<Loaded> {
+        // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
+        self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(crate) fn swap(&self, loaded: Loaded) {
+        *self.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(loaded);
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.live.enabled.load(Ordering::Acquire)
+    }
+
+    /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
+    pub(crate) fn record_replay(&self, d: &Dispatch) {
+        use crate::replay::{RecordHead, ReplayRecord};
+        let Some(dir) = &self.state.replay else {
+            return;
+        };
+        let head = RecordHead {
+            session_id: &d.event.session_id,
+            event: d.event.name.as_str(),
+            outcome: d.verdict.outcome().as_str(),
+            matched_rule_count: d.matched_rule_count,
+            duration_ms: d.duration.as_secs_f64() * 1000.0,
+            hook_fired: d.hook_fired.as_ref(),
+        };
+        let full = self.policy.capture_full_output;
+        let record = if d.rechecked.is_empty() {
+            ReplayRecord::new(&head, &d.reports, full)
+        } else {
+            let all: Vec<_> = d.reports.iter().chain(&d.rechecked).cloned().collect();
+            ReplayRecord::new(&head, &all, full)
+        };
+        self.runtime.inner.replay.send(dir, &record);
+    }
+
+    /// Sends a HookFired record (as a preview) to subscribers, if any.
+    pub(crate) fn fire(&self, f: &HookFired) {
+        let fired = &self.live.fired;
+        if fired.has_subscribers() {
+            fired.send(
+                f,
+                QueueBounds {
+                    records: self.policy.fired_queue_records,
+                    bytes: self.policy.fired_queue_bytes,
+                },
+            );
+        }
+    }
+}
+
+/// Whether a rule's handler is one this host's policy forbids, and why (a load error).
+pub(crate) fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
+    match &rule.handler {
+        Handler::Command(_) if !policy.allow_native_commands => Some(
+            "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
+        ),
+        Handler::Http(_) if !policy.http.enabled => Some(
+            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to turn them on and allow-list the destination",
+        ),
+        _ => None,
+    }
+}

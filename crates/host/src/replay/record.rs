@@ -1,0 +1,252 @@
+//! The replay record format: one JSON line per dispatch that ran hooks ([`ReplayRecord`], with
+//! its hooks redacted and previewed), the file a session's records go to, and reading a file
+//! back (a torn last line is skipped, never fatal).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hookbox_core::HookFired;
+use hookbox_core::event::wire::cut_chars;
+use hookbox_core::report::HookReport;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::secrets::{redact, redact_json};
+
+/// Characters of hook output kept in a record unless full capture is on (the main source's
+/// `PLUGIN_HOOK_OUTPUT_MAX_CHARS`).
+pub const OUTPUT_PREVIEW_CHARS: usize = 500;
+
+/// One hook in a replay record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayHook {
+    /// Rule position in load order.
+    pub rule_index: usize,
+    /// Plugin name.
+    pub plugin: String,
+    /// Command, prompt or component label.
+    pub hook_name: String,
+    /// `command`, `prompt`, `wasm`.
+    pub handler_type: String,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+    /// Exit code, for command-style hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Attachment types it yielded.
+    pub attachments: Vec<String>,
+    /// Failure class, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// Its output: a preview, or whole with full capture; always redacted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_preview: Option<String>,
+    /// True when `output_preview` was cut.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub output_truncated: bool,
+    /// Wasm fuel it consumed, when the host meters fuel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_consumed: Option<u64>,
+}
+
+/// One dispatch in replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayRecord {
+    /// Milliseconds since the Unix epoch.
+    pub ts_ms: u64,
+    /// The session.
+    pub session_id: String,
+    /// The event name.
+    pub event: String,
+    /// `allow`, `block`, `continue`, …
+    pub outcome: String,
+    /// Rules dispatched.
+    pub matched_rule_count: usize,
+    /// Wall time of the dispatch in milliseconds.
+    pub duration_ms: f64,
+    /// Each hook, in rule order.
+    pub hooks: Vec<ReplayHook>,
+    /// The HookFired record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook_fired: Option<Value>,
+}
+
+/// What a replay record says about the dispatch as a whole.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordHead<'a> {
+    /// The session.
+    pub session_id: &'a str,
+    /// The event name.
+    pub event: &'a str,
+    /// The outcome.
+    pub outcome: &'a str,
+    /// Rules dispatched.
+    pub matched_rule_count: usize,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+    /// The HookFired record.
+    pub hook_fired: Option<&'a HookFired>,
+}
+
+impl ReplayRecord {
+    /// Builds the record of one dispatch, redacted and (unless `full`) previewed.
+    pub fn new(head: &RecordHead<'_>, reports: &[HookReport], full: bool) -> ReplayRecord {
+        let hooks = reports
+            .iter()
+            .map(|r| {
+                // Redact before cutting: a cut can only shorten a redacted text, never reveal a
+                // secret that the scanner would have matched whole.
+                let (output_preview, output_truncated) = match r.output.as_deref() {
+                    None | Some("") => (None, false),
+                    Some(out) => {
+                        let clean = redact(out);
+                        if full || clean.chars().count() <= OUTPUT_PREVIEW_CHARS {
+                            (Some(clean.into_owned()), false)
+                        } else {
+                            (Some(cut_chars(&clean, OUTPUT_PREVIEW_CHARS)), true)
+                        }
+                    }
+                };
+                ReplayHook {
+                    rule_index: r.hook.rule_index,
+                    plugin: r.hook.plugin.clone(),
+                    hook_name: redact(&r.hook.hook_name).into_owned(),
+                    handler_type: r.hook.handler_type.as_str().to_owned(),
+                    duration_ms: r.duration_ms,
+                    exit_code: r.exit_code,
+                    attachments: r
+                        .attachments()
+                        .iter()
+                        .map(|a| {
+                            serde_json::to_value(a.attachment_type)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_owned))
+                                .unwrap_or_default()
+                        })
+                        .collect(),
+                    failure: r
+                        .effect
+                        .failure
+                        .as_ref()
+                        .map(|f| f.class.as_str().to_owned()),
+                    output_preview,
+                    output_truncated,
+                    fuel_consumed: r.fuel_consumed,
+                }
+            })
+            .collect();
+        let mut hook_fired = head.hook_fired.and_then(|f| serde_json::to_value(f).ok());
+        if let Some(v) = &mut hook_fired {
+            redact_json(v);
+        }
+        ReplayRecord {
+            ts_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+            session_id: head.session_id.to_owned(),
+            event: head.event.to_owned(),
+            outcome: head.outcome.to_owned(),
+            matched_rule_count: head.matched_rule_count,
+            duration_ms: head.duration_ms,
+            hooks,
+            hook_fired,
+        }
+    }
+}
+
+/// A session id made safe as a file name: `../x` cannot leave the replay folder.
+pub fn session_file_name(session: &str) -> String {
+    let mut name: String = session
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(128)
+        .collect();
+    if name.is_empty() {
+        name.push_str("session");
+    }
+    format!("{name}.jsonl")
+}
+/// What reading a replay file found.
+#[derive(Debug, Default)]
+pub struct ReplayRead {
+    /// Every intact record, in order.
+    pub records: Vec<ReplayRecord>,
+    /// Lines that could not be parsed (a torn last line after a crash), by 1-based number.
+    pub skipped_lines: Vec<usize>,
+}
+
+/// Reads a replay file, skipping lines that do not parse (a torn write) instead of failing.
+pub fn read_replay(path: &Path) -> std::io::Result<ReplayRead> {
+    let mut out = ReplayRead::default();
+    let reader = BufReader::new(File::open(path)?);
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<ReplayRecord>(&line) {
+            Ok(r) => out.records.push(r),
+            Err(_) => out.skipped_lines.push(i + 1),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use hookbox_core::event::{EventName, HandlerType};
+    use hookbox_core::output::Effect;
+    use hookbox_core::report::HookRef;
+
+    pub(crate) fn head(session_id: &str) -> RecordHead<'_> {
+        RecordHead {
+            session_id,
+            event: "PostToolUse",
+            outcome: "allow",
+            matched_rule_count: 1,
+            duration_ms: 2.0,
+            hook_fired: None,
+        }
+    }
+
+    pub(crate) fn report(output: &str) -> HookReport {
+        HookReport {
+            hook: HookRef {
+                rule_index: 0,
+                plugin: "p".into(),
+                hook_name: "echo".into(),
+                handler_type: HandlerType::Command,
+                hook_event: EventName::PostToolUse,
+            },
+            effect: Effect::default(),
+            duration_ms: 1.5,
+            exit_code: Some(0),
+            output: Some(output.into()),
+            fuel_consumed: None,
+        }
+    }
+
+    #[test]
+    fn previews_are_cut_and_redacted_full_capture_only_redacted() {
+        let secret = "AKIAIOSFODNN7EXAMPLE";
+        let out = format!("{secret} {}", "x".repeat(2000));
+        let r = ReplayRecord::new(&head("s"), &[report(&out)], false);
+        let p = r.hooks[0].output_preview.as_ref().unwrap();
+        assert!(!p.contains(secret) && p.contains("[REDACTED:aws_access_key_id]"));
+        assert_eq!(p.chars().count(), OUTPUT_PREVIEW_CHARS);
+        assert!(r.hooks[0].output_truncated);
+        let r = ReplayRecord::new(&head("s"), &[report(&out)], true);
+        let p = r.hooks[0].output_preview.as_ref().unwrap();
+        assert!(!p.contains(secret) && p.len() > 2000 && !r.hooks[0].output_truncated);
+    }
+}
