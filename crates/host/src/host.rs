@@ -54,6 +54,22 @@ pub enum HostError {
     Policy(String),
 }
 
+/// A rule set loaded but not yet in place (a tenant's load held for an admin's approval):
+/// the generation it was loaded under and what it loaded.
+pub(crate) struct Staged {
+    inner: Arc<Inner>,
+    /// Whether `inner` is a new generation (a policy replacement) rather than the current one.
+    fresh: bool,
+    loaded: Loaded,
+}
+
+impl Staged {
+    /// What it loaded.
+    pub(crate) fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+}
+
 /// What one loaded rule set carries besides the rules.
 #[derive(Debug, Default)]
 pub(crate) struct Loaded {
@@ -255,41 +271,81 @@ impl HookHost {
         opts: &LoadOptions,
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
     ) -> Result<LoadReport, LoadReport> {
-        let inner = self.current();
-        let (report, loaded) = inner.load_checked(paths, opts, check)?;
-        inner.swap(loaded);
+        let (report, staged) = self.stage_reload(paths, opts, check)?;
+        self.commit(staged);
         Ok(report)
     }
 
-    /// Replaces the policy and the rules together, validate-then-swap: a new generation is
-    /// built under `policy` (its state folder, mount roots) and `paths` are loaded into it; only
-    /// when nothing is an error does it replace the current one, in one step. The host's stream,
-    /// enabled flag, quotas (with what their running hooks hold), rate bucket and metrics carry
-    /// on; the new policy's caps apply from the swap. Blocking (reads files, may compile).
-    pub(crate) fn reconfigure_checked<P: AsRef<std::path::Path>>(
+    /// Loads `paths` under the current generation's policy without putting the rules in place:
+    /// [`HookHost::commit`] does that (or the staged set is dropped). `Err` (with every
+    /// diagnostic) when anything is an error.
+    pub(crate) fn stage_reload<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<(LoadReport, Staged), LoadReport> {
+        let inner = self.current();
+        let (report, loaded) = inner.load_checked(paths, opts, check)?;
+        Ok((
+            report,
+            Staged {
+                inner,
+                fresh: false,
+                loaded,
+            },
+        ))
+    }
+
+    /// Replaces the policy and the rules together, validate-then-swap, in two steps: a new
+    /// generation is built under `policy` (its state folder, mount roots) and `paths` are loaded
+    /// into it; only when nothing is an error, and once [`HookHost::commit`] puts it in place,
+    /// does it replace the current one, in one step. The host's stream, enabled flag, quotas
+    /// (with what their running hooks hold), rate bucket and metrics carry on; the new policy's
+    /// caps apply from the swap. Blocking (reads files, may compile).
+    pub(crate) fn stage_reconfigure<P: AsRef<std::path::Path>>(
         &self,
         policy: HostPolicy,
         paths: &[P],
         opts: &LoadOptions,
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
-    ) -> Result<Result<LoadReport, LoadReport>, HostError> {
+    ) -> Result<Result<(LoadReport, Staged), LoadReport>, HostError> {
         let inner = Inner::new(&self.shared.runtime, self.shared.live.clone(), policy)?;
-        let (report, loaded) = match inner.load_checked(paths, opts, check) {
-            Ok(ok) => ok,
-            Err(report) => return Ok(Err(report)),
-        };
+        Ok(inner
+            .load_checked(paths, opts, check)
+            .map(|(report, loaded)| {
+                (
+                    report,
+                    Staged {
+                        inner: Arc::new(inner),
+                        fresh: true,
+                        loaded,
+                    },
+                )
+            }))
+    }
+
+    /// Puts a staged rule set in place, atomically: a new generation (a staged replacement)
+    /// replaces the current one and its policy's caps apply; a staged reload replaces the rules
+    /// of the generation it was loaded under.
+    pub(crate) fn commit(&self, staged: Staged) {
+        let Staged {
+            inner,
+            fresh,
+            loaded,
+        } = staged;
         inner.swap(loaded);
-        let inner = Arc::new(inner);
-        {
-            let mut current = self
+        // A staged reload is loaded under the current generation (tenants stage under their
+        // admin lock, and every new load drops the one staged before); should that generation
+        // have been replaced since, the rules still go in with the one they were built for.
+        if fresh || !Arc::ptr_eq(&inner, &self.current()) {
+            *self
                 .shared
                 .current
                 .write()
-                .unwrap_or_else(|p| p.into_inner());
-            *current = inner.clone();
+                .unwrap_or_else(|p| p.into_inner()) = inner.clone();
+            self.shared.live.apply(&inner.policy);
         }
-        self.shared.live.apply(&inner.policy);
-        Ok(Ok(report))
     }
 
     /// Replaces the rule set with `rules` from `plugins`, atomically: a dispatch in flight keeps
