@@ -132,7 +132,8 @@ impl Server {
                     "the runtime build did not finish".into(),
                 ))
             })??;
-        let tenants = Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir));
+        let tenants =
+            Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir).with_trust(config.trust));
         let listener =
             TcpListener::bind(config.listen)
                 .await
