@@ -244,3 +244,29 @@ fn with_holding_off_a_reload_swaps_and_the_admin_view_shows_the_new_digest_and_w
     // The record is in the server's state folder, private — never in the tenant's folder.
     assert!(!f.tenant_dir("a").join("trust").exists());
 }
+
+#[test]
+fn trust_routes_take_only_tenant_ids_so_no_record_path_comes_from_a_request() {
+    let f = script_tenant();
+    let s = f.start(HOLD);
+    let body = serde_json::to_vec(&json!({"digest": "0".repeat(64)})).unwrap();
+    for (method, path) in [
+        ("GET", "/v1/tenants/..%2F..%2Fetc/trust"),
+        ("POST", "/v1/tenants/a%2F..%2F..%2Fx/approve"),
+        ("POST", "/v1/tenants/..%2Fa/reject"),
+        ("GET", "/v1/tenants/%2Ftmp/trust"),
+    ] {
+        let r = s.call(method, path, Some(ADMIN), Some(&body));
+        assert_eq!(
+            (r.status, r.error().1.as_deref()),
+            (400, Some("id")),
+            "{method} {path}: {}",
+            r.text()
+        );
+    }
+    let r = s.get("/v1/tenants/nobody/trust", Some(ADMIN));
+    assert_eq!(r.status, 404, "{}", r.text());
+    let r = s.call("POST", "/v1/tenants/nobody/approve", Some(ADMIN), Some(&body));
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(outcome(&s, "ls"), "block");
+}

@@ -326,3 +326,18 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trust_folder_planted_as_a_symlink_is_refused_and_nothing_is_written_through_it() {
+    let f = Fleet::new();
+    f.say("v1");
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(f.state.path().join("t")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), f.state.path().join("t/trust")).unwrap();
+    let tenants = f.tenants(hold());
+    let e = tenants.add(f.spec()).unwrap_err();
+    assert!(matches!(e, TenantError::Trust { .. }), "{e:?}");
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    assert!(tenants.tenant(&id()).is_none());
+}
