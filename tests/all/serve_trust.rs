@@ -4,6 +4,11 @@
 //! waits for `POST …/approve` (naming the digest the admin reviewed) or `…/reject` while the old
 //! rules keep serving; a tenant's token reaches none of it.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
 use hookbox_test_artifacts as guests;
 use serde_json::{Value, json};
 
@@ -266,7 +271,12 @@ fn trust_routes_take_only_tenant_ids_so_no_record_path_comes_from_a_request() {
     }
     let r = s.get("/v1/tenants/nobody/trust", Some(ADMIN));
     assert_eq!(r.status, 404, "{}", r.text());
-    let r = s.call("POST", "/v1/tenants/nobody/approve", Some(ADMIN), Some(&body));
+    let r = s.call(
+        "POST",
+        "/v1/tenants/nobody/approve",
+        Some(ADMIN),
+        Some(&body),
+    );
     assert_eq!(r.status, 404, "{}", r.text());
     assert_eq!(outcome(&s, "ls"), "block");
 }
