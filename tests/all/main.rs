@@ -14,6 +14,7 @@ mod serve_connections;
 mod serve_ops;
 mod serve_security;
 mod serve_tenants;
+mod serve_trust;
 mod serve_util;
 mod trust;
 mod util;

@@ -32,6 +32,24 @@ use crate::policy::HostPolicy;
 use crate::runtime::{HookRuntime, RuntimeSettings};
 
 use crate::error::HostError;
+use crate::inner::Loaded;
+
+/// A rule set loaded but not yet in place (a tenant's load held for an admin's approval):
+/// the generation it was loaded under and what it loaded.
+pub(crate) struct Staged {
+    inner: Arc<Inner>,
+    /// Whether `inner` is a new generation (a policy replacement) rather than the current one.
+    fresh: bool,
+    loaded: Loaded,
+}
+
+impl Staged {
+    /// What it loaded.
+    pub(crate) fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+}
+
 
 struct Shared {
     runtime: HookRuntime,
@@ -159,41 +177,94 @@ impl HookHost {
         opts: &LoadOptions,
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
     ) -> Result<LoadReport, LoadReport> {
-        let inner = self.current();
-        let (report, loaded) = inner.load_checked(paths, opts, check)?;
-        inner.swap(loaded);
+        let (mut report, staged) = self.stage_reload(paths, opts, check)?;
+        if let Err(e) = self.commit(staged) {
+            // Only a new policy's CPU share can be refused, and a reload keeps the policy: kept
+            // for the type's sake, reported like any other load error.
+            let at = paths
+                .first()
+                .map_or_else(Default::default, |p| p.as_ref().to_owned());
+            report.diagnostics.push(Diagnostic::error(at, e.to_string()));
+            return Err(report);
+        }
         Ok(report)
     }
 
-    /// Replaces the policy and the rules together, validate-then-swap: a new generation is
-    /// built under `policy` (its state folder, mount roots) and `paths` are loaded into it; only
-    /// when nothing is an error does it replace the current one, in one step. The host's stream,
-    /// enabled flag, quotas (with what their running hooks hold), rate bucket and metrics carry
-    /// on; the new policy's caps apply from the swap. Blocking (reads files, may compile).
-    pub(crate) fn reconfigure_checked<P: AsRef<std::path::Path>>(
+    /// Loads `paths` under the current generation's policy without putting the rules in place:
+    /// [`HookHost::commit`] does that (or the staged set is dropped). `Err` (with every
+    /// diagnostic) when anything is an error.
+    pub(crate) fn stage_reload<P: AsRef<std::path::Path>>(
+        &self,
+        paths: &[P],
+        opts: &LoadOptions,
+        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<(LoadReport, Staged), LoadReport> {
+        let inner = self.current();
+        let (report, loaded) = inner.load_checked(paths, opts, check)?;
+        Ok((
+            report,
+            Staged {
+                inner,
+                fresh: false,
+                loaded,
+            },
+        ))
+    }
+
+    /// Replaces the policy and the rules together, validate-then-swap, in two steps: a new
+    /// generation is built under `policy` (its state folder, mount roots) and `paths` are loaded
+    /// into it; only when nothing is an error, and once [`HookHost::commit`] puts it in place,
+    /// does it replace the current one, in one step. The host's stream, enabled flag, quotas
+    /// (with what their running hooks hold), rate bucket and metrics carry on; the new policy's
+    /// caps apply from the swap. Blocking (reads files, may compile).
+    pub(crate) fn stage_reconfigure<P: AsRef<std::path::Path>>(
         &self,
         policy: HostPolicy,
         paths: &[P],
         opts: &LoadOptions,
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
-    ) -> Result<Result<LoadReport, LoadReport>, HostError> {
+    ) -> Result<Result<(LoadReport, Staged), LoadReport>, HostError> {
         let inner = Inner::new(&self.shared.runtime, self.shared.live.clone(), policy)?;
-        let (report, loaded) = match inner.load_checked(paths, opts, check) {
-            Ok(ok) => ok,
-            Err(report) => return Ok(Err(report)),
-        };
-        self.shared.live.apply(&inner.policy)?;
+        Ok(inner
+            .load_checked(paths, opts, check)
+            .map(|(report, loaded)| {
+                (
+                    report,
+                    Staged {
+                        inner: Arc::new(inner),
+                        fresh: true,
+                        loaded,
+                    },
+                )
+            }))
+    }
+
+    /// Puts a staged rule set in place, atomically: a new generation (a staged replacement)
+    /// replaces the current one and its policy's caps apply; a staged reload replaces the rules
+    /// of the generation it was loaded under.
+    pub(crate) fn commit(&self, staged: Staged) -> Result<(), HostError> {
+        let Staged {
+            inner,
+            fresh,
+            loaded,
+        } = staged;
+        // A staged reload is loaded under the current generation (tenants stage under their
+        // admin lock, and every new load drops the one staged before); should that generation
+        // have been replaced since, the rules still go in with the one they were built for.
+        let replace = fresh || !Arc::ptr_eq(&inner, &self.current());
+        if replace {
+            // The new policy's caps and CPU share first: refused, nothing changes.
+            self.shared.live.apply(&inner.policy)?;
+        }
         inner.swap(loaded);
-        let inner = Arc::new(inner);
-        {
-            let mut current = self
+        if replace {
+            *self
                 .shared
                 .current
                 .write()
-                .unwrap_or_else(|p| p.into_inner());
-            *current = inner.clone();
+                .unwrap_or_else(|p| p.into_inner()) = inner.clone();
         }
-        Ok(Ok(report))
+        Ok(())
     }
 
     /// Replaces the rule set with `rules` from `plugins`, atomically: a dispatch in flight keeps

@@ -43,6 +43,7 @@ mod settings;
 mod state;
 mod tenant_id;
 mod tenant_policy;
+pub mod tenant_trust;
 mod tenants;
 pub mod trust;
 mod wake;
@@ -65,6 +66,7 @@ pub use tenant_id::{MAX_TENANT_ID_CHARS, TenantId, TenantIdError};
 pub use tenant_policy::{
     MAX_MEMORY_MB, OverMaximum, TENANT_FILE, TenantMaxima, TenantPolicy, TenantPolicyError,
 };
+pub use tenant_trust::TenantTrustSettings;
 pub use tenants::{Removed, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants};
 pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

@@ -17,6 +17,12 @@
 //!
 //! An embedder may attach its own data to each tenant (`A`; the server: its token's digest),
 //! replaced with the policy by `put`.
+//!
+//! Every load records the digests of the rules it puts in place in the tenant's state
+//! ([`tenant_trust`](crate::tenant_trust)); with the operator's
+//! [`TenantTrustSettings::hold_changed_reloads`], a load whose rules differ from the approved
+//! ones is staged instead of swapped in, and waits for [`Tenants::approve`] (or
+//! [`Tenants::reject`]) while the old rules keep serving.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -30,15 +36,22 @@ use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
 use serde::Serialize;
 
+use hookbox_core::trust::{Approval, Digest};
+
 use crate::dispatch::Dispatch;
 use crate::error::HostError;
-use crate::host::HookHost;
+use crate::host::{HookHost, Staged};
 use crate::install::rule_error;
 use crate::metrics::MetricsSnapshot;
 use crate::policy::HostPolicy;
 use crate::runtime::HookRuntime;
 use crate::tenant_id::TenantId;
 use crate::tenant_policy::{TenantPolicy, TenantPolicyError};
+use crate::tenant_trust::{
+    self, ApprovedBy, LoadCause, PendingView, SubjectChange, TenantRecord, TenantTrustSettings,
+    TenantTrustView,
+};
+use crate::trust::{ApprovalStore, subject_reports};
 
 /// A tenant to add (or put in place of one with the same id).
 #[derive(Debug, Clone)]
@@ -84,6 +97,13 @@ pub struct TenantInfo {
     pub loaded_at_ms: u64,
     /// Diagnostics of that load (warnings; errors keep the previous set).
     pub diagnostic_count: usize,
+    /// The digest of the load waiting for an admin's approval, if one is
+    /// (`hold_changed_reloads`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_approval: Option<Digest>,
+    /// On the answer of a load: it was held for approval, and the rules above still serve.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 /// Why a tenant operation failed.
@@ -131,6 +151,30 @@ pub enum TenantError {
         /// Every diagnostic of the failed load.
         diagnostics: Vec<Diagnostic>,
     },
+    /// Its rule digests could not be recorded; nothing changed.
+    #[error("tenant `{id}`: {reason}; the previous rules (if any) keep serving")]
+    Trust {
+        /// The tenant.
+        id: TenantId,
+        /// Why.
+        reason: String,
+    },
+    /// `approve` or `reject` of a tenant with no load waiting.
+    #[error("tenant `{0}` has no load waiting for approval")]
+    NothingPending(TenantId),
+    /// `approve` or `reject` naming another load than the one waiting (a newer load replaced
+    /// the one the admin saw).
+    #[error(
+        "tenant `{id}`: the load waiting for approval is {pending}, not {asked}; review it again (GET /v1/tenants/{id}/trust)"
+    )]
+    StalePending {
+        /// The tenant.
+        id: TenantId,
+        /// The digest the request named.
+        asked: Digest,
+        /// The digest of the load waiting.
+        pending: Digest,
+    },
 }
 
 /// What removing a tenant found.
@@ -150,6 +194,30 @@ struct Tenant<A> {
     state_dir: PathBuf,
     /// Replaced with each successful load, under the tenant's admin lock.
     about: RwLock<Arc<About<A>>>,
+    /// Its recorded digests and the load waiting for approval; changed under the admin lock.
+    gate: Mutex<Gate<A>>,
+}
+
+/// A tenant's approval state.
+struct Gate<A> {
+    /// `<state_root>/<id>/trust`.
+    store: ApprovalStore,
+    /// The approved rule set in place; `Err` when the record cannot be used (it approves
+    /// nothing).
+    record: Result<Option<TenantRecord>, String>,
+    /// At most one load waiting; a newer load replaces (or drops) it.
+    pending: Option<Pending<A>>,
+}
+
+/// A load held for approval.
+struct Pending<A> {
+    digest: Digest,
+    held_at_ms: u64,
+    cause: LoadCause,
+    subjects: Vec<Approval>,
+    changes: Vec<SubjectChange>,
+    staged: Staged,
+    about: About<A>,
 }
 
 /// What the current generation of a tenant was loaded from.
@@ -210,6 +278,8 @@ pub struct Tenants<A = ()> {
     runtime: HookRuntime,
     state_root: PathBuf,
     map: RwLock<BTreeMap<TenantId, Arc<Tenant<A>>>>,
+    /// The operator's approval settings.
+    trust: TenantTrustSettings,
     /// Per-tenant admin locks of the operations in progress (entries nobody holds are dropped).
     admin: Mutex<HashMap<TenantId, Arc<Mutex<()>>>>,
 }
@@ -235,8 +305,21 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             runtime,
             state_root: state_root.into(),
             map: RwLock::new(BTreeMap::new()),
+            trust: TenantTrustSettings::default(),
             admin: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same, with the operator's approval settings (default: nothing is held).
+    #[must_use]
+    pub fn with_trust(mut self, trust: TenantTrustSettings) -> Tenants<A> {
+        self.trust = trust;
+        self
+    }
+
+    /// The operator's approval settings.
+    pub fn trust_settings(&self) -> TenantTrustSettings {
+        self.trust
     }
 
     /// The runtime.
@@ -301,12 +384,17 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             })?;
         // Even a plugins folder that does not exist yet: a guest must not create one.
         policy.protected_paths.extend(plugins.iter().cloned());
+        // Every rule's digests are recorded at load (and commands run the bytes hashed);
+        // nothing is refused at dispatch: a tenant's approval point is the swap.
+        policy.trust.record = true;
         Ok(policy)
     }
 
     /// Builds a new tenant and loads its hooks; an error anywhere is an `Err` and nothing is
-    /// kept. Blocking (reads files, may compile components).
-    fn build(&self, spec: TenantSpec<A>) -> Result<Arc<Tenant<A>>, TenantError> {
+    /// kept. With `hold_first_load` (or a recorded approval its rules differ from, under
+    /// `hold_changed_reloads`), the tenant starts with no rules and its load waits for
+    /// approval. Blocking (reads files, may compile components).
+    fn build(&self, spec: TenantSpec<A>) -> Result<(Arc<Tenant<A>>, bool), TenantError> {
         let id = spec.id.clone();
         // Tenants share the runtime's pool: a reset that can hand one guest's dirty page to the
         // next instance of its slot would hand it to another tenant.
@@ -321,21 +409,114 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 id: id.clone(),
                 source,
             })?;
+        // Ids are `[A-Za-z0-9_-]{1,64}` (TenantId): the folder is always beneath the root.
+        let store =
+            ApprovalStore::create(&state_dir.join("trust")).map_err(|e| TenantError::Trust {
+                id: id.clone(),
+                reason: e.to_string(),
+            })?;
+        let record = tenant_trust::read_record(&store, id.as_str());
+        let mut staged = None;
         let report = load(&id, &spec.folder, &plugins, None, |paths, opts, check| {
-            host.reload_checked(paths, opts, check)
+            host.stage_reload(paths, opts, check).map(|(report, s)| {
+                staged = Some(s);
+                report
+            })
         })?;
-        Ok(Arc::new(Tenant {
+        let about = About {
+            folder: spec.folder,
+            plugins,
+            attached: spec.attached,
+            loaded_at_ms: now_ms(),
+            diagnostics: report.diagnostics,
+        };
+        let empty = About {
+            folder: about.folder.clone(),
+            plugins: about.plugins.clone(),
+            attached: about.attached.clone(),
+            loaded_at_ms: about.loaded_at_ms,
+            diagnostics: Vec::new(),
+        };
+        let tenant = Arc::new(Tenant {
             id,
             host,
             state_dir,
-            about: RwLock::new(Arc::new(About {
-                folder: spec.folder,
-                plugins,
-                attached: spec.attached,
-                loaded_at_ms: now_ms(),
-                diagnostics: report.diagnostics,
-            })),
-        }))
+            about: RwLock::new(Arc::new(empty)),
+            gate: Mutex::new(Gate {
+                store,
+                record,
+                pending: None,
+            }),
+        });
+        let Some(staged) = staged else {
+            return Err(self.lost(&tenant.id));
+        };
+        let held = self.gate(&tenant, staged, about, LoadCause::Add)?;
+        Ok((tenant, held))
+    }
+
+    fn lost(&self, id: &TenantId) -> TenantError {
+        TenantError::Trust {
+            id: id.clone(),
+            reason: "the load staged nothing (a bug)".into(),
+        }
+    }
+
+    /// Puts `staged` in place and records it, or holds it for approval, as the operator's
+    /// settings and the tenant's record say. Whether it was held. Under the admin lock.
+    fn gate(
+        &self,
+        t: &Tenant<A>,
+        staged: Staged,
+        about: About<A>,
+        cause: LoadCause,
+    ) -> Result<bool, TenantError> {
+        let now = now_ms();
+        let reports = subject_reports(staged.loaded());
+        let subjects = tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000);
+        let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let approved: Option<&[Approval]> = match &g.record {
+            Ok(Some(r)) => Some(&r.subjects),
+            _ => None,
+        };
+        let changes = tenant_trust::changes(approved.unwrap_or(&[]), &subjects);
+        let hold = match &g.record {
+            Ok(Some(_)) => self.trust.hold_changed_reloads && tenant_trust::any_change(&changes),
+            Ok(None) => self.trust.hold_first_load,
+            // A record that cannot be used approves nothing.
+            Err(_) => self.trust.hold_changed_reloads || self.trust.hold_first_load,
+        };
+        if hold {
+            g.pending = Some(Pending {
+                digest: tenant_trust::set_digest(&subjects),
+                held_at_ms: now,
+                cause,
+                subjects,
+                changes,
+                staged,
+                about,
+            });
+            return Ok(true);
+        }
+        let by = match &g.record {
+            Ok(Some(_)) => ApprovedBy::Load,
+            _ => ApprovedBy::FirstLoad,
+        };
+        let before = g.record.as_ref().ok().and_then(Option::as_ref);
+        let record = tenant_trust::next_record(t.id.as_str(), before, subjects, by, now);
+        tenant_trust::write_record(&g.store, &record).map_err(|e| TenantError::Trust {
+            id: t.id.clone(),
+            reason: format!("cannot record its rule digests: {e}"),
+        })?;
+        g.record = Ok(Some(record));
+        // A newer load that needs no approval supersedes the one waiting.
+        g.pending = None;
+        t.host.commit(staged).map_err(|source| TenantError::Host {
+            id: t.id.clone(),
+            source,
+        })?;
+        t.set_about(about);
+        Ok(false)
     }
 
     /// Adds a tenant; refused if the id exists.
@@ -350,12 +531,12 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         if self.get(&spec.id).is_ok() {
             return Err(TenantError::AlreadyExists(spec.id));
         }
-        let tenant = self.build(spec)?;
+        let (tenant, held) = self.build(spec)?;
         self.map
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(tenant.id.clone(), tenant.clone());
-        Ok(tenant.info())
+        Ok(tenant.info_held(held))
     }
 
     /// Adds a tenant or replaces the policy, folder, plugins and rules of the one with the same
@@ -371,12 +552,12 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         let lock = self.admin_lock(&spec.id);
         let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let Ok(tenant) = self.get(&spec.id) else {
-            let tenant = self.build(spec)?;
+            let (tenant, held) = self.build(spec)?;
             self.map
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .insert(tenant.id.clone(), tenant.clone());
-            return Ok(tenant.info());
+            return Ok(tenant.info_held(held));
         };
         let plugins = plugin_paths(&spec);
         let policy = self.host_policy(&spec, &plugins)?;
@@ -385,13 +566,18 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             source,
         };
         let mut failed_to_build = None;
+        let mut staged = None;
         let report = load(
             &spec.id,
             &spec.folder,
             &plugins,
             None,
-            |paths, opts, check| match tenant.host.reconfigure_checked(policy, paths, opts, check) {
-                Ok(loaded) => loaded,
+            |paths, opts, check| match tenant.host.stage_reconfigure(policy, paths, opts, check) {
+                Ok(Ok((report, s))) => {
+                    staged = Some(s);
+                    Ok(report)
+                }
+                Ok(Err(report)) => Err(report),
                 Err(e) => {
                     failed_to_build = Some(e);
                     Err(LoadReport::default())
@@ -402,14 +588,16 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             return Err(host_error(e));
         }
         let report = report?;
-        tenant.set_about(About {
+        let staged = staged.ok_or_else(|| self.lost(&spec.id))?;
+        let about = About {
             folder: spec.folder,
             plugins,
             attached: spec.attached,
             loaded_at_ms: now_ms(),
             diagnostics: report.diagnostics,
-        });
-        Ok(tenant.info())
+        };
+        let held = self.gate(&tenant, staged, about, LoadCause::Put)?;
+        Ok(tenant.info_held(held))
     }
 
     /// Every tenant, by id.
@@ -481,21 +669,129 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let t = self.get(id)?;
         let about = t.about();
+        let mut staged = None;
         let report = load(
             id,
             &about.folder,
             &about.plugins,
             paths.as_deref(),
-            |paths, opts, check| t.host.reload_checked(paths, opts, check),
+            |paths, opts, check| {
+                t.host.stage_reload(paths, opts, check).map(|(report, s)| {
+                    staged = Some(s);
+                    report
+                })
+            },
         )?;
-        t.set_about(About {
+        let staged = staged.ok_or_else(|| self.lost(id))?;
+        let next = About {
             folder: about.folder.clone(),
             plugins: about.plugins.clone(),
             attached: about.attached.clone(),
             loaded_at_ms: now_ms(),
             diagnostics: report.diagnostics,
-        });
+        };
+        let held = self.gate(&t, staged, next, LoadCause::Reload)?;
+        Ok(t.info_held(held))
+    }
+
+    /// Puts the tenant's load waiting for approval in place and records it as approved by an
+    /// admin — only if it is the one named by `digest` (the one the admin reviewed): another
+    /// is [`TenantError::StalePending`] and nothing changes.
+    pub fn approve(&self, id: &TenantId, digest: &Digest) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let t = self.get(id)?;
+        let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let pending = match &g.pending {
+            None => return Err(TenantError::NothingPending(id.clone())),
+            Some(p) if p.digest != *digest => {
+                return Err(TenantError::StalePending {
+                    id: id.clone(),
+                    asked: *digest,
+                    pending: p.digest,
+                });
+            }
+            Some(p) => p,
+        };
+        let before = g.record.as_ref().ok().and_then(Option::as_ref);
+        let record = tenant_trust::next_record(
+            id.as_str(),
+            before,
+            pending.subjects.clone(),
+            ApprovedBy::Admin,
+            now_ms(),
+        );
+        tenant_trust::write_record(&g.store, &record).map_err(|e| TenantError::Trust {
+            id: id.clone(),
+            reason: format!("cannot record the approval: {e}"),
+        })?;
+        g.record = Ok(Some(record));
+        if let Some(p) = g.pending.take() {
+            t.host.commit(p.staged).map_err(|source| TenantError::Host {
+                id: id.clone(),
+                source,
+            })?;
+            t.set_about(p.about);
+        }
+        drop(g);
         Ok(t.info())
+    }
+
+    /// Drops the tenant's load waiting for approval (the old rules go on serving). With
+    /// `digest`, only if it is that one.
+    pub fn reject(
+        &self,
+        id: &TenantId,
+        digest: Option<&Digest>,
+    ) -> Result<TenantInfo, TenantError> {
+        let lock = self.admin_lock(id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let t = self.get(id)?;
+        let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        match (&g.pending, digest) {
+            (None, _) => return Err(TenantError::NothingPending(id.clone())),
+            (Some(p), Some(d)) if p.digest != *d => {
+                return Err(TenantError::StalePending {
+                    id: id.clone(),
+                    asked: *d,
+                    pending: p.digest,
+                });
+            }
+            _ => {}
+        }
+        g.pending = None;
+        drop(g);
+        Ok(t.info())
+    }
+
+    /// The tenant's recorded rule digests (with when each changed) and the load waiting for
+    /// approval, with its changes file by file and grant by grant.
+    pub fn trust(&self, id: &TenantId) -> Result<TenantTrustView, TenantError> {
+        let t = self.get(id)?;
+        let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        let (approved, rules, record_error) = match &g.record {
+            Ok(Some(r)) => (
+                Some(r.approved),
+                tenant_trust::rule_views(&r.subjects, &r.rules),
+                None,
+            ),
+            Ok(None) => (None, Vec::new(), None),
+            Err(e) => (None, Vec::new(), Some(e.clone())),
+        };
+        Ok(TenantTrustView {
+            tenant: id.to_string(),
+            settings: self.trust,
+            approved,
+            record_error,
+            rules,
+            pending: g.pending.as_ref().map(|p| PendingView {
+                digest: p.digest,
+                held_at_ms: p.held_at_ms,
+                cause: p.cause,
+                changes: p.changes.clone(),
+                rules: tenant_trust::rule_views(&p.subjects, &[]),
+            }),
+        })
     }
 
     /// Removes a tenant: new dispatches find no such tenant at once, its HookFired stream ends;
@@ -565,7 +861,21 @@ impl<A> Tenant<A> {
         *self.about.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(about);
     }
 
+    fn info_held(&self, held: bool) -> TenantInfo {
+        TenantInfo {
+            held,
+            ..self.info()
+        }
+    }
+
     fn info(&self) -> TenantInfo {
+        let pending_approval = self
+            .gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pending
+            .as_ref()
+            .map(|p| p.digest);
         let about = self.about();
         TenantInfo {
             id: self.id.clone(),
@@ -578,6 +888,8 @@ impl<A> Tenant<A> {
             rules: self.host.rule_counts(),
             loaded_at_ms: about.loaded_at_ms,
             diagnostic_count: about.diagnostics.len(),
+            pending_approval,
+            held: false,
         }
     }
 }

@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 
 pub use hookbox_core::trust::TrustMode;
 pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
+pub(crate) use report::subject_reports;
 pub use report::{RuleReport, SubjectReport, TrustFinding};
 pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreError};
-pub(crate) use survey::{LoadedTrust, survey};
+pub(crate) use survey::{LoadedTrust, canonical as canonical_path, survey};
 pub use user_settings::{UserSettings, default_config_dir};
 
 use crate::error::HostError;

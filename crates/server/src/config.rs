@@ -13,7 +13,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookbox_host::{RuntimeError, RuntimeSettings, TenantMaxima};
+use hookbox_host::{RuntimeError, RuntimeSettings, TenantMaxima, TenantTrustSettings};
 use hookbox_wasm::{PoolingMode, RuntimeConfig};
 use serde::Deserialize;
 
@@ -93,6 +93,8 @@ pub struct ServerConfig {
     pub runtime: RuntimeKnobs,
     /// The operator's caps on tenants' policies: a `tenant.toml` over one is refused.
     pub tenant_maxima: TenantMaxima,
+    /// Whether a tenant's changed rules wait for an admin's approval (`[trust]`).
+    pub trust: TenantTrustSettings,
 }
 
 /// HTTP limits, each a bound on what one client (or all of them) can make the server hold.
@@ -251,6 +253,7 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             runtime: RuntimeKnobs::default(),
             tenant_maxima: TenantMaxima::default(),
+            trust: TenantTrustSettings::default(),
         }
     }
 }

@@ -107,7 +107,11 @@ pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, Loa
             if rw {
                 tracing::info!(tenant = %id, "policy allows rw mounts: no mount may hold its tenant.toml, its plugins or their files (refused at load)");
             }
-            tracing::info!(tenant = %id, rules = info.rules.values().sum::<usize>(), warnings = info.diagnostic_count, "tenant loaded");
+            if info.held {
+                tracing::warn!(tenant = %id, "tenant load held for approval: its rules differ from the approved ones; the old rules keep serving (GET /v1/tenants/{id}/trust, POST /v1/tenants/{id}/approve)");
+            } else {
+                tracing::info!(tenant = %id, rules = info.rules.values().sum::<usize>(), warnings = info.diagnostic_count, "tenant loaded");
+            }
             Ok(info)
         }
         // No folder, no tenant: a PUT naming one must not leave a `failed` entry behind (the

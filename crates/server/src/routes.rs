@@ -8,6 +8,7 @@ mod admin;
 mod fired;
 mod ops;
 mod tenant;
+mod trust;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -35,6 +36,9 @@ const ROUTES: &[&str] = &[
     "/v1/tenants/{id}/reload",
     "/v1/tenants/{id}/disable",
     "/v1/tenants/{id}/enable",
+    "/v1/tenants/{id}/trust",
+    "/v1/tenants/{id}/approve",
+    "/v1/tenants/{id}/reject",
     "/metrics",
     "/healthz",
     "/readyz",
@@ -57,6 +61,9 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/v1/tenants/{id}/reload", post(admin::reload))
         .route("/v1/tenants/{id}/disable", post(admin::disable))
         .route("/v1/tenants/{id}/enable", post(admin::enable))
+        .route("/v1/tenants/{id}/trust", get(trust::show))
+        .route("/v1/tenants/{id}/approve", post(trust::approve))
+        .route("/v1/tenants/{id}/reject", post(trust::reject))
         .route_layer(from_fn_with_state(app.clone(), bound_in_flight));
     let unbounded = Router::new()
         .route("/v1/tenants/{id}/fired", get(fired::stream))

@@ -131,7 +131,8 @@ impl Server {
         let runtime = tokio::task::spawn_blocking(move || HookRuntime::new(settings))
             .await
             .map_err(|_| ServeError::RuntimeBuildLost)??;
-        let tenants = Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir));
+        let tenants =
+            Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir).with_trust(config.trust));
         let listener =
             TcpListener::bind(config.listen)
                 .await

@@ -28,6 +28,12 @@ pub struct TrustPolicy {
     /// from a sealed copy of the bytes read at load); files past it cannot be pinned.
     /// Default: 64 MiB.
     pub max_pinned_bytes: u64,
+    /// Records every rule (its content, grants and the digests of the files it runs) at load
+    /// even when `mode` is `off`: nothing is checked or reported at dispatch, but the records
+    /// are there for an admin view and a command runs the sealed copies of the bytes hashed.
+    /// Default: `false`; tenants: `true` (their digests are what `hookbox serve` records and
+    /// an operator may hold a changed reload on).
+    pub record: bool,
 }
 
 impl Default for TrustPolicy {
@@ -37,6 +43,7 @@ impl Default for TrustPolicy {
             store: None,
             max_pinned_file_bytes: DEFAULT_MAX_PINNED_FILE_BYTES,
             max_pinned_bytes: DEFAULT_MAX_PINNED_BYTES,
+            record: false,
         }
     }
 }

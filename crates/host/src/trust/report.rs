@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::ApprovalStore;
 use crate::host::HookHost;
+use crate::inner::Loaded;
 
 /// A matched rule that is not approved as it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,40 +167,43 @@ impl HookHost {
     }
 
     /// Every subject of the current rule set with its rules' records and verdicts; empty when
-    /// trust is `off`. Reads the hook files to report their digests.
+    /// trust is `off` (unless the policy `record`s). Reads the hook files to report their
+    /// digests.
     pub fn trust_report(&self) -> Vec<SubjectReport> {
-        let loaded = self.current().loaded();
-        let t = &loaded.trust;
-        if !t.mode.is_on() {
-            return Vec::new();
-        }
-        let mut out: Vec<SubjectReport> = loaded
-            .set
-            .plugins()
-            .iter()
-            .zip(&t.subjects)
-            .map(|(p, s)| SubjectReport {
-                subject: s.name.clone(),
-                plugin: p.name.clone(),
-                root: p.root.clone(),
-                bare: s.bare,
-                approval: s.approval.clone(),
-                approval_error: s.error.clone(),
-                hook_files: hook_files(&p.root, &p.files),
-                rules: Vec::new(),
-            })
-            .collect();
-        for (pos, (rule, check)) in loaded.set.rules().iter().zip(&t.rules).enumerate() {
-            let Some(check) = check else { continue };
-            if let Some(s) = out.get_mut(rule.plugin) {
-                s.rules.push(RuleReport {
-                    rule_index: pos,
-                    record: check.record.clone(),
-                    trust: check.trust.clone(),
-                    unpinnable: check.unpinnable.clone(),
-                });
-            }
-        }
-        out
+        subject_reports(&self.current().loaded())
     }
+}
+
+/// Every subject of a loaded rule set (in place or staged) with its rules' records and
+/// verdicts; empty when the set was loaded without recording.
+pub(crate) fn subject_reports(loaded: &Loaded) -> Vec<SubjectReport> {
+    let t = &loaded.trust;
+    let mut out: Vec<SubjectReport> = loaded
+        .set
+        .plugins()
+        .iter()
+        .zip(&t.subjects)
+        .map(|(p, s)| SubjectReport {
+            subject: s.name.clone(),
+            plugin: p.name.clone(),
+            root: p.root.clone(),
+            bare: s.bare,
+            approval: s.approval.clone(),
+            approval_error: s.error.clone(),
+            hook_files: hook_files(&p.root, &p.files),
+            rules: Vec::new(),
+        })
+        .collect();
+    for (pos, (rule, check)) in loaded.set.rules().iter().zip(&t.rules).enumerate() {
+        let Some(check) = check else { continue };
+        if let Some(s) = out.get_mut(rule.plugin) {
+            s.rules.push(RuleReport {
+                rule_index: pos,
+                record: check.record.clone(),
+                trust: check.trust.clone(),
+                unpinnable: check.unpinnable.clone(),
+            });
+        }
+    }
+    out
 }

@@ -158,6 +158,19 @@ impl ApprovalStore {
 
     fn read(&self, name: &str) -> Result<Option<Approval>, StoreError> {
         let path = self.path.join(name);
+        let Some(text) = self.read_text(name)? else {
+            return Ok(None);
+        };
+        Approval::parse(&text)
+            .map(Some)
+            .map_err(|source| StoreError::Invalid { path, source })
+    }
+
+    /// Reads the record file `name` of this folder as a record is read (beneath the folder, no
+    /// symlink, a regular file of ours with one link, bounded); `None` when there is none.
+    /// Other records of hookbox (a tenant's digests) share the folder and this read.
+    pub(crate) fn read_text(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let path = self.path.join(name);
         let fail = |reason: String| StoreError::Record {
             path: path.clone(),
             reason,
@@ -215,15 +228,26 @@ impl ApprovalStore {
                 e.utf8_error().valid_up_to()
             ))
         })?;
-        Approval::parse(&text)
-            .map(Some)
-            .map_err(|source| StoreError::Invalid { path, source })
+        Ok(Some(text))
     }
 
     /// Records `approval`, replacing the subject's previous one atomically. Returns the file.
     pub fn put(&self, approval: &Approval) -> Result<PathBuf, StoreError> {
         let name = ApprovalStore::file_name(&approval.subject);
-        let path = self.path.join(&name);
+        self.write_text(&name, &approval.to_json())
+    }
+
+    /// Writes the record file `name` of this folder as a record is written (`0600`, a fresh
+    /// temporary file synced and renamed over the old one, the folder synced). `name` is one
+    /// plain file name of hookbox's own choosing, never a client's.
+    pub(crate) fn write_text(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
+        let path = self.path.join(name);
+        if name.is_empty() || name.starts_with('.') || name.contains('/') {
+            return Err(StoreError::Record {
+                path,
+                reason: "not a plain file name".into(),
+            });
+        }
         let fail = |what: &str, e: &dyn std::fmt::Display| StoreError::Record {
             path: path.clone(),
             reason: format!("{what}: {e}"),
@@ -239,10 +263,10 @@ impl ApprovalStore {
             .map_err(|e| fail("cannot create a temporary file", &e))?;
         let written = (|| {
             let mut f = std::fs::File::from(fd);
-            f.write_all(approval.to_json().as_bytes())
+            f.write_all(text.as_bytes())
                 .map_err(|e| fail("cannot write", &e))?;
             f.sync_all().map_err(|e| fail("cannot sync", &e))?;
-            rustix::fs::renameat(self.dir.as_fd(), &tmp, self.dir.as_fd(), &name)
+            rustix::fs::renameat(self.dir.as_fd(), &tmp, self.dir.as_fd(), name)
                 .map_err(|e| fail("cannot rename the temporary file over it", &e))
         })();
         if let Err(e) = written {

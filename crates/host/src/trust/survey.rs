@@ -57,7 +57,7 @@ pub(crate) struct Subject {
 pub(crate) struct LoadedTrust {
     /// The mode in force.
     pub(crate) mode: TrustMode,
-    /// By rule position; empty when the mode is `off`.
+    /// By rule position; empty when the mode is `off` (and the policy does not `record`).
     pub(crate) rules: Vec<Option<RuleCheck>>,
     /// By plugin position.
     pub(crate) subjects: Vec<Subject>,
@@ -256,7 +256,7 @@ pub(crate) fn survey(
     wasm: &HashMap<usize, PreparedHook>,
 ) -> (LoadedTrust, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    if !trust.mode.is_on() {
+    if !trust.mode.is_on() && !trust.policy.record {
         return (LoadedTrust::default(), diagnostics);
     }
     let subjects: Vec<Subject> = plugins

@@ -13,7 +13,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use hookbox_core::rule::Rule;
-use hookbox_host::{TenantError, TenantId};
+use hookbox_host::{TenantError, TenantId, TenantInfo};
 use serde_json::{Value, json};
 
 use super::{json_body, path_id};
@@ -23,7 +23,7 @@ use crate::auth;
 use crate::loader::{self, LoadError};
 
 /// The `{id}` of an admin route: the admin is told plainly when it is not an id.
-fn admin_id(path: Result<Path<String>, PathRejection>) -> Result<TenantId, ApiError> {
+pub(super) fn admin_id(path: Result<Path<String>, PathRejection>) -> Result<TenantId, ApiError> {
     let raw = path_id(path);
     TenantId::new(&raw).map_err(|e| ApiError::invalid("id", e.to_string()))
 }
@@ -70,6 +70,7 @@ pub(super) async fn get(
             .collect();
         v["diagnostics"] = json!(diagnostics);
         v["metrics"] = json!(s.host().metrics());
+        v["trust"] = super::trust::summary(&app, &id);
         return Ok(json_body(&v));
     }
     match app.registry.failed_one(&id) {
@@ -89,7 +90,7 @@ pub(super) async fn put(
     let id = admin_id(path)?;
     let _lock = app.admin_lock.lock().await;
     match loader::load_one(&app, &id).await {
-        Ok(info) => Ok(json_body(&json!(info))),
+        Ok(info) => Ok(load_answer(&id, &info)),
         Err(e) => Err(load_error(&id, e)),
     }
 }
@@ -114,8 +115,8 @@ pub(super) async fn reload(
         .map_err(|_| ApiError::internal("the reload did not finish"))?;
     match result {
         Ok(info) => {
-            tracing::info!(tenant = %id, "tenant plugins reloaded");
-            Ok(json_body(&json!(info)))
+            tracing::info!(tenant = %id, held = info.held, "tenant plugins reloaded");
+            Ok(load_answer(&id, &info))
         }
         Err(e) => Err(load_error(&id, LoadError::Tenant(e))),
     }
@@ -180,7 +181,18 @@ pub(super) async fn delete(
     }
 }
 
-fn not_served(app: &App, id: &TenantId) -> ApiError {
+/// A load's answer: 200 when its rules serve, 202 when they wait for an admin's approval
+/// (`[trust] hold_changed_reloads`) while the old ones keep serving.
+fn load_answer(id: &TenantId, info: &TenantInfo) -> Response {
+    let mut res = json_body(&json!(info));
+    if info.held {
+        tracing::warn!(tenant = %id, digest = ?info.pending_approval.map(|d| d.to_string()), "tenant load held for approval: its rules changed; the old rules keep serving (GET /v1/tenants/{id}/trust)");
+        *res.status_mut() = axum::http::StatusCode::ACCEPTED;
+    }
+    res
+}
+
+pub(super) fn not_served(app: &App, id: &TenantId) -> ApiError {
     if app.registry.failed_one(id).is_some() {
         ApiError::conflict(format!(
             "tenant `{id}` failed to load and is not served; fix its folder and PUT /v1/tenants/{id}"

@@ -1,0 +1,599 @@
+//! A tenant's rule digests and the operator's approval gate (SPEC §11, issue 19 §5).
+//!
+//! Every load of a tenant (its first, a `PUT`, a reload, SIGHUP) records each rule of the rule
+//! set that serves — its digest over content, grants and the files it runs, what it runs
+//! unpinned, when it was first seen and when it last changed — in the tenant's state, never in
+//! its folder: `<state_root>/<id>/trust/tenant.json`, through the approval store's private,
+//! atomic write path (`0700` folder, `0600` file, temporary file synced and renamed over).
+//!
+//! With the operator's `hold_changed_reloads`, a load whose rules differ from the approved ones
+//! (a rule changed, added or removed, a plugin added or gone) is not put in place: the tenant
+//! keeps serving its old generation and the new one waits, staged, for an admin's `approve`
+//! (or `reject`). One load waits per tenant; a newer load replaces it (or, when it needs no
+//! approval, drops it). An approval names the digest of the load the admin saw, so a load that
+//! came in between is never approved unseen.
+//!
+//! The record is the approval: it always describes the rule set in place (approved by an admin,
+//! or put in place because holding was off or nothing changed).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use hookbox_core::trust::{
+    Approval, ApprovalDiff, Digest, FileRecord, RECORD_VERSION, RuleLocation, Unpinned,
+    diff_approval, digest_of,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::trust::{ApprovalStore, StoreError, SubjectReport};
+
+/// The record's format version.
+pub const TENANT_RECORD_VERSION: u32 = 1;
+
+/// The record's file in the tenant's trust folder.
+pub(crate) const RECORD_FILE: &str = "tenant.json";
+
+/// Most plugins (subjects) a tenant record holds.
+pub const MAX_RECORD_SUBJECTS: usize = 4096;
+
+const SET_DOMAIN: &str = "hookbox tenant rule set v1";
+
+/// The operator's approval settings for every tenant (`[trust]` in `serve.toml`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TenantTrustSettings {
+    /// A load of a tenant (`PUT`, reload, SIGHUP, a restart) whose rules differ from the
+    /// approved ones does not replace them: the old rules keep serving and the new ones wait
+    /// for `approve`. Default **false** (every load that loads is put in place, and recorded).
+    pub hold_changed_reloads: bool,
+    /// A tenant's first load (no approval recorded yet) waits for `approve` too; until then the
+    /// tenant serves no rules. Default **false** (a first load is approved as it is, and
+    /// recorded).
+    pub hold_first_load: bool,
+}
+
+/// Who put the recorded rule set in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovedBy {
+    /// The tenant's first load, with nothing recorded before (and `hold_first_load` off).
+    FirstLoad,
+    /// A load put in place as loaded: holding was off, or its rules were the approved ones.
+    Load,
+    /// An admin's `approve` of a held load.
+    Admin,
+}
+
+/// The approved rule set: its digest, when and by whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovedSet {
+    /// The digest of the rule set ([`set_digest`]).
+    pub digest: Digest,
+    /// When, in ms since the Unix epoch.
+    pub at_ms: u64,
+    /// How.
+    pub by: ApprovedBy,
+}
+
+/// When one rule (by plugin and place) was first seen and last changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleSeen {
+    /// Its plugin, as a tenant subject (the plugin folder relative to the tenant's folder).
+    pub subject: String,
+    /// Where it sits.
+    #[serde(flatten)]
+    pub location: RuleLocation,
+    /// Its digest now.
+    pub digest: Digest,
+    /// When a rule was first recorded at this place (ms since the Unix epoch).
+    pub first_seen_ms: u64,
+    /// When the rule at this place last got another digest (ms since the Unix epoch).
+    pub changed_ms: u64,
+}
+
+/// What is recorded about a tenant: the approved rule set in place, whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TenantRecord {
+    /// [`TENANT_RECORD_VERSION`].
+    pub version: u32,
+    /// The tenant's id.
+    pub tenant: String,
+    /// The approved set.
+    pub approved: ApprovedSet,
+    /// Each plugin's approval (its rules' records, its hook files).
+    pub subjects: Vec<Approval>,
+    /// Each rule's first-seen and changed times.
+    pub rules: Vec<RuleSeen>,
+}
+
+impl TenantRecord {
+    /// Reads a record of tenant `tenant`: its shape, version, tenant, bounds, and every
+    /// subject's rule digests (a record edited by hand approves nothing).
+    pub fn parse(text: &str, tenant: &str) -> Result<TenantRecord, String> {
+        let r: TenantRecord =
+            serde_json::from_str(text).map_err(|e| format!("not a tenant record: {e}"))?;
+        if r.version != TENANT_RECORD_VERSION {
+            return Err(format!(
+                "tenant record version {}; this hookbox reads version {TENANT_RECORD_VERSION}",
+                r.version
+            ));
+        }
+        if r.tenant != tenant {
+            return Err(format!(
+                "it records tenant `{}`, not `{tenant}` (a file copied from another tenant)",
+                r.tenant
+            ));
+        }
+        if r.subjects.len() > MAX_RECORD_SUBJECTS {
+            return Err(format!(
+                "{} plugins, over the limit of {MAX_RECORD_SUBJECTS}",
+                r.subjects.len()
+            ));
+        }
+        for s in &r.subjects {
+            Approval::parse(&s.to_json()).map_err(|e| format!("plugin `{}`: {e}", s.subject))?;
+        }
+        if set_digest(&r.subjects) != r.approved.digest {
+            return Err(
+                "its rule set digest does not match its rules (the record was edited)".into(),
+            );
+        }
+        Ok(r)
+    }
+
+    /// Pretty JSON, as stored.
+    pub fn to_json(&self) -> String {
+        // Plain data: serialising it cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// What became of one plugin of a tenant since its approval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubjectChange {
+    /// The plugin, as a tenant subject.
+    pub subject: String,
+    /// Its name.
+    pub plugin: String,
+    /// `unchanged`, `changed`, `added` (not approved before) or `removed` (approved, gone).
+    pub status: SubjectStatus,
+    /// File by file, grant by grant.
+    pub diff: ApprovalDiff,
+}
+
+/// What became of a plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubjectStatus {
+    /// Its rules are the approved ones (its hook files may differ in bytes that make no rule).
+    Unchanged,
+    /// A rule changed, was added or removed.
+    Changed,
+    /// A plugin not approved before.
+    Added,
+    /// An approved plugin no longer loaded.
+    Removed,
+}
+
+/// A tenant's subjects as approvals: each plugin named by its folder relative to the tenant's
+/// folder (so moving the tenants folder changes no approval), `approved_at` in seconds.
+pub(crate) fn tenant_subjects(
+    reports: &[SubjectReport],
+    folder: &Path,
+    approved_at: u64,
+) -> Vec<Approval> {
+    let folder = crate::trust::canonical_path(folder);
+    reports
+        .iter()
+        .map(|r| {
+            let subject = Path::new(&r.subject)
+                .strip_prefix(&folder)
+                .ok()
+                .filter(|rel| !rel.as_os_str().is_empty())
+                .map_or_else(|| r.plugin.clone(), |rel| rel.display().to_string());
+            let mut a = r.to_approval(approved_at);
+            a.subject = subject;
+            a
+        })
+        .collect()
+}
+
+/// The digest of a tenant's rule set: every plugin, its hook files and each rule's place and
+/// digest. Two loads with the same digest load the same rules from the same bytes.
+pub fn set_digest(subjects: &[Approval]) -> Digest {
+    let v: Vec<serde_json::Value> = subjects
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "subject": s.subject,
+                "plugin": s.plugin,
+                "hook_files": s.hook_files,
+                "rules": s.rules.iter().map(|r| serde_json::json!({
+                    "location": r.location, "digest": r.digest,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    digest_of(SET_DOMAIN, &serde_json::Value::Array(v))
+}
+
+/// Each plugin of `now` against `approved` (by subject), then the approved plugins gone.
+pub fn changes(approved: &[Approval], now: &[Approval]) -> Vec<SubjectChange> {
+    let by_subject: HashMap<&str, &Approval> =
+        approved.iter().map(|a| (a.subject.as_str(), a)).collect();
+    let mut out: Vec<SubjectChange> = now
+        .iter()
+        .map(|n| {
+            let (status, diff) = match by_subject.get(n.subject.as_str()) {
+                Some(old) => {
+                    let diff = diff_approval(old, &n.rules, &n.hook_files);
+                    let status = if diff.rules_changed() {
+                        SubjectStatus::Changed
+                    } else {
+                        SubjectStatus::Unchanged
+                    };
+                    (status, diff)
+                }
+                None => (
+                    SubjectStatus::Added,
+                    diff_approval(&empty_like(n), &n.rules, &n.hook_files),
+                ),
+            };
+            SubjectChange {
+                subject: n.subject.clone(),
+                plugin: n.plugin.clone(),
+                status,
+                diff,
+            }
+        })
+        .collect();
+    for old in approved {
+        if !now.iter().any(|n| n.subject == old.subject) {
+            out.push(SubjectChange {
+                subject: old.subject.clone(),
+                plugin: old.plugin.clone(),
+                status: SubjectStatus::Removed,
+                diff: diff_approval(old, &[], &[]),
+            });
+        }
+    }
+    out
+}
+
+fn empty_like(a: &Approval) -> Approval {
+    Approval {
+        version: RECORD_VERSION,
+        subject: a.subject.clone(),
+        plugin: a.plugin.clone(),
+        approved_at: 0,
+        hook_files: Vec::new(),
+        rules: Vec::new(),
+    }
+}
+
+/// Whether any plugin's rules differ from the approved ones.
+pub fn any_change(changes: &[SubjectChange]) -> bool {
+    changes.iter().any(|c| c.status != SubjectStatus::Unchanged)
+}
+
+/// The first-seen and changed times of `now`'s rules, carried over from `before` where a rule
+/// sits at the same place (a new digest there: changed at `now_ms`).
+pub fn seen(before: &[RuleSeen], now: &[Approval], now_ms: u64) -> Vec<RuleSeen> {
+    let prev: HashMap<(&str, &RuleLocation), &RuleSeen> = before
+        .iter()
+        .map(|s| ((s.subject.as_str(), &s.location), s))
+        .collect();
+    now.iter()
+        .flat_map(|s| s.rules.iter().map(move |r| (s, r)))
+        .map(|(s, r)| {
+            let (first_seen_ms, changed_ms) = match prev.get(&(s.subject.as_str(), &r.location)) {
+                Some(p) if p.digest == r.digest => (p.first_seen_ms, p.changed_ms),
+                Some(p) => (p.first_seen_ms, now_ms),
+                None => (now_ms, now_ms),
+            };
+            RuleSeen {
+                subject: s.subject.clone(),
+                location: r.location.clone(),
+                digest: r.digest,
+                first_seen_ms,
+                changed_ms,
+            }
+        })
+        .collect()
+}
+
+/// The record after `now` is put in place by `by` at `now_ms`: the approved set kept as it was
+/// when its digest did not change.
+pub fn next_record(
+    tenant: &str,
+    before: Option<&TenantRecord>,
+    now: Vec<Approval>,
+    by: ApprovedBy,
+    now_ms: u64,
+) -> TenantRecord {
+    let digest = set_digest(&now);
+    let approved = match before {
+        Some(b) if b.approved.digest == digest => b.approved,
+        _ => ApprovedSet {
+            digest,
+            at_ms: now_ms,
+            by,
+        },
+    };
+    let rules = seen(before.map_or(&[][..], |b| &b.rules), &now, now_ms);
+    TenantRecord {
+        version: TENANT_RECORD_VERSION,
+        tenant: tenant.to_owned(),
+        approved,
+        subjects: now,
+        rules,
+    }
+}
+
+/// The tenant's record as read from its store: none yet, or one that cannot be used (which
+/// approves nothing).
+pub(crate) fn read_record(
+    store: &ApprovalStore,
+    tenant: &str,
+) -> Result<Option<TenantRecord>, String> {
+    match store.read_text(RECORD_FILE) {
+        Ok(None) => Ok(None),
+        Ok(Some(text)) => TenantRecord::parse(&text, tenant).map(Some).map_err(|e| {
+            format!(
+                "tenant record {}: {e}",
+                store.path().join(RECORD_FILE).display()
+            )
+        }),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Writes the tenant's record (atomically, private).
+pub(crate) fn write_record(store: &ApprovalStore, record: &TenantRecord) -> Result<(), StoreError> {
+    store.write_text(RECORD_FILE, &record.to_json()).map(|_| ())
+}
+
+/// One recorded rule, as the admin view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleView {
+    /// Its plugin, as a tenant subject.
+    pub subject: String,
+    /// The plugin's name.
+    pub plugin: String,
+    /// Where it sits.
+    #[serde(flatten)]
+    pub location: RuleLocation,
+    /// Its event.
+    pub event: String,
+    /// Its label.
+    pub label: String,
+    /// Its digest.
+    pub digest: Digest,
+    /// The files it runs, with their digests.
+    pub files: Vec<FileRecord>,
+    /// What it runs that could not be pinned, and why.
+    pub unpinned: Vec<Unpinned>,
+    /// When a rule was first recorded at its place (ms since the Unix epoch).
+    pub first_seen_ms: Option<u64>,
+    /// When the rule at its place last changed (ms since the Unix epoch).
+    pub changed_ms: Option<u64>,
+}
+
+/// The rules of `subjects` with the times of `seen`.
+pub fn rule_views(subjects: &[Approval], seen: &[RuleSeen]) -> Vec<RuleView> {
+    let times: HashMap<(&str, &RuleLocation), &RuleSeen> = seen
+        .iter()
+        .map(|s| ((s.subject.as_str(), &s.location), s))
+        .collect();
+    subjects
+        .iter()
+        .flat_map(|s| s.rules.iter().map(move |r| (s, r)))
+        .map(|(s, r)| {
+            let t = times
+                .get(&(s.subject.as_str(), &r.location))
+                .filter(|t| t.digest == r.digest);
+            RuleView {
+                subject: s.subject.clone(),
+                plugin: s.plugin.clone(),
+                location: r.location.clone(),
+                event: r.event().to_owned(),
+                label: r.label.clone(),
+                digest: r.digest,
+                files: r.files.clone(),
+                unpinned: r.unpinned.clone(),
+                first_seen_ms: t.map(|t| t.first_seen_ms),
+                changed_ms: t.map(|t| t.changed_ms),
+            }
+        })
+        .collect()
+}
+
+/// What started a load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadCause {
+    /// The tenant was added (at start, or the first `PUT` of its id).
+    Add,
+    /// A `PUT` (or SIGHUP) of a tenant being served: its `tenant.toml` and plugins again.
+    Put,
+    /// A reload of its plugins.
+    Reload,
+}
+
+/// A load waiting for an admin, as the admin view shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingView {
+    /// Its rule set digest: what `approve` must name.
+    pub digest: Digest,
+    /// When it was held (ms since the Unix epoch).
+    pub held_at_ms: u64,
+    /// What loaded it.
+    pub cause: LoadCause,
+    /// Each plugin against the approved rules: file by file, grant by grant.
+    pub changes: Vec<SubjectChange>,
+    /// Its rules, with their digests.
+    pub rules: Vec<RuleView>,
+}
+
+/// A tenant's trust, as `GET /v1/tenants/{id}/trust` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TenantTrustView {
+    /// The tenant.
+    pub tenant: String,
+    /// The operator's settings in force.
+    pub settings: TenantTrustSettings,
+    /// The approved rule set in place, if one is recorded.
+    pub approved: Option<ApprovedSet>,
+    /// Why the recorded approval cannot be used (it then approves nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_error: Option<String>,
+    /// The rules in place, with their digests and times.
+    pub rules: Vec<RuleView>,
+    /// The load waiting for an admin, if any.
+    pub pending: Option<PendingView>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hookbox_core::trust::{Base, FileRole, FileState, RuleRecord};
+    use serde_json::json;
+
+    fn rule(file: &str, path: &str, script: &[u8]) -> RuleRecord {
+        RuleRecord::new(
+            RuleLocation {
+                file: file.into(),
+                json_path: path.into(),
+            },
+            "guard.sh".into(),
+            json!({"event": "PreToolUse", "type": "command"}),
+            vec![FileRecord {
+                role: FileRole::Program,
+                base: Base::Plugin,
+                path: "hooks/guard.sh".into(),
+                state: FileState::Pinned {
+                    sha256: Digest::of(script),
+                    size: script.len() as u64,
+                },
+            }],
+            Vec::new(),
+        )
+    }
+
+    fn subject(name: &str, rules: Vec<RuleRecord>) -> Approval {
+        Approval {
+            version: RECORD_VERSION,
+            subject: name.into(),
+            plugin: name.rsplit('/').next().unwrap().into(),
+            approved_at: 0,
+            hook_files: Vec::new(),
+            rules,
+        }
+    }
+
+    #[test]
+    fn a_changed_script_an_added_rule_and_a_plugin_gone_each_need_approval() {
+        let v1 = vec![
+            subject("plugins/p", vec![rule("hooks/hooks.json", "a", b"deny")]),
+            subject("plugins/q", vec![rule("hooks/hooks.json", "a", b"q")]),
+        ];
+        assert!(!any_change(&changes(&v1, &v1)));
+        // The same rules under another approved_at: unchanged, same set digest.
+        let mut later = v1.clone();
+        later[0].approved_at = 99;
+        assert_eq!(set_digest(&v1), set_digest(&later));
+        assert!(!any_change(&changes(&v1, &later)));
+        // The script behind a rule changed: `changed`, naming the file.
+        let edited = vec![
+            subject("plugins/p", vec![rule("hooks/hooks.json", "a", b"allow")]),
+            v1[1].clone(),
+        ];
+        let c = changes(&v1, &edited);
+        assert!(any_change(&c));
+        assert_eq!(c[0].status, SubjectStatus::Changed);
+        let text = serde_json::to_string(&c[0].diff).unwrap();
+        assert!(text.contains("hooks/guard.sh"), "{text}");
+        assert_ne!(set_digest(&v1), set_digest(&edited));
+        // A rule added; a plugin gone; a plugin added.
+        let added = vec![
+            subject(
+                "plugins/p",
+                vec![
+                    rule("hooks/hooks.json", "a", b"deny"),
+                    rule("hooks/hooks.json", "b", b"x"),
+                ],
+            ),
+            v1[1].clone(),
+        ];
+        assert_eq!(changes(&v1, &added)[0].status, SubjectStatus::Changed);
+        let gone = vec![v1[0].clone()];
+        let c = changes(&v1, &gone);
+        assert_eq!((c.len(), c[1].status), (2, SubjectStatus::Removed), "{c:?}");
+        let new = vec![v1[0].clone(), v1[1].clone(), subject("plugins/r", vec![])];
+        assert_eq!(changes(&v1, &new)[2].status, SubjectStatus::Added);
+    }
+
+    #[test]
+    fn times_carry_over_per_place_and_a_new_digest_there_is_a_change() {
+        let v1 = vec![subject(
+            "plugins/p",
+            vec![
+                rule("hooks/hooks.json", "a", b"1"),
+                rule("hooks/hooks.json", "b", b"2"),
+            ],
+        )];
+        let r1 = next_record("t", None, v1.clone(), ApprovedBy::FirstLoad, 100);
+        assert_eq!(r1.approved.by, ApprovedBy::FirstLoad);
+        assert!(
+            r1.rules
+                .iter()
+                .all(|s| s.first_seen_ms == 100 && s.changed_ms == 100)
+        );
+        // Reloaded unchanged: the approved set and every time stay.
+        let r2 = next_record("t", Some(&r1), v1.clone(), ApprovedBy::Load, 200);
+        assert_eq!(r2.approved, r1.approved);
+        assert_eq!(r2.rules, r1.rules);
+        // Rule `b` changed: only its changed time moves; the set is approved anew.
+        let v3 = vec![subject(
+            "plugins/p",
+            vec![
+                rule("hooks/hooks.json", "a", b"1"),
+                rule("hooks/hooks.json", "b", b"3"),
+            ],
+        )];
+        let r3 = next_record("t", Some(&r2), v3.clone(), ApprovedBy::Admin, 300);
+        assert_eq!(
+            (r3.approved.by, r3.approved.at_ms),
+            (ApprovedBy::Admin, 300)
+        );
+        assert_eq!(
+            (r3.rules[0].first_seen_ms, r3.rules[0].changed_ms),
+            (100, 100)
+        );
+        assert_eq!(
+            (r3.rules[1].first_seen_ms, r3.rules[1].changed_ms),
+            (100, 300)
+        );
+        let views = rule_views(&r3.subjects, &r3.rules);
+        assert_eq!(views[1].changed_ms, Some(300));
+        assert_eq!(views[1].digest, r3.subjects[0].rules[1].digest);
+        // The record reads back; edited, for another tenant or of another version, it does not.
+        let text = r3.to_json();
+        assert_eq!(TenantRecord::parse(&text, "t").unwrap(), r3);
+        let e = TenantRecord::parse(&text, "other").unwrap_err();
+        assert!(e.contains("not `other`"), "{e}");
+        let forged = text.replacen(
+            &r3.subjects[0].rules[1].digest.to_string(),
+            &r3.subjects[0].rules[0].digest.to_string(),
+            1,
+        );
+        assert!(TenantRecord::parse(&forged, "t").is_err());
+        let mut swapped = r3.clone();
+        swapped.subjects = v1;
+        let e = TenantRecord::parse(&swapped.to_json(), "t").unwrap_err();
+        assert!(e.contains("edited"), "{e}");
+        let e = TenantRecord::parse(&text.replacen("\"version\": 1", "\"version\": 7", 1), "t")
+            .unwrap_err();
+        assert!(e.contains("version 7"), "{e}");
+    }
+}
