@@ -145,6 +145,22 @@ pub fn digest_of(domain: &str, value: &Value) -> Digest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `trust` fuzz target (input `dd 36 36 32 32 36 36 32 33 33 45 33 30`, i.e.
+    /// the JSON `662266233E30`): canonical JSON prints the f64 shortest (`6.62266233e+38`), and
+    /// serde_json without its `float_roundtrip` feature reads that text back one ulp off, so
+    /// the canonical form — and a rule digest over content holding such a number (a wasm
+    /// rule's `config`) — changes when a stored record is read back, and the record is refused
+    /// as edited. Replayed with `--ignored` until fixed (the fix: serde_json's
+    /// `float_roundtrip`, or numbers written as read).
+    #[test]
+    #[ignore = "known: canonical JSON of some floats does not read back the same (fuzz finding, issue 19)"]
+    fn canonical_json_of_a_float_reads_back_the_same() {
+        let v: Value = serde_json::from_str("662266233E30").unwrap();
+        let c = canonical_json(&v);
+        let back: Value = serde_json::from_str(&c).unwrap();
+        assert_eq!(canonical_json(&back), c);
+    }
     use serde_json::json;
 
     #[test]

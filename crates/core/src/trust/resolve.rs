@@ -489,6 +489,12 @@ fn resolve_simple(
         return;
     }
     let name = program.text.clone();
+    if name.is_empty() {
+        // `''` or a lone `\`: the shell looks an empty name up on PATH (and finds nothing);
+        // named as written, never as an unnamed item.
+        out.unpinned("\"\"", UnpinnedWhy::OnPath);
+        return;
+    }
     let interp = interpreter(&name);
     if !interp.as_ref().is_some_and(|i| i.builtin) {
         out.unpinned(name.clone(), UnpinnedWhy::OnPath);
@@ -658,6 +664,16 @@ mod tests {
     use Base::*;
     use FileRole::*;
     use UnpinnedWhy::*;
+
+    #[test]
+    fn an_empty_program_word_is_named_unpinned_never_left_nameless() {
+        // Found by the `trust` fuzz target (a lone backslash): the program word is empty.
+        for text in ["\\", "''", "\"\" arg", "A=1 ''"] {
+            let c = shell(text);
+            assert!(c.files.is_empty(), "{text:?}");
+            assert_eq!(unpinned(&c), [("\"\"", OnPath)], "{text:?}");
+        }
+    }
 
     #[test]
     fn files_named_through_a_folder_are_pinned_with_their_role() {
