@@ -336,9 +336,9 @@ mod tests {
             ..HostPolicy::for_project(dir.path())
         };
         let opts = hookbox_core::config::LoadOptions::default();
-        let r = host.reconfigure_checked(bad, &[] as &[PathBuf], &opts, |_| Vec::new());
+        let r = host.stage_reconfigure(bad, &[] as &[PathBuf], &opts, |_| Vec::new());
         assert!(matches!(
-            r,
+            r.map(|_| ()),
             Err(HostError::Invalid {
                 field: "max_dispatches_in_flight",
                 ..

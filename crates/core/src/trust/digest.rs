@@ -151,15 +151,15 @@ mod tests {
     /// serde_json without its `float_roundtrip` feature reads that text back one ulp off, so
     /// the canonical form — and a rule digest over content holding such a number (a wasm
     /// rule's `config`) — changes when a stored record is read back, and the record is refused
-    /// as edited. Replayed with `--ignored` until fixed (the fix: serde_json's
-    /// `float_roundtrip`, or numbers written as read).
+    /// as edited. Fixed by serde_json's `float_roundtrip` (the workspace turns it on).
     #[test]
-    #[ignore = "known: canonical JSON of some floats does not read back the same (fuzz finding, issue 19)"]
     fn canonical_json_of_a_float_reads_back_the_same() {
-        let v: Value = serde_json::from_str("662266233E30").unwrap();
-        let c = canonical_json(&v);
-        let back: Value = serde_json::from_str(&c).unwrap();
-        assert_eq!(canonical_json(&back), c);
+        for text in ["662266233E30", "1e105", "0.1", "-2.5e-300"] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let c = canonical_json(&v);
+            let back: Value = serde_json::from_str(&c).unwrap();
+            assert_eq!(canonical_json(&back), c, "{text}");
+        }
     }
     use serde_json::json;
 
