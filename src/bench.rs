@@ -148,8 +148,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         let (nat, typ, cl) = (&report.latency[0], &report.latency[1], &report.latency[2]);
         report.ratio_native_over_typed_wasm_p50 = Some(nat.p50_us / typ.p50_us);
         report.ratio_native_over_cli_wasm_p50 = Some(nat.p50_us / cl.p50_us);
-        report.ratio_throughput_typed_wasm_over_native =
-            Some(typ.throughput_n / nat.throughput_n);
+        report.ratio_throughput_typed_wasm_over_native = Some(typ.throughput_n / nat.throughput_n);
         report.ratio_typed_wasm_throughput_n_over_1 = Some(typ.throughput_n / typ.throughput_1);
     }
     if wanted(args, BenchSection::Idle) {

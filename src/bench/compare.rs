@@ -60,7 +60,13 @@ fn direction(name: &str) -> Option<Better> {
     if DESCRIBES_THE_RUN.contains(&name) {
         return None;
     }
-    let higher = ["throughput", "per_s", "speedup", "dispatches", "ratio_native_over"];
+    let higher = [
+        "throughput",
+        "per_s",
+        "speedup",
+        "dispatches",
+        "ratio_native_over",
+    ];
     if higher.iter().any(|h| name.contains(h)) {
         return Some(Better::Higher);
     }
@@ -268,7 +274,10 @@ mod tests {
 
     #[test]
     fn a_unit_inside_the_name_says_lower_is_better() {
-        assert_eq!(direction("idle_ns_per_dispatch_empty_host"), Some(Better::Lower));
+        assert_eq!(
+            direction("idle_ns_per_dispatch_empty_host"),
+            Some(Better::Lower)
+        );
         assert_eq!(direction("reload_10_cached_ms"), Some(Better::Lower));
         assert_eq!(direction("throughput_n"), Some(Better::Higher));
         assert_eq!(direction("runs"), None);
@@ -278,6 +287,9 @@ mod tests {
     fn a_section_the_new_report_lacks_is_named() {
         let c = Comparison::of(&json!({"engine": {"p50_us": 1.0}}), &json!({}));
         assert_eq!(c.missing, ["engine.p50_us"]);
-        assert!(c.text(Path::new("b.json")).contains("engine.p50_us: not in this report"));
+        assert!(
+            c.text(Path::new("b.json"))
+                .contains("engine.p50_us: not in this report")
+        );
     }
 }

@@ -142,7 +142,11 @@ pub(crate) fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
 pub(crate) const UNCACHED_LOADS: usize = 3;
 pub(crate) const CACHED_LOADS: usize = 15;
 
-pub(crate) fn load_times(name: &'static str, bytes: &[u8], scratch: &Path) -> anyhow::Result<Loads> {
+pub(crate) fn load_times(
+    name: &'static str,
+    bytes: &[u8],
+    scratch: &Path,
+) -> anyhow::Result<Loads> {
     let time = |rt: &WasmRuntime, want: CacheStatus| -> anyhow::Result<f64> {
         let t = Instant::now();
         let status = rt.precompile_bytes(bytes).context("load")?;
@@ -183,7 +187,11 @@ pub(crate) fn load_times(name: &'static str, bytes: &[u8], scratch: &Path) -> an
 }
 
 /// Resident memory while `n` wasm hooks run at once (each sleeps 400 ms inside the guest).
-pub(crate) async fn memory(scratch: &Path, runtime: &HookRuntime, n: usize) -> anyhow::Result<Memory> {
+pub(crate) async fn memory(
+    scratch: &Path,
+    runtime: &HookRuntime,
+    n: usize,
+) -> anyhow::Result<Memory> {
     let host = one_rule_host(
         scratch,
         "memory",

@@ -12,7 +12,11 @@ pub(crate) fn table(r: &Report) -> String {
         "hookbox bench — {} build, {} CPUs, N = {} concurrent",
         r.build, r.cpus, r.concurrency
     );
-    let _ = writeln!(s, "machine: {} ({} cores, {} GiB, Linux {})", r.machine.cpu, r.machine.cores, r.machine.memory_gib, r.machine.kernel);
+    let _ = writeln!(
+        s,
+        "machine: {} ({} cores, {} GiB, Linux {})",
+        r.machine.cpu, r.machine.cores, r.machine.memory_gib, r.machine.kernel
+    );
     if !r.latency.is_empty() {
         let _ = writeln!(
             s,
@@ -113,7 +117,8 @@ pub(crate) fn table(r: &Report) -> String {
                 "  {:<40} in a host p50 {:>9.1} µs  p99 {:>9.1} µs   whole process {:>7.1} ms",
                 row.form, row.in_host_p50_us, row.in_host_p99_us, row.process_median_ms
             );
-            if let (Some(p50), Some(p99)) = (row.in_host_pagemap_p50_us, row.in_host_pagemap_p99_us) {
+            if let (Some(p50), Some(p99)) = (row.in_host_pagemap_p50_us, row.in_host_pagemap_p99_us)
+            {
                 let _ = writeln!(
                     s,
                     "  {:<40} in a host p50 {p50:>9.1} µs  p99 {p99:>9.1} µs   (pool reset with pagemap_scan on)",

@@ -62,7 +62,11 @@ fn compare_names_each_figure_more_than_1_3x_worse_and_fails() {
         run.stdout
     );
     // A 5 % move is not named; the run count describes the run and is not compared.
-    assert!(!run.stdout.contains("quiet_alone_p50_us  WORSE"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("quiet_alone_p50_us  WORSE"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("(not compared)"), "{}", run.stdout);
 }
 
@@ -79,7 +83,8 @@ fn compare_refuses_a_file_that_is_not_a_report_naming_it() {
     ]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
-        run.stderr.contains("bad.json is not a `hookbox bench --json` report"),
+        run.stderr
+            .contains("bad.json is not a `hookbox bench --json` report"),
         "{}",
         run.stderr
     );

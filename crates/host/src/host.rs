@@ -50,7 +50,6 @@ impl Staged {
     }
 }
 
-
 struct Shared {
     runtime: HookRuntime,
     live: Arc<Live>,
@@ -184,7 +183,9 @@ impl HookHost {
             let at = paths
                 .first()
                 .map_or_else(Default::default, |p| p.as_ref().to_owned());
-            report.diagnostics.push(Diagnostic::error(at, e.to_string()));
+            report
+                .diagnostics
+                .push(Diagnostic::error(at, e.to_string()));
             return Err(report);
         }
         Ok(report)

@@ -330,32 +330,44 @@ mod tests {
     fn settings_out_of_range_are_refused_naming_the_field_not_clamped() {
         // Each of these was silently clamped by the shared pools (a reserve to total - 1, a
         // capacity of 0 to 1) and the runtime built.
-        let mut s = RuntimeSettings::default();
-        s.reserved_slots = 256;
+        let s = RuntimeSettings {
+            reserved_slots: 256,
+            ..RuntimeSettings::default()
+        };
         let (field, reason) = refused(s);
         assert_eq!(field, "reserved_slots");
         assert!(
             reason.contains("256") && reason.contains("wasm.pool.slots"),
             "{reason}"
         );
-        let mut s = RuntimeSettings::default();
-        s.reserved_hooks = 300;
+        let s = RuntimeSettings {
+            reserved_hooks: 300,
+            ..RuntimeSettings::default()
+        };
         assert_eq!(refused(s).0, "reserved_hooks");
-        let mut s = RuntimeSettings::default();
-        s.max_dispatches_in_flight = 0;
+        let s = RuntimeSettings {
+            max_dispatches_in_flight: 0,
+            ..RuntimeSettings::default()
+        };
         assert_eq!(refused(s).0, "max_dispatches_in_flight");
-        let mut s = RuntimeSettings::default();
-        s.replay_open_files = 0;
+        let s = RuntimeSettings {
+            replay_open_files: 0,
+            ..RuntimeSettings::default()
+        };
         assert_eq!(refused(s).0, "replay_open_files");
-        let mut s = RuntimeSettings::default();
-        s.replay_queue = 0;
+        let s = RuntimeSettings {
+            replay_queue: 0,
+            ..RuntimeSettings::default()
+        };
         assert_eq!(refused(s).0, "replay_queue");
     }
 
     #[test]
     fn the_message_names_the_field_and_the_value() {
-        let mut s = RuntimeSettings::default();
-        s.max_hooks_in_flight = 0;
+        let s = RuntimeSettings {
+            max_hooks_in_flight: 0,
+            ..RuntimeSettings::default()
+        };
         assert_eq!(
             HookRuntime::new(s).unwrap_err().to_string(),
             "runtime setting `max_hooks_in_flight` is 0: it must be at least 1"

@@ -727,10 +727,12 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         })?;
         g.record = Ok(Some(record));
         if let Some(p) = g.pending.take() {
-            t.host.commit(p.staged).map_err(|source| TenantError::Host {
-                id: id.clone(),
-                source,
-            })?;
+            t.host
+                .commit(p.staged)
+                .map_err(|source| TenantError::Host {
+                    id: id.clone(),
+                    source,
+                })?;
             t.set_about(p.about);
         }
         drop(g);

@@ -575,7 +575,9 @@ mod tests {
         let on = ServerConfig::parse("[runtime]\npagemap_scan = true").unwrap();
         let e = on.validate().unwrap_err().to_string();
         assert!(
-            e.starts_with("configuration key `runtime.pagemap_scan` cannot be on for `hookbox serve`"),
+            e.starts_with(
+                "configuration key `runtime.pagemap_scan` cannot be on for `hookbox serve`"
+            ),
             "{e}"
         );
         assert!(e.contains("fix: remove `pagemap_scan`"), "{e}");

@@ -209,7 +209,10 @@ fn pool(p: &PoolConfig, pagemap_scan: bool) -> Result<PoolingAllocationConfig, W
             p.memory_keep_resident,
             "pool.memory_keep_resident",
         )?)
-        .table_keep_resident(keep_resident(p.table_keep_resident, "pool.table_keep_resident")?)
+        .table_keep_resident(keep_resident(
+            p.table_keep_resident,
+            "pool.table_keep_resident",
+        )?)
         .pagemap_scan(if pagemap_scan {
             Enabled::Auto
         } else {

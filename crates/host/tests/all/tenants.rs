@@ -760,6 +760,10 @@ fn a_runtime_with_pagemap_scan_serves_no_tenant() {
         matches!(&err, TenantError::PagemapScanShared { id } if id.as_str() == "acme"),
         "{err:?}"
     );
-    assert!(err.to_string().contains("fix: build the tenants' runtime with `pool.pagemap_scan` off"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("fix: build the tenants' runtime with `pool.pagemap_scan` off"),
+        "{err}"
+    );
     assert!(fleet.tenants.is_empty());
 }

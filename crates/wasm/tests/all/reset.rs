@@ -40,14 +40,15 @@ fn one_slot(name: &str, reset: impl FnOnce(&mut RuntimeConfig)) -> WasmRuntime {
 #[tokio::test]
 async fn no_instance_sees_what_the_previous_one_in_its_slot_wrote() {
     let guest = marker_guest();
-    let mut configs: Vec<(String, WasmRuntime)> = [0u64, 64 << 10, 256 << 10, 1 << 20, 2 << 20, 4 << 20]
-        .into_iter()
-        .map(|keep| {
-            let name = format!("keep-{keep}");
-            let rt = one_slot(&name, |c| c.pool.memory_keep_resident = keep);
-            (name, rt)
-        })
-        .collect();
+    let mut configs: Vec<(String, WasmRuntime)> =
+        [0u64, 64 << 10, 256 << 10, 1 << 20, 2 << 20, 4 << 20]
+            .into_iter()
+            .map(|keep| {
+                let name = format!("keep-{keep}");
+                let rt = one_slot(&name, |c| c.pool.memory_keep_resident = keep);
+                (name, rt)
+            })
+            .collect();
     // The single-owner opt-in (in force only where the kernel has PAGEMAP_SCAN and no swap is
     // configured; elsewhere this is the default reset again).
     configs.push((
