@@ -416,3 +416,51 @@ async fn wasm_hooks_wait_in_the_hosts_pool_for_a_single_slot() {
     }
     assert_eq!(host.runtime().metrics().pool_slots_in_use, 0);
 }
+
+/// With no wait, the hook the single slot cannot take is `overloaded` at once, by the host's
+/// pool, with the one message that names the settings to raise (the other hook, a spinner, is
+/// cut by its 1 s timeout while it holds the slot).
+#[tokio::test]
+async fn a_wasm_hook_without_a_slot_is_overloaded_naming_the_settings_to_raise() {
+    use hookbox_host::{HookHost, HookRuntime, RuntimeSettings};
+    let mut settings = RuntimeSettings {
+        reserved_slots: 0,
+        admission_wait: std::time::Duration::ZERO,
+        ..RuntimeSettings::default()
+    };
+    settings.wasm.pool.slots = 1;
+    let runtime = HookRuntime::new(settings).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+    let rules: Vec<Value> = (0..2)
+        .map(|_| rule("chaos.wasm", None, json!({"timeout": 1})))
+        .collect();
+    let hooks = json!({"hooks": {"UserPromptSubmit": rules}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let policy = HostPolicy::for_project(dir.path()).with_state_dir(state.path());
+    let host = HookHost::with_runtime(&runtime, policy).unwrap();
+    let report = host.load(
+        &[plugin],
+        &LoadOptions::default().with_dialect(Some(Dialect::Claude)),
+    );
+    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "prompt": "burn:50000000"});
+    let d = host.dispatch(event(prompt, dir.path())).await;
+    let overloaded: Vec<_> = d
+        .reports
+        .iter()
+        .filter_map(|r| r.effect.failure.as_ref())
+        .filter(|f| f.class.as_str() == "overloaded")
+        .collect();
+    assert_eq!(overloaded.len(), 1, "{:?}", d.reports);
+    assert!(
+        overloaded[0]
+            .message
+            .contains("raise the runtime's wasm.pool.slots or admission_wait"),
+        "{}",
+        overloaded[0].message
+    );
+}
