@@ -367,7 +367,7 @@ async fn fuel_is_reported_for_a_hook_cut_by_the_dispatch_deadline() {
 }
 
 /// A host on a runtime of `slots` wasm slots (no reserve) waiting `wait` for one, with one
-/// plugin of `n` chaos rules on UserPromptSubmit.
+/// plugin of `n` noop rules on UserPromptSubmit.
 fn on_slots(
     slots: u32,
     wait: std::time::Duration,
@@ -384,9 +384,9 @@ fn on_slots(
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("plugin");
     std::fs::create_dir_all(plugin.join("hooks")).unwrap();
-    std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+    std::fs::copy(guests::NOOP, plugin.join("hooks/noop.wasm")).unwrap();
     let rules: Vec<Value> = (0..n)
-        .map(|_| rule("chaos.wasm", None, json!({"timeout": 60})))
+        .map(|_| rule("noop.wasm", None, json!({"timeout": 60})))
         .collect();
     let hooks = json!({"hooks": {"UserPromptSubmit": rules}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
@@ -401,14 +401,14 @@ fn on_slots(
     (host, dir, state)
 }
 
-/// One gate for wasm slots: the host's pool. Six busy hooks on a single slot all run, each
+/// One gate for wasm slots: the host's pool. Six hooks on a single slot all run, each
 /// waiting in the pool for the slot the previous one gave back (the wasm runtime, which admits
 /// no slots itself, never sees two at once). This was the wasm runtime's own slot test before
 /// its second gate went.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wasm_hooks_wait_in_the_hosts_pool_for_a_single_slot() {
     let (host, dir, _state) = on_slots(1, std::time::Duration::from_secs(60), 6);
-    let prompt = json!({"hook_event_name": "UserPromptSubmit", "prompt": "burn:2000000"});
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"});
     let d = host.dispatch(event(prompt, dir.path())).await;
     assert_eq!(d.reports.len(), 6);
     for r in &d.reports {
@@ -418,24 +418,49 @@ async fn wasm_hooks_wait_in_the_hosts_pool_for_a_single_slot() {
 }
 
 /// With no wait, the hook the single slot cannot take is `overloaded` at once, by the host's
-/// pool, with the one message that names the settings to raise.
+/// pool, with the one message that names the settings to raise (the other hook, a spinner, is
+/// cut by its 1 s timeout while it holds the slot).
 #[tokio::test]
 async fn a_wasm_hook_without_a_slot_is_overloaded_naming_the_settings_to_raise() {
-    let (host, dir, _state) = on_slots(1, std::time::Duration::ZERO, 2);
+    use hookbox_host::{HookHost, HookRuntime, RuntimeSettings};
+    let mut settings = RuntimeSettings {
+        reserved_slots: 0,
+        admission_wait: std::time::Duration::ZERO,
+        ..RuntimeSettings::default()
+    };
+    settings.wasm.pool.slots = 1;
+    let runtime = HookRuntime::new(settings).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::copy(guests::CHAOS, plugin.join("hooks/chaos.wasm")).unwrap();
+    let rules: Vec<Value> = (0..2)
+        .map(|_| rule("chaos.wasm", None, json!({"timeout": 1})))
+        .collect();
+    let hooks = json!({"hooks": {"UserPromptSubmit": rules}});
+    std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let policy = HostPolicy::for_project(dir.path()).with_state_dir(state.path());
+    let host = HookHost::with_runtime(&runtime, policy).unwrap();
+    let report = host.load(
+        &[plugin],
+        &LoadOptions::default().with_dialect(Some(Dialect::Claude)),
+    );
+    assert!(!report.has_errors(), "{:#?}", report.diagnostics);
     let prompt = json!({"hook_event_name": "UserPromptSubmit", "prompt": "burn:50000000"});
     let d = host.dispatch(event(prompt, dir.path())).await;
-    let failures: Vec<_> = d
+    let overloaded: Vec<_> = d
         .reports
         .iter()
         .filter_map(|r| r.effect.failure.as_ref())
+        .filter(|f| f.class.as_str() == "overloaded")
         .collect();
-    assert_eq!(failures.len(), 1, "{failures:?}");
-    assert_eq!(failures[0].class.as_str(), "overloaded");
+    assert_eq!(overloaded.len(), 1, "{:?}", d.reports);
     assert!(
-        failures[0]
+        overloaded[0]
             .message
             .contains("raise the runtime's wasm.pool.slots or admission_wait"),
         "{}",
-        failures[0].message
+        overloaded[0].message
     );
 }
