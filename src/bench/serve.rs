@@ -129,7 +129,7 @@ fn setup(scratch: &Path) -> anyhow::Result<ServerConfig> {
     std::fs::write(
         tenant.join("tenant.toml"),
         format!(
-            "token_sha256 = \"{digest}\"\n[policy]\nreplay = false\nmax_hooks_in_flight = 256\nmax_pool_slots = 256\n"
+            "token_sha256 = \"{digest}\"\n[policy]\nreplay = false\nmax_hooks_in_flight = 256\nmax_pool_slots = 256\nmax_dispatches_in_flight = 128\n"
         ),
     )
     .context("tenant.toml")?;
