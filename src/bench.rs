@@ -78,14 +78,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
     let dur = Duration::from_millis(args.throughput_ms / scale as u64);
     let n = args.concurrency;
     let mut report = Report {
-        build: if cfg!(debug_assertions) {
-            "debug (numbers are not meaningful: use --release)"
-        } else {
-            "release"
-        },
-        cpus: std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        build: machine::build(),
         machine: machine::Machine::this(),
         concurrency: n,
         latency: Vec::new(),

@@ -1,9 +1,18 @@
 //! The machine a bench report was taken on: CPU model, cores, kernel, memory. A baseline says
 //! where it came from so that `--compare` can warn when it was taken somewhere else.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The build that measured: only a release build's numbers mean anything.
+pub(crate) fn build() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug (numbers are not meaningful: use --release)"
+    } else {
+        "release"
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Machine {
     pub(crate) cpu: String,
     pub(crate) cores: usize,

@@ -12,7 +12,6 @@ use super::tenants::TenantNumbers;
 #[derive(Debug, Serialize)]
 pub(crate) struct Report {
     pub(crate) build: &'static str,
-    pub(crate) cpus: usize,
     /// The machine the figures were taken on (a baseline is only comparable on the same kind).
     pub(crate) machine: Machine,
     pub(crate) concurrency: usize,

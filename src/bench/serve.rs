@@ -51,7 +51,7 @@ struct Row {
 #[derive(Debug, Serialize)]
 struct Report {
     build: &'static str,
-    cpus: usize,
+    machine: super::machine::Machine,
     client: &'static str,
     seconds_per_measure: f64,
     rows: Vec<Row>,
@@ -100,14 +100,8 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         anyhow::Ok(rows)
     })?;
     Ok(Report {
-        build: if cfg!(debug_assertions) {
-            "debug (numbers are not meaningful: use --release)"
-        } else {
-            "release"
-        },
-        cpus: std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        build: super::machine::build(),
+        machine: super::machine::Machine::this(),
         client: "in-process hyper 1 HTTP/1.1 client, one keep-alive connection per concurrent client, same cores as the server",
         seconds_per_measure: dur.as_secs_f64(),
         rows,
@@ -287,7 +281,7 @@ fn table(r: &Report) -> String {
     let _ = writeln!(
         s,
         "hookbox bench --serve — {} build, {} CPUs, {:.1} s per measure\nclient: {}",
-        r.build, r.cpus, r.seconds_per_measure, r.client
+        r.build, r.machine.cores, r.seconds_per_measure, r.client
     );
     let _ = writeln!(
         s,

@@ -10,7 +10,7 @@ pub(crate) fn table(r: &Report) -> String {
     let _ = writeln!(
         s,
         "hookbox bench — {} build, {} CPUs, N = {} concurrent",
-        r.build, r.cpus, r.concurrency
+        r.build, r.machine.cores, r.concurrency
     );
     let _ = writeln!(
         s,
