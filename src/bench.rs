@@ -91,7 +91,6 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         loads: Vec::new(),
         memory: None,
         tenants: None,
-        ratio_tenant_over_host_p50: None,
         engine: None,
         polyglot: None,
     };
@@ -187,19 +186,14 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         })?);
     }
     if wanted(args, BenchSection::Tenants) {
-        let tenants = section("tenants", || {
+        report.tenants = Some(section("tenants", || {
             let tenant_runtime = HookRuntime::new(RuntimeSettings {
                 wasm: wasm_runtime_config().with_cache_dir(&cache),
                 ..RuntimeSettings::default()
             })
             .context("cannot start the tenants' runtime")?;
             rt.block_on(tenants::measure(tenant_runtime, scratch, scale))
-        })?;
-        if let Some(typed) = report.latency.get(1) {
-            report.ratio_tenant_over_host_p50 =
-                Some(tenants.isolation.quiet_alone_p50_us / typed.p50_us);
-        }
-        report.tenants = Some(tenants);
+        })?);
     }
     if wanted(args, BenchSection::Polyglot) {
         report.polyglot = Some(section(

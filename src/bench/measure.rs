@@ -20,7 +20,8 @@ pub(crate) fn quiet_policy(project: &Path) -> HostPolicy {
     p
 }
 
-/// A host with one plugin `name` (in `scratch`) holding one rule on `event`, and its component.
+/// A host with one plugin `name` (in `scratch`) holding one rule on `event`, and its component,
+/// run with [`quiet_policy`].
 pub(crate) fn host_with_rule(
     scratch: &Path,
     name: &str,
@@ -28,6 +29,20 @@ pub(crate) fn host_with_rule(
     rule: serde_json::Value,
     runtime: &HookRuntime,
     component: Option<(&str, &[u8])>,
+) -> anyhow::Result<HookHost> {
+    let policy = quiet_policy(&scratch.join(name));
+    host_with_policy(scratch, name, event, rule, runtime, component, policy)
+}
+
+/// [`host_with_rule`] with `policy` instead of the quiet one.
+pub(crate) fn host_with_policy(
+    scratch: &Path,
+    name: &str,
+    event: EventName,
+    rule: serde_json::Value,
+    runtime: &HookRuntime,
+    component: Option<(&str, &[u8])>,
+    policy: HostPolicy,
 ) -> anyhow::Result<HookHost> {
     let plugin = scratch.join(name);
     std::fs::create_dir_all(plugin.join("hooks"))
@@ -39,8 +54,7 @@ pub(crate) fn host_with_rule(
     let hooks = json!({"hooks": {event.as_str(): [rule]}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
         .context("cannot write hooks.json")?;
-    let host =
-        HookHost::with_runtime(runtime, quiet_policy(&plugin)).context("cannot build a host")?;
+    let host = HookHost::with_runtime(runtime, policy).context("cannot build a host")?;
     let report = host.load(&[&plugin], &LoadOptions::default());
     if report.rules.len() != 1 {
         bail!("bench plugin {name} did not load: {:?}", report.diagnostics);

@@ -37,10 +37,6 @@ pub(crate) struct Report {
     pub(crate) memory: Option<Memory>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tenants: Option<TenantNumbers>,
-    /// The quiet tenant's p50 alone ÷ the typed wasm p50 of a plain host in the same run (goal
-    /// ≤ 1.1: the tenant path costs what the host path costs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) ratio_tenant_over_host_p50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) engine: Option<EngineNumbers>,
     #[serde(skip_serializing_if = "Option::is_none")]

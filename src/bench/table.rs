@@ -93,18 +93,13 @@ pub(crate) fn table(r: &Report) -> String {
     if let Some(t) = &r.tenants {
         let _ = writeln!(
             s,
-            "\ntenants (one runtime, fuel metering on):\n  {}\n  memory per loaded tenant (10 wasm rules, {} tenants): {:.0} KiB; reload of a tenant with 10 compiled components: {:.2} ms",
+            "\ntenants (one runtime, fuel metering on):\n  {}\n  {}\n  memory per loaded tenant (10 wasm rules, {} tenants): {:.0} KiB; reload of a tenant with 10 compiled components: {:.2} ms",
+            t.over_host.line(),
             t.isolation.line(),
             t.tenants_loaded,
             t.memory_per_tenant_kib,
             t.reload_10_cached_ms
         );
-        if let Some(ratio) = r.ratio_tenant_over_host_p50 {
-            let _ = writeln!(
-                s,
-                "  quiet tenant p50 alone ÷ plain host typed wasm p50 (same run): {ratio:.2}x"
-            );
-        }
     }
     if let Some(polyglot) = &r.polyglot {
         let _ = writeln!(

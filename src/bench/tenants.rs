@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
-use hookbox_core::Event;
-use hookbox_host::{HookRuntime, TenantId, TenantPolicy, TenantSpec, Tenants};
+use hookbox_core::{Event, EventName};
+use hookbox_host::{HookRuntime, HostPolicy, TenantId, TenantPolicy, TenantSpec, Tenants};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -57,9 +57,42 @@ impl Isolation {
     }
 }
 
+/// What the tenant path costs over a plain host running the same hook on the same runtime:
+/// measured in alternating rounds (host, tenant, host with replay, …) so that a machine that
+/// slows down mid-run slows all three alike; each figure is the median of the rounds' p50s.
+#[derive(Debug, Serialize)]
+pub(crate) struct TenantOverHost {
+    /// A plain `HookHost` without replay (as the host figures run it), p50 µs.
+    pub(crate) host_p50_us: f64,
+    /// A plain `HookHost` with replay on, as a host runs by default, p50 µs.
+    pub(crate) host_with_replay_p50_us: f64,
+    /// The quiet tenant (tenant defaults: replay on, quotas, fuel budget, metrics), p50 µs.
+    pub(crate) tenant_p50_us: f64,
+    /// `tenant_p50_us ÷ host_with_replay_p50_us` (goal ≤ 1.1).
+    pub(crate) ratio_tenant_over_host: f64,
+    /// `tenant_p50_us ÷ host_p50_us`.
+    pub(crate) ratio_tenant_over_host_without_replay: f64,
+}
+
+impl TenantOverHost {
+    /// The figures as one line of the bench table.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "same hook, same runtime, p50: plain host {:.1} µs, plain host with replay {:.1} µs, quiet tenant {:.1} µs: tenant ÷ host with replay {:.2}x, ÷ host without {:.2}x",
+            self.host_p50_us,
+            self.host_with_replay_p50_us,
+            self.tenant_p50_us,
+            self.ratio_tenant_over_host,
+            self.ratio_tenant_over_host_without_replay,
+        )
+    }
+}
+
 /// The tenant figures.
 #[derive(Debug, Serialize)]
 pub(crate) struct TenantNumbers {
+    /// The tenant path against a plain host's.
+    pub(crate) over_host: TenantOverHost,
     /// The quiet tenant against the noisy one.
     pub(crate) isolation: Isolation,
     /// Tenants loaded for the memory figure.
@@ -121,6 +154,70 @@ async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> an
     Ok(samples[samples.len() / 2])
 }
 
+/// Says on stderr which step of the section starts: the floods can take minutes on a loaded
+/// machine, and a step that does not end should be visible as that step.
+fn step(what: &str) {
+    eprintln!("bench: tenants: {what}…");
+}
+
+/// Rounds of [`over_host`].
+const OVER_HOST_ROUNDS: usize = 5;
+
+/// The quiet tenant's p50 against plain hosts with the same hook on the same runtime.
+async fn over_host(
+    tenants: &Tenants,
+    runtime: &HookRuntime,
+    scratch: &Path,
+    runs: usize,
+) -> anyhow::Result<TenantOverHost> {
+    let noop = json!({"type": "wasm", "component": "hooks/noop.wasm"});
+    let component = Some(("noop.wasm", guests::wasm("noop")?));
+    let host = host_with_rule(
+        scratch,
+        "over-host",
+        EventName::UserPromptSubmit,
+        noop.clone(),
+        runtime,
+        component,
+    )?;
+    // The same, with the defaults a host runs with: replay on, into a state folder.
+    let mut policy = HostPolicy::for_project(&scratch.join("over-host-replay"));
+    policy.state_dir = Some(scratch.join("over-host-state"));
+    let replaying = host_with_policy(
+        scratch,
+        "over-host-replay",
+        EventName::UserPromptSubmit,
+        noop,
+        runtime,
+        component,
+        policy,
+    )?;
+    let e = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
+    let quiet = id("quiet")?;
+    step("the quiet tenant beside plain hosts");
+    let (mut h, mut r, mut t) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..OVER_HOST_ROUNDS {
+        let plain = latencies(&host, &e, runs).await;
+        h.push(plain[plain.len() / 2]);
+        let with_replay = latencies(&replaying, &e, runs).await;
+        r.push(with_replay[with_replay.len() / 2]);
+        t.push(p50(tenants, &quiet, &e, runs).await?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (host_p50_us, host_with_replay_p50_us, tenant_p50_us) =
+        (median(&mut h), median(&mut r), median(&mut t));
+    Ok(TenantOverHost {
+        host_p50_us,
+        host_with_replay_p50_us,
+        tenant_p50_us,
+        ratio_tenant_over_host: tenant_p50_us / host_with_replay_p50_us,
+        ratio_tenant_over_host_without_replay: tenant_p50_us / host_p50_us,
+    })
+}
+
 /// Runs dispatches of `noisy` in `tasks` loops for each tenant of `flooders` while measuring the
 /// quiet tenant.
 async fn during_flood(
@@ -142,6 +239,9 @@ async fn during_flood(
                 while !stop.load(Ordering::Relaxed) {
                     t.dispatch(&flooder, e.clone()).await.ok()?;
                     done.fetch_add(1, Ordering::Relaxed);
+                    // A dispatch that finishes without ever waiting never hands its worker back:
+                    // give the scheduler (and its timers) a turn between dispatches.
+                    tokio::task::yield_now().await;
                 }
                 Some(())
             });
@@ -217,10 +317,13 @@ async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isola
     let quiet_event = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
     let runs = (4000 / scale).max(50);
     p50(tenants, &id("quiet")?, &quiet_event, runs / 4).await?;
+    step("the quiet tenant alone");
     let alone = p50(tenants, &id("quiet")?, &quiet_event, runs).await?;
+    step("the quiet tenant during a flood of cheap hooks");
     let (cheap, noisy_dispatches) =
         during_flood(tenants, &["noisy"], &quiet_event, 8, &quiet_event, runs).await?;
     let hostile_event = event(json!({"hook_event_name": "Notification", "message": "m"}))?;
+    step("the quiet tenant during a flood of hostile hooks");
     let (hostile, _) = during_flood(
         tenants,
         &["noisy"],
@@ -230,6 +333,7 @@ async fn isolation(tenants: &Arc<Tenants>, scale: usize) -> anyhow::Result<Isola
         (runs / 4).max(20),
     )
     .await?;
+    step("the quiet tenant while two tenants spin");
     let (spinning, _) = during_flood(
         tenants,
         &SPINNERS,
@@ -259,7 +363,7 @@ pub(crate) async fn measure(
 ) -> anyhow::Result<TenantNumbers> {
     let root = scratch.join("tenants");
     let state = scratch.join("tenant-state");
-    let tenants = Arc::new(Tenants::new(runtime, &state));
+    let tenants = Arc::new(Tenants::new(runtime.clone(), &state));
     add_quiet_and_noisy(&tenants, &root)?;
 
     // Memory first, before the floods leave freed memory the allocator would reuse: many tenants
@@ -271,6 +375,7 @@ pub(crate) async fn measure(
     let count = (1000 / scale).max(20);
     let template = tenant_folder(&root, "t0", &ten, &[("noop.wasm", guests::wasm("noop")?)])?;
     add(&tenants, &root, "t0", TenantPolicy::default())?;
+    step("memory per loaded tenant");
     let before = super::measure::rss_mib();
     for i in 1..count {
         let name = format!("t{i}");
@@ -288,6 +393,7 @@ pub(crate) async fn measure(
     let after = super::measure::rss_mib();
     let memory_per_tenant_kib = (after - before) * 1024.0 / (count - 1) as f64;
 
+    let over_host = over_host(&tenants, &runtime, scratch, (2000 / scale).max(50)).await?;
     let isolation = isolation(&tenants, scale).await?;
 
     // Reload: a tenant with 10 distinct components, all compiled already.
@@ -315,6 +421,7 @@ pub(crate) async fn measure(
     )?;
     add(&tenants, &root, "reloaded", TenantPolicy::default())?;
     let reloaded = id("reloaded")?;
+    step("reloads");
     let mut reloads = Vec::new();
     for _ in 0..(20 / scale).max(5) {
         let (t, r) = (tenants.clone(), reloaded.clone());
@@ -327,10 +434,12 @@ pub(crate) async fn measure(
     }
     reloads.sort_by(f64::total_cmp);
     Ok(TenantNumbers {
+        over_host,
         isolation,
         tenants_loaded: count,
         memory_per_tenant_kib,
         reload_10_cached_ms: reloads[reloads.len() / 2],
     })
 }
+use super::measure::{host_with_policy, host_with_rule, latencies};
 use crate::guests;

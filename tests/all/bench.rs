@@ -89,3 +89,42 @@ fn compare_refuses_a_file_that_is_not_a_report_naming_it() {
         run.stderr
     );
 }
+
+/// The tenants section ends (it hung: flood loops whose dispatches never waited kept both worker
+/// threads, so the timers the quiet tenant's dispatches needed never ran) and reports the tenant
+/// path beside plain hosts running the same hook on the same runtime.
+#[test]
+fn the_tenants_section_finishes_and_sets_the_tenant_path_beside_plain_hosts() {
+    let run = hookbox(["bench", "--quick", "--only", "tenants", "--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = run.json();
+    let t = &report["tenants"];
+    for figure in ["host_p50_us", "host_with_replay_p50_us", "tenant_p50_us"] {
+        assert!(
+            t["over_host"][figure].as_f64().unwrap() > 0.0,
+            "{figure}: {t}"
+        );
+    }
+    let ratio = t["over_host"]["ratio_tenant_over_host"].as_f64().unwrap();
+    let (tenant, host) = (
+        t["over_host"]["tenant_p50_us"].as_f64().unwrap(),
+        t["over_host"]["host_with_replay_p50_us"].as_f64().unwrap(),
+    );
+    assert!((ratio - tenant / host).abs() < 1e-9, "{t}");
+    for figure in [
+        "quiet_alone_p50_us",
+        "quiet_during_cheap_flood_p50_us",
+        "quiet_during_hostile_flood_p50_us",
+        "quiet_during_two_spinning_tenants_p50_us",
+    ] {
+        assert!(
+            t["isolation"][figure].as_f64().unwrap() > 0.0,
+            "{figure}: {t}"
+        );
+    }
+    assert!(
+        t["isolation"]["noisy_dispatches"].as_u64().unwrap() > 0,
+        "{t}"
+    );
+    assert!(t["reload_10_cached_ms"].as_f64().unwrap() > 0.0, "{t}");
+}

@@ -202,7 +202,7 @@ impl Inner {
 
     /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
     pub(crate) fn record_replay(&self, d: &Dispatch) {
-        use crate::replay::{RecordHead, ReplayRecord};
+        use crate::replay::{RawRecord, RecordHead};
         let Some(dir) = &self.state.replay else {
             return;
         };
@@ -215,13 +215,10 @@ impl Inner {
             hook_fired: d.hook_fired.as_ref(),
         };
         let full = self.policy.capture_full_output;
-        let record = if d.rechecked.is_empty() {
-            ReplayRecord::new(&head, &d.reports, full)
-        } else {
-            let all: Vec<_> = d.reports.iter().chain(&d.rechecked).cloned().collect();
-            ReplayRecord::new(&head, &all, full)
-        };
-        self.runtime.inner.replay.send(dir, &record);
+        let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
+        // Redacting and serialising are the writer thread's work, not the dispatch's.
+        let raw = RawRecord::new(&head, reports, full);
+        self.runtime.inner.replay.send_raw(dir, raw);
     }
 
     /// Sends a HookFired record (as a preview) to subscribers, if any.

@@ -23,6 +23,7 @@
 mod record;
 mod sink;
 
+pub(crate) use record::RawRecord;
 pub use record::{
     OUTPUT_PREVIEW_CHARS, RecordHead, ReplayHook, ReplayRead, ReplayRecord, read_replay,
     session_file_name,

@@ -80,6 +80,20 @@ const PATTERNS: &[(&str, &str, usize)] = &[
     ),
 ];
 
+/// Literals of which every pattern in [`PATTERNS`] needs one (case ignored, so this is wider
+/// than any pattern): a text that holds none holds no secret the patterns would find, and is
+/// returned as it is after one scan instead of fifteen. Almost every string a dispatch records
+/// (hook names, event fields, short outputs) is such a text; fifteen regex scans of each of them
+/// made redaction the largest cost of a replayed dispatch. Keep it in step with [`PATTERNS`]:
+/// `every_pattern_needs_a_trigger` checks each pattern's cases.
+const TRIGGERS: &str = r"(?i)private key|a(?:kia|sia|gpa|ida|roa|npa|nva|ipa|bia|cca)|secret|gh[pousr]_|github_pat_|gl(?:pat|dt|ptt|rt)-|xox|hooks\.slack\.com|sk-|aiza|[sr]k_(?:live|test)_|eyj|bearer|passw(?:or)?d|api[_-]?key|access[_-]?token|auth[_-]?token";
+
+fn triggers() -> Option<&'static Regex> {
+    static TRIGGER: OnceLock<Option<Regex>> = OnceLock::new();
+    // A constant tested below; were it ever bad, every text is scanned in full.
+    TRIGGER.get_or_init(|| Regex::new(TRIGGERS).ok()).as_ref()
+}
+
 struct Compiled {
     name: &'static str,
     re: Regex,
@@ -108,6 +122,9 @@ fn compiled() -> &'static [Compiled] {
 /// Replaces every credential found in `text` with `[REDACTED:<kind>]`.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
+    if triggers().is_some_and(|t| !t.is_match(text)) {
+        return out;
+    }
     for c in compiled() {
         if !c.re.is_match(&out) {
             continue;
@@ -144,10 +161,14 @@ pub fn redact_json(v: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(redact_json),
         Value::Object(map) => {
-            let entries = std::mem::take(map);
-            for (k, mut val) in entries {
-                redact_json(&mut val);
-                map.insert(redact(&k).into_owned(), val);
+            map.values_mut().for_each(redact_json);
+            // Keys are rebuilt only when one holds a secret: almost never, and rebuilding
+            // allocates every key again.
+            if map.keys().any(|k| matches!(redact(k), Cow::Owned(_))) {
+                let entries = std::mem::take(map);
+                for (k, val) in entries {
+                    map.insert(redact(&k).into_owned(), val);
+                }
             }
         }
         _ => {}
@@ -310,6 +331,54 @@ mod tests {
         );
         let r = redact("AKIAIOSFODNN7EXAMPLE");
         assert_eq!(r, "[REDACTED:aws_access_key_id]");
+    }
+
+    #[test]
+    fn every_pattern_needs_a_trigger() {
+        assert!(triggers().is_some(), "the trigger pattern compiles");
+        let t = triggers().unwrap();
+        // Each pattern's positive case, and the cases found after JSON escapes, hold a trigger
+        // (otherwise `redact` would skip them; the tests above would then fail too).
+        for (kind, text, _, _) in CASES {
+            assert!(t.is_match(text), "{kind}: no trigger in {text}");
+        }
+        // Case does not hide a secret from the trigger where the pattern ignores case.
+        for text in [
+            "AUTHORIZATION: BEARER abcdef.ghijkl.mnopqr",
+            "PASSWORD=hunter2hunter2",
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "Api-Key: abcdefgh1234",
+            "AccessToken=abcdefgh1234",
+        ] {
+            assert!(t.is_match(text), "no trigger in {text}");
+            assert!(redact(text).contains("[REDACTED:"), "{text}");
+        }
+        // Ordinary text holds none, so it is scanned once.
+        for text in [
+            "hooks/noop.wasm",
+            "UserPromptSubmit",
+            "ls -la && git status",
+            "/tmp/x",
+        ] {
+            assert!(!t.is_match(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn json_values_and_keys_are_redacted_and_clean_ones_kept() {
+        let akia = "AKIAIOSFODNN7EXAMPLE";
+        let mut v = serde_json::json!({
+            "tool": "Bash",
+            "nested": [{"out": format!("line\n{akia}")}, 3],
+            akia: "a key that is a secret",
+        });
+        redact_json(&mut v);
+        let text = v.to_string();
+        assert!(!text.contains(akia), "{text}");
+        assert_eq!(v["tool"], "Bash");
+        assert_eq!(v["nested"][0]["out"], "line\n[REDACTED:aws_access_key_id]");
+        assert_eq!(v["[REDACTED:aws_access_key_id]"], "a key that is a secret");
+        assert_eq!(v["nested"][1], 3);
     }
 
     #[test]

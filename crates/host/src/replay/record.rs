@@ -1,6 +1,7 @@
 //! The replay record format: one JSON line per dispatch that ran hooks ([`ReplayRecord`], with
-//! its hooks redacted and previewed), the file a session's records go to, and reading a file
-//! back (a torn last line is skipped, never fatal).
+//! its hooks redacted and previewed, built on the writer thread from a [`RawRecord`]), the file
+//! a session's records go to, and reading a file back (a torn last line is skipped, never
+//! fatal).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -90,10 +91,66 @@ pub struct RecordHead<'a> {
     pub hook_fired: Option<&'a HookFired>,
 }
 
-impl ReplayRecord {
-    /// Builds the record of one dispatch, redacted and (unless `full`) previewed.
-    pub fn new(head: &RecordHead<'_>, reports: &[HookReport], full: bool) -> ReplayRecord {
-        let hooks = reports
+/// A dispatch's record as the dispatch path hands it to the writer thread: what the record will
+/// say, copied but not yet redacted, previewed or serialised. That work — a regex scan of every
+/// string, the JSON — is the writer's ([`RawRecord::into_record`]), off the dispatch's path.
+#[derive(Debug)]
+pub(crate) struct RawRecord {
+    ts_ms: u64,
+    session_id: String,
+    event: String,
+    outcome: String,
+    matched_rule_count: usize,
+    duration_ms: f64,
+    reports: Vec<HookReport>,
+    hook_fired: Option<HookFired>,
+    full: bool,
+}
+
+impl RawRecord {
+    /// Copies what the record of one dispatch will say, timestamped now.
+    pub(crate) fn new(head: &RecordHead<'_>, reports: Vec<HookReport>, full: bool) -> RawRecord {
+        RawRecord {
+            ts_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+            session_id: head.session_id.to_owned(),
+            event: head.event.to_owned(),
+            outcome: head.outcome.to_owned(),
+            matched_rule_count: head.matched_rule_count,
+            duration_ms: head.duration_ms,
+            reports,
+            hook_fired: head.hook_fired.cloned(),
+            full,
+        }
+    }
+
+    /// The session it belongs to.
+    pub(crate) fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Roughly the bytes it holds beyond its fixed size: what the writer's queue bounds (hook
+    /// output above all, which can be large).
+    pub(crate) fn weight(&self) -> usize {
+        let hooks: usize = self
+            .reports
+            .iter()
+            .map(|r| {
+                r.output.as_ref().map_or(0, String::len)
+                    + r.hook.hook_name.len()
+                    + r.hook.plugin.len()
+                    + 256
+            })
+            .sum();
+        hooks + self.session_id.len() + if self.hook_fired.is_some() { 1024 } else { 0 }
+    }
+
+    /// The record, redacted and (unless full capture is on) previewed.
+    pub(crate) fn into_record(self) -> ReplayRecord {
+        let hooks = self
+            .reports
             .iter()
             .map(|r| {
                 // Redact before cutting: a cut can only shorten a redacted text, never reveal a
@@ -102,7 +159,7 @@ impl ReplayRecord {
                     None | Some("") => (None, false),
                     Some(out) => {
                         let clean = redact(out);
-                        if full || clean.chars().count() <= OUTPUT_PREVIEW_CHARS {
+                        if self.full || clean.chars().count() <= OUTPUT_PREVIEW_CHARS {
                             (Some(clean.into_owned()), false)
                         } else {
                             (Some(cut_chars(&clean, OUTPUT_PREVIEW_CHARS)), true)
@@ -137,23 +194,30 @@ impl ReplayRecord {
                 }
             })
             .collect();
-        let mut hook_fired = head.hook_fired.and_then(|f| serde_json::to_value(f).ok());
+        let mut hook_fired = self
+            .hook_fired
+            .as_ref()
+            .and_then(|f| serde_json::to_value(f).ok());
         if let Some(v) = &mut hook_fired {
             redact_json(v);
         }
         ReplayRecord {
-            ts_ms: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
-            session_id: head.session_id.to_owned(),
-            event: head.event.to_owned(),
-            outcome: head.outcome.to_owned(),
-            matched_rule_count: head.matched_rule_count,
-            duration_ms: head.duration_ms,
+            ts_ms: self.ts_ms,
+            session_id: self.session_id,
+            event: self.event,
+            outcome: self.outcome,
+            matched_rule_count: self.matched_rule_count,
+            duration_ms: self.duration_ms,
             hooks,
             hook_fired,
         }
+    }
+}
+
+impl ReplayRecord {
+    /// Builds the record of one dispatch, redacted and (unless `full`) previewed.
+    pub fn new(head: &RecordHead<'_>, reports: &[HookReport], full: bool) -> ReplayRecord {
+        RawRecord::new(head, reports.to_vec(), full).into_record()
     }
 }
 

@@ -10,12 +10,12 @@ use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use hookbox_wasm::MountDir;
 
-use super::record::{ReplayRecord, session_file_name};
+use super::record::{RawRecord, ReplayRecord, session_file_name};
 
 /// What one host's replay folder may hold. Over it, the least recently written files are
 /// removed (see the module documentation for why).
@@ -88,6 +88,12 @@ enum Message {
         file: String,
         line: Vec<u8>,
     },
+    /// A record the writer redacts and serialises; `weight` counts in [`RAW_QUEUE_BYTES`].
+    Raw {
+        dir: MountDir,
+        raw: Box<RawRecord>,
+        weight: usize,
+    },
     /// Answered once every message queued before it is handled.
     Flush(Ack),
 }
@@ -98,11 +104,28 @@ enum Ack {
     Task(tokio::sync::oneshot::Sender<()>),
 }
 
+/// How long the writer pauses after writing what was queued, so that the records of a busy
+/// runtime are written in batches: a record queued while the writer works or pauses wakes
+/// nobody. Waking the writer for every record cost each dispatch a futex wake and the machine a
+/// context switch (measured: the largest part of replay's cost on the dispatch path after
+/// redaction). A record waits at most this long (plus the write) before it is on disk; a flush
+/// does not wait for it.
+const BATCH_PAUSE: Duration = Duration::from_millis(5);
+
+/// Bytes of not-yet-redacted records (hook output above all) the queue may hold, **16 MiB**.
+/// Within it a dispatch hands its record over as it is and the writer thread redacts and
+/// serialises it; past it (a burst of hooks printing a lot) the dispatch builds its record
+/// itself as before, so the queue's memory stays bounded whatever the hooks print (the queue's
+/// length alone, `replay_queue`, does not bound it: one record can hold megabytes).
+pub(crate) const RAW_QUEUE_BYTES: usize = 16 << 20;
+
 /// The runtime's replay writer: one thread, fed through a bounded queue, so a dispatch never
 /// waits for the disk (or for a mutex held across a write). A full queue drops the record and
 /// counts it. Open files are bounded (least recently used closed first) and idle ones closed.
 pub(crate) struct ReplaySink {
     tx: Option<std::sync::mpsc::SyncSender<Message>>,
+    /// Weight of the [`Message::Raw`] records queued (the writer subtracts what it takes).
+    raw_bytes: Arc<AtomicUsize>,
     dropped: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
     removed: Arc<AtomicU64>,
@@ -125,10 +148,11 @@ impl ReplaySink {
     ) -> std::io::Result<ReplaySink> {
         let (tx, rx) = std::sync::mpsc::sync_channel(queue.max(1));
         let counts = Counts::default();
-        let (dropped, errors, removed) = (
+        let (dropped, errors, removed, raw_bytes) = (
             counts.dropped.clone(),
             counts.errors.clone(),
             counts.removed.clone(),
+            counts.raw_bytes.clone(),
         );
         let writer = Writer {
             open: HashMap::new(),
@@ -143,6 +167,7 @@ impl ReplaySink {
             .spawn(move || writer.run(&rx))?;
         Ok(ReplaySink {
             tx: Some(tx),
+            raw_bytes,
             dropped,
             errors,
             removed,
@@ -168,6 +193,35 @@ impl ReplaySink {
         }
     }
 
+    /// Queues the record of one dispatch for the writer to redact, serialise and write; never
+    /// blocks. Past [`RAW_QUEUE_BYTES`] of such records waiting, it is built here instead.
+    pub(crate) fn send_raw(&self, dir: &ReplayDir, raw: RawRecord) {
+        let weight = raw.weight();
+        let queued = self.raw_bytes.fetch_add(weight, Ordering::AcqRel);
+        if queued.saturating_add(weight) > RAW_QUEUE_BYTES {
+            self.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
+            self.send(dir, &raw.into_record());
+            return;
+        }
+        let msg = Message::Raw {
+            dir: dir.dir.clone(),
+            raw: Box::new(raw),
+            weight,
+        };
+        let sent = self.tx.as_ref().map(|tx| tx.try_send(msg));
+        if !matches!(sent, Some(Ok(()))) {
+            self.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Ends the writer's pause at once (a flush must not wait for the next batch).
+    fn wake(&self) {
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+
     /// Blocks until every record queued before this call is written.
     ///
     /// # Blocking
@@ -177,6 +231,7 @@ impl ReplaySink {
         if let Some(tx) = &self.tx
             && tx.send(Message::Flush(Ack::Thread(ack))).is_ok()
         {
+            self.wake();
             let _ = done.recv();
         }
     }
@@ -199,6 +254,7 @@ impl ReplaySink {
             }
             Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return,
         }
+        self.wake();
         let _ = done.await;
     }
 
@@ -223,6 +279,7 @@ impl Drop for ReplaySink {
     fn drop(&mut self) {
         // Closing the queue ends the thread once it has written what is queued.
         self.tx = None;
+        self.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -235,6 +292,7 @@ struct Counts {
     dropped: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
     removed: Arc<AtomicU64>,
+    raw_bytes: Arc<AtomicUsize>,
 }
 
 struct OpenFile {
@@ -275,27 +333,61 @@ impl Writer {
             .min(Duration::from_secs(1))
             .max(Duration::from_millis(10));
         loop {
+            // Blocked here only when the queue was empty: the first record of a burst wakes
+            // the thread; the records that follow it while it works or pauses do not.
             match rx.recv_timeout(tick) {
-                Ok(Message::Record { dir, file, line }) => {
-                    if let Err(e) = self.record(&dir, &file, &line) {
-                        self.counts.errors.fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!(error = %e, "replay record not written");
-                    }
-                }
-                Ok(Message::Flush(Ack::Thread(ack))) => {
-                    let _ = ack.send(());
-                }
-                Ok(Message::Flush(Ack::Task(ack))) => {
-                    let _ = ack.send(());
-                }
+                Ok(msg) => self.handle(msg),
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            loop {
+                match rx.try_recv() {
+                    Ok(msg) => self.handle(msg),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+                }
             }
             let now = Instant::now();
             let idle = self.idle_close;
             self.open.retain(|_, f| now.duration_since(f.last) < idle);
             self.folders
                 .retain(|_, f| now.duration_since(f.last) < idle);
+            // Let the next batch gather. A flush or the end of the sink unparks at once.
+            std::thread::park_timeout(BATCH_PAUSE);
+        }
+    }
+
+    fn handle(&mut self, msg: Message) {
+        match msg {
+            Message::Record { dir, file, line } => self.write(&dir, &file, &line),
+            Message::Raw { dir, raw, weight } => {
+                let file = session_file_name(raw.session_id());
+                let record = raw.into_record();
+                self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
+                match serde_json::to_vec(&record) {
+                    Ok(mut line) => {
+                        line.push(b'\n');
+                        self.write(&dir, &file, &line);
+                    }
+                    Err(_) => {
+                        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            Message::Flush(Ack::Thread(ack)) => {
+                let _ = ack.send(());
+            }
+            Message::Flush(Ack::Task(ack)) => {
+                let _ = ack.send(());
+            }
+        }
+    }
+
+    /// Appends `line`, counting and logging a failure.
+    fn write(&mut self, dir: &MountDir, file: &str, line: &[u8]) {
+        if let Err(e) = self.record(dir, file, line) {
+            self.counts.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, "replay record not written");
         }
     }
 
@@ -508,6 +600,63 @@ mod tests {
 
     fn record(session: &str) -> ReplayRecord {
         ReplayRecord::new(&head(session), &[report("ok")], false)
+    }
+
+    #[test]
+    fn a_record_handed_over_raw_is_redacted_previewed_and_written_by_the_writer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = sink();
+        let secret = "AKIAIOSFODNN7EXAMPLE";
+        let out = format!("{secret} {}", "x".repeat(2000));
+        sink.send_raw(
+            &dir,
+            RawRecord::new(&head("raw"), vec![report(&out)], false),
+        );
+        sink.flush();
+        let text = std::fs::read_to_string(dir.path().join("raw.jsonl")).unwrap();
+        assert!(!text.contains(secret), "{text}");
+        let read = read_replay(&dir.path().join("raw.jsonl")).unwrap();
+        let hook = &read.records[0].hooks[0];
+        let preview = hook.output_preview.as_deref().unwrap();
+        assert!(
+            preview.starts_with("[REDACTED:aws_access_key_id]"),
+            "{preview}"
+        );
+        assert_eq!(preview.chars().count(), crate::replay::OUTPUT_PREVIEW_CHARS);
+        assert!(hook.output_truncated);
+        assert_eq!(
+            sink.raw_bytes.load(Ordering::Acquire),
+            0,
+            "the writer took it"
+        );
+    }
+
+    #[test]
+    fn past_the_raw_bytes_bound_the_dispatch_builds_its_record_and_nothing_is_lost() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let sink = sink();
+        // As if the queue held the bound already: this record may not wait in it raw.
+        sink.raw_bytes.store(RAW_QUEUE_BYTES, Ordering::Release);
+        let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        sink.send_raw(
+            &dir,
+            RawRecord::new(&head("big"), vec![report(&format!("{secret} big"))], false),
+        );
+        assert_eq!(
+            sink.raw_bytes.load(Ordering::Acquire),
+            RAW_QUEUE_BYTES,
+            "nothing more was counted as waiting raw"
+        );
+        sink.flush();
+        let read = read_replay(&dir.path().join("big.jsonl")).unwrap();
+        assert_eq!(read.records.len(), 1);
+        assert_eq!(
+            read.records[0].hooks[0].output_preview.as_deref(),
+            Some("[REDACTED:github_token] big")
+        );
+        assert_eq!(sink.dropped(), 0);
     }
 
     #[test]
