@@ -58,6 +58,12 @@ pub struct RuntimeSettings {
     /// Replay records waiting to be written before new ones are dropped (and counted). The
     /// writer is a thread of its own, so a dispatch never waits for the disk. Default **4096**.
     pub replay_queue: usize,
+    /// Bytes of replay records the queue may hold before they are redacted (hook output above
+    /// all): within it a dispatch hands its record to the writer thread as it is, and the writer
+    /// redacts and serialises it off the dispatch's path; past it the dispatch builds its record
+    /// itself, so the queue's memory stays bounded whatever the hooks print (one record can
+    /// hold megabytes, so `replay_queue` alone does not bound it). Default **16 MiB**.
+    pub replay_queue_bytes: usize,
     /// Replay files kept open at once; the least recently written is closed beyond it, and any
     /// file idle for `replay_idle_close` is closed. Default **64** and **30 s**.
     pub replay_open_files: usize,
@@ -87,6 +93,7 @@ impl Default for RuntimeSettings {
             containment: ContainmentPolicy::default(),
             http_limits: HttpLimits::default(),
             replay_queue: 4096,
+            replay_queue_bytes: 16 << 20,
             replay_open_files: 64,
             replay_idle_close: Duration::from_secs(30),
             replay_quota: ReplayQuota::default(),
@@ -144,6 +151,7 @@ impl RuntimeSettings {
             self.max_dispatches_in_flight,
         )?;
         at_least_one("replay_queue", self.replay_queue as u64)?;
+        at_least_one("replay_queue_bytes", self.replay_queue_bytes as u64)?;
         at_least_one("replay_open_files", self.replay_open_files as u64)?;
         at_least_one("replay_quota.max_bytes", self.replay_quota.max_bytes)?;
         at_least_one("replay_quota.max_files", self.replay_quota.max_files as u64)?;
@@ -225,6 +233,7 @@ impl HookRuntime {
         let http = HttpRunner::new(settings.http_limits)?;
         let replay = ReplaySink::start(
             settings.replay_queue,
+            settings.replay_queue_bytes,
             settings.replay_open_files,
             settings.replay_idle_close,
             settings.replay_quota,
@@ -360,6 +369,11 @@ mod tests {
             ..RuntimeSettings::default()
         };
         assert_eq!(refused(s).0, "replay_queue");
+        let s = RuntimeSettings {
+            replay_queue_bytes: 0,
+            ..RuntimeSettings::default()
+        };
+        assert_eq!(refused(s).0, "replay_queue_bytes");
     }
 
     #[test]

@@ -199,6 +199,9 @@ pub struct RuntimeKnobs {
     pub admission_wait_ms: u64,
     /// Replay records queued before new ones are dropped. Default **4096**.
     pub replay_queue: usize,
+    /// Bytes of replay records (hook output above all) that may wait for the writer thread to
+    /// redact them; past it a dispatch redacts its own record. Default **16 MiB**.
+    pub replay_queue_bytes: usize,
     /// Replay files kept open. Default **64**.
     pub replay_open_files: usize,
     /// Bytes of replay files one tenant's folder may hold; over it its least recently written
@@ -230,6 +233,7 @@ impl Default for RuntimeKnobs {
             reserved_slots: lib.reserved_slots,
             admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
             replay_queue: lib.replay_queue,
+            replay_queue_bytes: lib.replay_queue_bytes,
             replay_open_files: lib.replay_open_files,
             replay_max_bytes: lib.replay_quota.max_bytes,
             replay_max_files: lib.replay_quota.max_files,
@@ -437,6 +441,7 @@ impl ServerConfig {
             max_dispatches_in_flight: self.limits.max_requests_in_flight,
             reserved_dispatches: self.limits.reserved_requests,
             replay_queue: r.replay_queue,
+            replay_queue_bytes: r.replay_queue_bytes,
             replay_open_files: r.replay_open_files,
             replay_quota: hookbox_host::replay::ReplayQuota {
                 max_bytes: r.replay_max_bytes,
@@ -534,6 +539,7 @@ fn key_of(field: &str) -> &'static str {
         "max_dispatches_in_flight" => "limits.max_requests_in_flight",
         "reserved_dispatches" => "limits.reserved_requests",
         "replay_queue" => "runtime.replay_queue",
+        "replay_queue_bytes" => "runtime.replay_queue_bytes",
         "replay_open_files" => "runtime.replay_open_files",
         "replay_quota.max_bytes" => "runtime.replay_max_bytes",
         "replay_quota.max_files" => "runtime.replay_max_files",

@@ -88,7 +88,8 @@ enum Message {
         file: String,
         line: Vec<u8>,
     },
-    /// A record the writer redacts and serialises; `weight` counts in [`RAW_QUEUE_BYTES`].
+    /// A record the writer redacts and serialises; `weight` counts against the sink's
+    /// `raw_limit` (`RuntimeSettings::replay_queue_bytes`).
     Raw {
         dir: MountDir,
         raw: Box<RawRecord>,
@@ -112,13 +113,6 @@ enum Ack {
 /// does not wait for it.
 const BATCH_PAUSE: Duration = Duration::from_millis(5);
 
-/// Bytes of not-yet-redacted records (hook output above all) the queue may hold, **16 MiB**.
-/// Within it a dispatch hands its record over as it is and the writer thread redacts and
-/// serialises it; past it (a burst of hooks printing a lot) the dispatch builds its record
-/// itself as before, so the queue's memory stays bounded whatever the hooks print (the queue's
-/// length alone, `replay_queue`, does not bound it: one record can hold megabytes).
-pub(crate) const RAW_QUEUE_BYTES: usize = 16 << 20;
-
 /// The runtime's replay writer: one thread, fed through a bounded queue, so a dispatch never
 /// waits for the disk (or for a mutex held across a write). A full queue drops the record and
 /// counts it. Open files are bounded (least recently used closed first) and idle ones closed.
@@ -126,6 +120,8 @@ pub(crate) struct ReplaySink {
     tx: Option<std::sync::mpsc::SyncSender<Message>>,
     /// Weight of the [`Message::Raw`] records queued (the writer subtracts what it takes).
     raw_bytes: Arc<AtomicUsize>,
+    /// Most weight that may wait raw (`RuntimeSettings::replay_queue_bytes`).
+    raw_limit: usize,
     dropped: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
     removed: Arc<AtomicU64>,
@@ -139,9 +135,11 @@ impl std::fmt::Debug for ReplaySink {
 }
 
 impl ReplaySink {
-    /// Starts the writer thread; every host's folder it writes to is held to `quota`.
+    /// Starts the writer thread; every host's folder it writes to is held to `quota`. `queue`
+    /// records and `raw_limit` bytes of records not yet redacted may wait.
     pub(crate) fn start(
         queue: usize,
+        raw_limit: usize,
         max_open: usize,
         idle_close: Duration,
         quota: ReplayQuota,
@@ -168,6 +166,7 @@ impl ReplaySink {
         Ok(ReplaySink {
             tx: Some(tx),
             raw_bytes,
+            raw_limit,
             dropped,
             errors,
             removed,
@@ -194,11 +193,13 @@ impl ReplaySink {
     }
 
     /// Queues the record of one dispatch for the writer to redact, serialise and write; never
-    /// blocks. Past [`RAW_QUEUE_BYTES`] of such records waiting, it is built here instead.
+    /// blocks. Past `raw_limit` bytes of such records waiting (a burst of hooks printing a
+    /// lot), it is built here instead, as before the writer took that work: the queue's memory
+    /// stays bounded whatever the hooks print.
     pub(crate) fn send_raw(&self, dir: &ReplayDir, raw: RawRecord) {
         let weight = raw.weight();
         let queued = self.raw_bytes.fetch_add(weight, Ordering::AcqRel);
-        if queued.saturating_add(weight) > RAW_QUEUE_BYTES {
+        if queued.saturating_add(weight) > self.raw_limit {
             self.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
             self.send(dir, &raw.into_record());
             return;
@@ -595,7 +596,14 @@ mod tests {
     use crate::replay::record::tests::{head, report};
 
     fn sink() -> ReplaySink {
-        ReplaySink::start(16, 2, Duration::from_secs(30), ReplayQuota::default()).unwrap()
+        ReplaySink::start(
+            16,
+            16 << 20,
+            2,
+            Duration::from_secs(30),
+            ReplayQuota::default(),
+        )
+        .unwrap()
     }
 
     fn record(session: &str) -> ReplayRecord {
@@ -638,7 +646,7 @@ mod tests {
         let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
         let sink = sink();
         // As if the queue held the bound already: this record may not wait in it raw.
-        sink.raw_bytes.store(RAW_QUEUE_BYTES, Ordering::Release);
+        sink.raw_bytes.store(sink.raw_limit, Ordering::Release);
         let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
         sink.send_raw(
             &dir,
@@ -646,7 +654,7 @@ mod tests {
         );
         assert_eq!(
             sink.raw_bytes.load(Ordering::Acquire),
-            RAW_QUEUE_BYTES,
+            sink.raw_limit,
             "nothing more was counted as waiting raw"
         );
         sink.flush();
@@ -729,8 +737,14 @@ mod tests {
     fn a_full_queue_drops_and_counts_instead_of_blocking() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
-        let sink =
-            ReplaySink::start(1, 1, Duration::from_secs(30), ReplayQuota::default()).unwrap();
+        let sink = ReplaySink::start(
+            1,
+            16 << 20,
+            1,
+            Duration::from_secs(30),
+            ReplayQuota::default(),
+        )
+        .unwrap();
         for _ in 0..10_000 {
             sink.send(&dir, &record("s"));
         }
@@ -760,7 +774,7 @@ mod tests {
             max_bytes,
             max_files,
         };
-        ReplaySink::start(64, 4, Duration::from_secs(30), quota).unwrap()
+        ReplaySink::start(64, 16 << 20, 4, Duration::from_secs(30), quota).unwrap()
     }
 
     #[test]
