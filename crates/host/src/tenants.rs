@@ -229,6 +229,43 @@ struct About<A> {
     diagnostics: Vec<Diagnostic>,
 }
 
+impl<A: Clone> About<A> {
+    /// A tenant's folder, plugins and attachment after a load that ended now with
+    /// `diagnostics`.
+    fn loaded_now(
+        folder: PathBuf,
+        plugins: Vec<PathBuf>,
+        attached: A,
+        diagnostics: Vec<Diagnostic>,
+    ) -> About<A> {
+        About {
+            folder,
+            plugins,
+            attached,
+            loaded_at_ms: now_ms(),
+            diagnostics,
+        }
+    }
+
+    /// The same tenant after another load of its folder that ended now with `diagnostics`.
+    fn reloaded_now(&self, diagnostics: Vec<Diagnostic>) -> About<A> {
+        About::loaded_now(
+            self.folder.clone(),
+            self.plugins.clone(),
+            self.attached.clone(),
+            diagnostics,
+        )
+    }
+
+    /// This description, loaded at the same time, without its load's diagnostics.
+    fn without_diagnostics(&self) -> About<A> {
+        About {
+            loaded_at_ms: self.loaded_at_ms,
+            ..self.reloaded_now(Vec::new())
+        }
+    }
+}
+
 /// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
 /// for its whole life (a removal in between does not cut it short).
 pub struct TenantRef<A = ()> {
@@ -423,20 +460,8 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 report
             })
         })?;
-        let about = About {
-            folder: spec.folder,
-            plugins,
-            attached: spec.attached,
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
-        let empty = About {
-            folder: about.folder.clone(),
-            plugins: about.plugins.clone(),
-            attached: about.attached.clone(),
-            loaded_at_ms: about.loaded_at_ms,
-            diagnostics: Vec::new(),
-        };
+        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
+        let empty = about.without_diagnostics();
         let tenant = Arc::new(Tenant {
             id,
             host,
@@ -589,13 +614,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         }
         let report = report?;
         let staged = staged.ok_or_else(|| self.lost(&spec.id))?;
-        let about = About {
-            folder: spec.folder,
-            plugins,
-            attached: spec.attached,
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
+        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
         let held = self.gate(&tenant, staged, about, LoadCause::Put)?;
         Ok(tenant.info_held(held))
     }
@@ -683,13 +702,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             },
         )?;
         let staged = staged.ok_or_else(|| self.lost(id))?;
-        let next = About {
-            folder: about.folder.clone(),
-            plugins: about.plugins.clone(),
-            attached: about.attached.clone(),
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
+        let next = about.reloaded_now(report.diagnostics);
         let held = self.gate(&t, staged, next, LoadCause::Reload)?;
         Ok(t.info_held(held))
     }
