@@ -22,6 +22,7 @@ use hookbox_core::Dialect;
 use hookbox_core::agent::{self, Agent, AgentError, Failures, ParseOptions, limits};
 use hookbox_core::aggregate::aggregate;
 use hookbox_core::event::wire;
+use hookbox_core::files::{Symlinks, open_path};
 use hookbox_core::matcher::Matcher;
 use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of};
 use hookbox_core::report::{HookRef, HookReport};
@@ -312,12 +313,8 @@ fn rt_config_max(wasm: &WasmRuntime) -> u64 {
 /// the bytes returned are the ones hashed, so swapping the file after the check changes nothing.
 fn read_pinned(path: &std::path::Path, max: u64, want: &[u8; 32]) -> Result<Vec<u8>, HookFailure> {
     let origin = path.display().to_string();
-    let file = open_nonblocking(path).map_err(|e| {
-        HookFailure::new(
-            FailureClass::InstantiateError,
-            format!("cannot open {origin}: {e}"),
-        )
-    })?;
+    let file = open_path(path, Symlinks::Follow)
+        .map_err(|e| HookFailure::new(FailureClass::InstantiateError, e.to_string()))?;
     let bytes = hookbox_wasm::read_component(file, &origin, max).map_err(|e| e.failure())?;
     let got: [u8; 32] = Sha256::digest(&bytes).into();
     if &got != want {
@@ -335,19 +332,6 @@ fn read_pinned(path: &std::path::Path, max: u64, want: &[u8; 32]) -> Result<Vec<
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Opens `path` for reading without blocking on a FIFO (the component check refuses anything
-/// but a regular file from the opened descriptor).
-fn open_nonblocking(path: &std::path::Path) -> std::io::Result<std::fs::File> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(
-        &mut opts,
-        i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0),
-    );
-    opts.open(path)
 }
 
 /// `HOST:GUEST[:ro|rw]`; HOST must exist and is made absolute.

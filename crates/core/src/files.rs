@@ -17,6 +17,6 @@ pub use path::PathError;
 #[cfg(unix)]
 pub use read::open_beneath_dir;
 pub use read::{
-    ReadError, ReadErrorKind, Symlinks, open_beneath, open_path, read_file, read_file_beneath,
-    read_opened, read_text,
+    CheckedFile, ReadError, ReadErrorKind, Symlinks, open_beneath, open_path, open_within,
+    read_file, read_file_beneath, read_opened, read_text,
 };

@@ -16,16 +16,18 @@ use std::time::{Duration, Instant};
 use hookbox_core::aggregate::{StopState, Verdict, aggregate, merge_recheck, warnings};
 use hookbox_core::event::Event;
 use hookbox_core::fired::HookFired;
-use hookbox_core::output::{FailureClass, HookFailure, RunOutput, effect_of, prompt_effect};
+use hookbox_core::output::{FailureClass, prompt_effect};
 use hookbox_core::render::{UserTurn, render_user_turn};
-use hookbox_core::report::{HookRef, HookReport};
+use hookbox_core::report::HookReport;
 use hookbox_core::rule::{Handler, Rule};
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
+use crate::hook_report::{Ran, finish, report};
 use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
-use crate::secrets::redact;
+use crate::trust::gate;
+use crate::{run_command, run_http, run_wasm};
 
 /// The answer to one dispatch ([`dispatch_json`](crate::dispatch_json) is its JSON).
 #[derive(Debug, Clone)]
@@ -63,25 +65,6 @@ impl Dispatch {
     }
 }
 
-/// What running one hook gave, before it becomes a report.
-pub(crate) struct Ran {
-    pub(crate) out: RunOutput,
-    /// Its output (stdout, stderr, logs) and the runner's notes, for the report and replay.
-    pub(crate) text: Option<String>,
-    /// Wasm fuel it consumed, when the engine meters fuel.
-    pub(crate) fuel: Option<u64>,
-}
-
-impl Ran {
-    pub(crate) fn failed(class: FailureClass, message: impl Into<String>) -> Ran {
-        Ran {
-            out: RunOutput::Failed(HookFailure::new(class, message)),
-            text: None,
-            fuel: None,
-        }
-    }
-}
-
 /// Catches a panic while polling the wrapped future, so a bug in one hook's runner becomes that
 /// hook's failure instead of unwinding through the whole dispatch.
 struct CatchUnwind<F>(F);
@@ -106,429 +89,326 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-impl Inner {
-    /// Takes a hook permit: this host's quota, then the runtime's shared bound (a bounded wait).
-    pub(crate) async fn admit_hook(&self) -> Result<crate::admission::Unit, Ran> {
-        let rt = &self.runtime.inner;
-        rt.hooks
-            .take(&self.live.hooks_quota, rt.settings.admission_wait)
-            .await
-            .map_err(|r| {
-                Ran::failed(
-                    FailureClass::Overloaded,
-                    r.describe(
-                        "hooks in flight",
-                        "max_hooks_in_flight",
-                        "max_hooks_in_flight",
-                    ),
-                )
-            })
-    }
-
-    /// Takes a wasm instance-pool slot, as for hook permits: the one gate a wasm run passes for
-    /// a slot (the wasm runtime keeps none of its own).
-    pub(crate) async fn admit_slot(&self) -> Result<crate::admission::Unit, Ran> {
-        let rt = &self.runtime.inner;
-        rt.slots
-            .take(&self.live.slots_quota, rt.settings.admission_wait)
-            .await
-            .map_err(|r| {
-                Ran::failed(
-                    FailureClass::Overloaded,
-                    r.describe("wasm pool slots", "max_pool_slots", "wasm.pool.slots"),
-                )
-            })
-    }
-
-    pub(crate) async fn dispatch(self: &Arc<Self>, event: Event, stop: StopState) -> Dispatch {
-        let started = Instant::now();
-        let deadline = tokio::time::Instant::now() + self.policy.dispatch_deadline;
-        let loaded = self.loaded();
-        let event = Arc::new(event);
-        let span = tracing::info_span!("dispatch", event = %event.name, session = %event.session_id, matched = tracing::field::Empty);
-        let (matched, undecided): (Vec<usize>, Vec<usize>) = if self.enabled() {
-            let _enter = span.enter();
-            let m = loaded.set.matching(&event);
-            (m.iter().map(|r| r.index).collect(), m.undecided.clone())
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        span.record("matched", matched.len());
-        if matched.is_empty() && undecided.is_empty() {
-            let verdict = aggregate(&event, &[], stop);
-            let duration = started.elapsed();
-            self.live.metrics.dispatch(false, duration);
-            return Dispatch {
-                event,
-                verdict,
-                hook_fired: None,
-                reports: Vec::new(),
-                rechecked: Vec::new(),
-                warnings: Vec::new(),
-                matched_rule_count: 0,
-                duration,
-                trust: Vec::new(),
-            };
-        }
-        let mut reports = self
-            .run_matched(&loaded, &matched, &event, deadline, true)
-            .instrument(span.clone())
-            .await;
-        // Rules whose matcher could not decide within the dispatch's matching budget: never
-        // silently "no match" — each is reported, and a fail-closed one blocks.
-        if !undecided.is_empty() {
-            for &pos in &undecided {
-                let msg = "refused: whether this rule matches is unknown — its matcher ran out of the dispatch's matching budget (a pathological regex?)";
-                reports.push(self.refused(&loaded, pos, &event, msg));
-            }
-            reports.sort_by_key(|r| r.hook.rule_index);
-        }
-        let matched_rule_count = matched.len() + undecided.len();
-        let mut verdict = aggregate(&event, &reports, stop);
-        let rechecked = self
-            .recheck(&loaded, &event, &mut verdict, deadline, stop)
-            .instrument(span)
-            .await;
-        let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
+pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Dispatch {
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + inner.policy.dispatch_deadline;
+    let loaded = inner.loaded();
+    let event = Arc::new(event);
+    let span = tracing::info_span!("dispatch", event = %event.name, session = %event.session_id, matched = tracing::field::Empty);
+    let (matched, undecided): (Vec<usize>, Vec<usize>) = if inner.enabled() {
+        let _enter = span.enter();
+        let m = loaded.set.matching(&event);
+        (m.iter().map(|r| r.index).collect(), m.undecided.clone())
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    span.record("matched", matched.len());
+    if matched.is_empty() && undecided.is_empty() {
+        let verdict = aggregate(&event, &[], stop);
         let duration = started.elapsed();
-        self.live.metrics.dispatch(true, duration);
-        if let Some(f) = &hook_fired {
-            self.fire(f);
-        }
-        let mut all_warnings = warnings(&reports);
-        all_warnings.extend(warnings(&rechecked));
-        let trust = self.trust_findings(&loaded, &matched);
-        let dispatch = Dispatch {
-            trust,
-            warnings: all_warnings,
+        inner.live.metrics.dispatch(false, duration);
+        return Dispatch {
             event,
             verdict,
-            hook_fired,
-            reports,
-            rechecked,
-            matched_rule_count,
+            hook_fired: None,
+            reports: Vec::new(),
+            rechecked: Vec::new(),
+            warnings: Vec::new(),
+            matched_rule_count: 0,
             duration,
+            trust: Vec::new(),
         };
-        self.record_replay(&dispatch);
-        dispatch
     }
-
-    /// Runs the matched rules (deduplicated, capped, rate-limited) and returns their reports in
-    /// rule order. `count_rate`: whether this round takes a token of the dispatch rate.
-    async fn run_matched(
-        self: &Arc<Self>,
-        loaded: &Arc<Loaded>,
-        matched: &[usize],
-        event: &Arc<Event>,
-        deadline: tokio::time::Instant,
-        count_rate: bool,
-    ) -> Vec<HookReport> {
-        let jobs = self.dedup(loaded, matched, event);
-        if count_rate && !self.live.rate.try_take() {
-            self.live.metrics.refused();
-            let msg = "refused: this host is over its dispatch rate (dispatch_rate); no hook ran";
-            return jobs
-                .iter()
-                .map(|&pos| self.refused(loaded, pos, event, msg))
-                .collect();
-        }
-        let cap = self.policy.max_matched_rules;
-        let (run, over) = jobs.split_at(jobs.len().min(cap));
-        let mut reports: Vec<HookReport> = over
-            .iter()
-            .map(|&pos| {
-                let msg = format!(
-                    "refused: {} rules matched this event and a dispatch runs at most {cap} (max_matched_rules)",
-                    jobs.len()
-                );
-                self.refused(loaded, pos, event, &msg)
-            })
-            .collect();
-        let payloads = Arc::new(Payloads::new(event.clone()));
-        if let [pos] = run {
-            // One hook: run it here, without a task, but with the same accounting.
-            let fut = Box::pin(self.clone().run_bounded(
-                loaded.clone(),
-                *pos,
-                event.clone(),
-                payloads,
-                deadline,
-            ));
-            let report = match CatchUnwind(fut).await {
-                Ok(r) => r,
-                Err(panic) => self.lost(loaded, *pos, event, &panic),
-            };
-            reports.push(report);
-        } else {
-            let jobs = run
-                .iter()
-                .map(|&pos| {
-                    let fut = self
-                        .clone()
-                        .run_bounded(
-                            loaded.clone(),
-                            pos,
-                            event.clone(),
-                            payloads.clone(),
-                            deadline,
-                        )
-                        .in_current_span();
-                    (pos, fut)
-                })
-                .collect();
-            for joined in join_jobs(jobs).await {
-                reports.push(match joined {
-                    Ok(report) => report,
-                    Err((pos, why)) => self.lost(loaded, pos, event, &why),
-                });
-            }
+    let mut reports = run_matched(inner, &loaded, &matched, &event, deadline, true)
+        .instrument(span.clone())
+        .await;
+    // Rules whose matcher could not decide within the dispatch's matching budget: never
+    // silently "no match" — each is reported, and a fail-closed one blocks.
+    if !undecided.is_empty() {
+        for &pos in &undecided {
+            let msg = "refused: whether this rule matches is unknown — its matcher ran out of the dispatch's matching budget (a pathological regex?)";
+            reports.push(refused(inner, &loaded, pos, &event, msg));
         }
         reports.sort_by_key(|r| r.hook.rule_index);
-        reports
     }
-
-    /// One rule, cut at the dispatch's deadline.
-    async fn run_bounded(
-        self: Arc<Self>,
-        loaded: Arc<Loaded>,
-        pos: usize,
-        event: Arc<Event>,
-        payloads: Arc<Payloads>,
-        deadline: tokio::time::Instant,
-    ) -> HookReport {
-        let started = Instant::now();
-        // Outlives the run: a wasm run dropped at the deadline still records the fuel it used.
-        let fuel = hookbox_wasm::FuelMeter::new();
-        match tokio::time::timeout_at(
-            deadline,
-            self.run_rule(&loaded, pos, &event, &payloads, &fuel),
-        )
-        .await
-        {
-            Ok(report) => report,
-            Err(_) => {
-                let msg = format!(
-                    "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
-                    self.policy.dispatch_deadline.as_secs_f64()
-                );
-                let ran = Ran {
-                    fuel: fuel.consumed(),
-                    ..Ran::failed(FailureClass::Timeout, msg)
-                };
-                self.report(&loaded, pos, &event, ran, started)
-            }
-        }
-    }
-
-    /// Identical command handlers of one plugin run once (Claude Code dedups identical
-    /// handlers; a different plugin's copy stays separate).
-    fn dedup(&self, loaded: &Loaded, matched: &[usize], event: &Event) -> Vec<usize> {
-        let mut seen: Vec<(usize, String, &'static str)> = Vec::new();
-        let mut jobs = Vec::with_capacity(matched.len());
-        for &pos in matched {
-            let rule = &loaded.set.rules()[pos];
-            if let (true, Handler::Command(c)) = (self.policy.dedup_commands, &rule.handler) {
-                let key = (rule.plugin, c.label(), rule.dialect.as_str());
-                if seen.contains(&key) {
-                    tracing::debug!(rule = pos, event = %event.name, "identical command handler deduplicated");
-                    continue;
-                }
-                seen.push(key);
-            }
-            jobs.push(pos);
-        }
-        jobs
-    }
-
-    async fn run_rule(
-        &self,
-        loaded: &Loaded,
-        pos: usize,
-        event: &Arc<Event>,
-        payloads: &Payloads,
-        fuel: &hookbox_wasm::FuelMeter,
-    ) -> HookReport {
-        if let Some(refused) = self.trust_refusal(loaded, pos, event) {
-            return refused;
-        }
-        let rule: &Rule = &loaded.set.rules()[pos];
-        let started = Instant::now();
-        let span = tracing::info_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
-        let ran = async {
-            match &rule.handler {
-                Handler::Prompt { .. } => None,
-                Handler::Command(spec) => {
-                    Some(self.run_command(loaded, rule, spec, event, payloads).await)
-                }
-                Handler::Wasm(_) => Some(
-                    self.run_wasm(loaded, pos, rule, event, payloads, fuel)
-                        .await,
-                ),
-                Handler::Http(spec) => Some(self.run_http(rule, spec, payloads).await),
-            }
-        }
+    let matched_rule_count = matched.len() + undecided.len();
+    let mut verdict = aggregate(&event, &reports, stop);
+    let rechecked = recheck(inner, &loaded, &event, &mut verdict, deadline, stop)
         .instrument(span)
         .await;
-        match ran {
-            Some(ran) => self.report(loaded, pos, event, ran, started),
-            None => {
-                let Handler::Prompt { prompt } = &rule.handler else {
-                    unreachable!("only prompt rules run without a runner")
-                };
-                let effect = prompt_effect(prompt, event);
-                self.finish(loaded, rule, event, effect, (None, None, None), started)
-            }
-        }
+    let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
+    let duration = started.elapsed();
+    inner.live.metrics.dispatch(true, duration);
+    if let Some(f) = &hook_fired {
+        inner.fire(f);
     }
+    let mut all_warnings = warnings(&reports);
+    all_warnings.extend(warnings(&rechecked));
+    let trust = gate::trust_findings(&loaded, &matched);
+    let dispatch = Dispatch {
+        trust,
+        warnings: all_warnings,
+        event,
+        verdict,
+        hook_fired,
+        reports,
+        rechecked,
+        matched_rule_count,
+        duration,
+    };
+    inner.record_replay(&dispatch);
+    dispatch
+}
 
-    /// The report of a rule that ran (or failed to).
-    pub(crate) fn report(
-        &self,
-        loaded: &Loaded,
-        pos: usize,
-        event: &Event,
-        ran: Ran,
-        started: Instant,
-    ) -> HookReport {
-        let rule = &loaded.set.rules()[pos];
-        if let Some(fuel) = ran.fuel {
-            self.live.metrics.fuel(fuel);
-        }
-        let exit = match &ran.out {
-            RunOutput::Command(raw) => raw.exit_code,
-            _ => None,
-        };
-        let mut effect = effect_of(rule, event, &ran.out, self.policy.fail_mode);
-        // Failure messages and warnings can quote what a hook printed: redact credentials.
-        if let Some(f) = &mut effect.failure {
-            f.message = redact(&f.message).into_owned();
-        }
-        for w in &mut effect.warnings {
-            *w = redact(w).into_owned();
-        }
-        self.finish(
-            loaded,
-            rule,
-            event,
-            effect,
-            (exit, ran.text, ran.fuel),
-            started,
-        )
-    }
-
-    /// The report of `rule`: its effect, and `(exit code, output text, fuel consumed)`.
-    pub(crate) fn finish(
-        &self,
-        loaded: &Loaded,
-        rule: &Rule,
-        event: &Event,
-        effect: hookbox_core::output::Effect,
-        (exit_code, output, fuel_consumed): (Option<i32>, Option<String>, Option<u64>),
-        started: Instant,
-    ) -> HookReport {
-        let plugin = loaded
-            .set
-            .plugins()
-            .get(rule.plugin)
-            .map(|p| p.name.clone())
-            .unwrap_or_else(|| rule.source.plugin.clone());
-        let failure = effect.failure.as_ref().map(|f| f.class);
-        let warned = !effect.warnings.is_empty();
-        self.live
-            .metrics
-            .hook(rule.handler.handler_type(), failure, warned);
-        HookReport {
-            hook: HookRef {
-                rule_index: rule.index,
-                plugin,
-                hook_name: rule.handler.label(),
-                handler_type: rule.handler.handler_type(),
-                hook_event: event.name,
-            },
-            effect,
-            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-            exit_code,
-            output,
-            fuel_consumed,
-        }
-    }
-
-    /// The report of a rule refused before it ran (`overloaded`).
-    fn refused(&self, loaded: &Loaded, pos: usize, event: &Event, msg: &str) -> HookReport {
-        self.report(
-            loaded,
-            pos,
-            event,
-            Ran::failed(FailureClass::Overloaded, msg),
-            Instant::now(),
-        )
-    }
-
-    /// The report of a rule whose task panicked or was lost (`internal_error`).
-    fn lost(&self, loaded: &Loaded, pos: usize, event: &Event, why: &str) -> HookReport {
-        tracing::error!(rule = pos, error = %why, "hook task failed");
-        self.report(
-            loaded,
-            pos,
-            event,
-            Ran::failed(
-                FailureClass::Internal,
-                format!("the host lost this hook (a bug in hookbox; please report it): {why}"),
-            ),
-            Instant::now(),
-        )
-    }
-
-    /// Re-checks a rewritten tool input once through the event's rules (`recheck_updated_input`):
-    /// a guard that denies (or asks about) the rewritten call wins by the usual precedence, so a
-    /// rewrite by one hook cannot slip past another hook's check. Rewrites made in this second
-    /// round are ignored.
-    async fn recheck(
-        self: &Arc<Self>,
-        loaded: &Arc<Loaded>,
-        event: &Arc<Event>,
-        verdict: &mut Verdict,
-        deadline: tokio::time::Instant,
-        stop: StopState,
-    ) -> Vec<HookReport> {
-        use hookbox_core::event::{EventData, EventName};
-        use hookbox_core::output::PermissionDecision;
-        if !self.policy.recheck_updated_input || event.name != EventName::PreToolUse {
-            return Vec::new();
-        }
-        let Verdict::PreToolUse(first) = verdict else {
-            return Vec::new();
-        };
-        let Some(updated) = first.updated_input.clone() else {
-            return Vec::new();
-        };
-        if first.decision == Some(PermissionDecision::Deny) || first.prevent_continuation {
-            return Vec::new();
-        }
-        let mut rewritten = (**event).clone();
-        if let EventData::PreToolUse(call) = &mut rewritten.data {
-            call.tool_input = updated;
-        }
-        let rewritten = Arc::new(rewritten);
-        let matched: Vec<usize> = loaded
-            .set
-            .matching(&rewritten)
+/// Runs the matched rules (deduplicated, capped, rate-limited) and returns their reports in
+/// rule order. `count_rate`: whether this round takes a token of the dispatch rate.
+async fn run_matched(
+    inner: &Arc<Inner>,
+    loaded: &Arc<Loaded>,
+    matched: &[usize],
+    event: &Arc<Event>,
+    deadline: tokio::time::Instant,
+    count_rate: bool,
+) -> Vec<HookReport> {
+    let jobs = dedup(inner, loaded, matched, event);
+    if count_rate && !inner.live.rate.try_take() {
+        inner.live.metrics.refused();
+        let msg = "refused: this host is over its dispatch rate (dispatch_rate); no hook ran";
+        return jobs
             .iter()
-            .map(|r| r.index)
+            .map(|&pos| refused(inner, loaded, pos, event, msg))
             .collect();
-        if matched.is_empty() {
-            return Vec::new();
+    }
+    let cap = inner.policy.max_matched_rules;
+    let (run, over) = jobs.split_at(jobs.len().min(cap));
+    let mut reports: Vec<HookReport> = over
+        .iter()
+        .map(|&pos| {
+            let msg = format!(
+                "refused: {} rules matched this event and a dispatch runs at most {cap} (max_matched_rules)",
+                jobs.len()
+            );
+            refused(inner, loaded, pos, event, &msg)
+        })
+        .collect();
+    let payloads = Arc::new(Payloads::new(event.clone()));
+    if let [pos] = run {
+        // One hook: run it here, without a task, but with the same accounting.
+        let fut = Box::pin(run_bounded(
+            inner.clone(),
+            loaded.clone(),
+            *pos,
+            event.clone(),
+            payloads,
+            deadline,
+        ));
+        let report = match CatchUnwind(fut).await {
+            Ok(r) => r,
+            Err(panic) => lost(inner, loaded, *pos, event, &panic),
+        };
+        reports.push(report);
+    } else {
+        let jobs = run
+            .iter()
+            .map(|&pos| {
+                let fut = run_bounded(
+                    inner.clone(),
+                    loaded.clone(),
+                    pos,
+                    event.clone(),
+                    payloads.clone(),
+                    deadline,
+                )
+                .in_current_span();
+                (pos, fut)
+            })
+            .collect();
+        for joined in join_jobs(jobs).await {
+            reports.push(match joined {
+                Ok(report) => report,
+                Err((pos, why)) => lost(inner, loaded, pos, event, &why),
+            });
         }
-        let reports = self
-            .run_matched(loaded, &matched, &rewritten, deadline, false)
-            .await;
-        if let Verdict::PreToolUse(second) = aggregate(&rewritten, &reports, stop) {
-            merge_recheck(first, second);
+    }
+    reports.sort_by_key(|r| r.hook.rule_index);
+    reports
+}
+
+/// One rule, cut at the dispatch's deadline.
+async fn run_bounded(
+    inner: Arc<Inner>,
+    loaded: Arc<Loaded>,
+    pos: usize,
+    event: Arc<Event>,
+    payloads: Arc<Payloads>,
+    deadline: tokio::time::Instant,
+) -> HookReport {
+    let started = Instant::now();
+    // Outlives the run: a wasm run dropped at the deadline still records the fuel it used.
+    let fuel = hookbox_wasm::FuelMeter::new();
+    match tokio::time::timeout_at(
+        deadline,
+        run_rule(&inner, &loaded, pos, &event, &payloads, &fuel),
+    )
+    .await
+    {
+        Ok(report) => report,
+        Err(_) => {
+            let msg = format!(
+                "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
+                inner.policy.dispatch_deadline.as_secs_f64()
+            );
+            let ran = Ran {
+                fuel: fuel.consumed(),
+                ..Ran::failed(FailureClass::Timeout, msg)
+            };
+            report(&inner, &loaded, pos, &event, ran, started)
         }
-        reports
     }
 }
 
+/// Identical command handlers of one plugin run once (Claude Code dedups identical
+/// handlers; a different plugin's copy stays separate).
+fn dedup(inner: &Inner, loaded: &Loaded, matched: &[usize], event: &Event) -> Vec<usize> {
+    let mut seen: Vec<(usize, String, &'static str)> = Vec::new();
+    let mut jobs = Vec::with_capacity(matched.len());
+    for &pos in matched {
+        let rule = &loaded.set.rules()[pos];
+        if let (true, Handler::Command(c)) = (inner.policy.dedup_commands, &rule.handler) {
+            let key = (rule.plugin, c.label(), rule.dialect.as_str());
+            if seen.contains(&key) {
+                tracing::debug!(rule = pos, event = %event.name, "identical command handler deduplicated");
+                continue;
+            }
+            seen.push(key);
+        }
+        jobs.push(pos);
+    }
+    jobs
+}
+
+async fn run_rule(
+    inner: &Inner,
+    loaded: &Loaded,
+    pos: usize,
+    event: &Arc<Event>,
+    payloads: &Payloads,
+    fuel: &hookbox_wasm::FuelMeter,
+) -> HookReport {
+    if let Some(refused) = gate::trust_refusal(inner, loaded, pos, event) {
+        return refused;
+    }
+    let rule: &Rule = &loaded.set.rules()[pos];
+    let started = Instant::now();
+    let span = tracing::info_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
+    let ran = async {
+        match &rule.handler {
+            Handler::Prompt { .. } => None,
+            Handler::Command(spec) => {
+                Some(run_command::run(inner, loaded, rule, spec, event, payloads).await)
+            }
+            Handler::Wasm(_) => {
+                Some(run_wasm::run(inner, loaded, pos, rule, event, payloads, fuel).await)
+            }
+            Handler::Http(spec) => Some(run_http::run(inner, rule, spec, payloads).await),
+        }
+    }
+    .instrument(span)
+    .await;
+    match ran {
+        Some(ran) => report(inner, loaded, pos, event, ran, started),
+        None => {
+            let Handler::Prompt { prompt } = &rule.handler else {
+                unreachable!("only prompt rules run without a runner")
+            };
+            let effect = prompt_effect(prompt, event);
+            finish(
+                inner,
+                loaded,
+                rule,
+                event,
+                effect,
+                (None, None, None),
+                started,
+            )
+        }
+    }
+}
+
+/// The report of a rule refused before it ran (`overloaded`).
+fn refused(inner: &Inner, loaded: &Loaded, pos: usize, event: &Event, msg: &str) -> HookReport {
+    report(
+        inner,
+        loaded,
+        pos,
+        event,
+        Ran::failed(FailureClass::Overloaded, msg),
+        Instant::now(),
+    )
+}
+
+/// The report of a rule whose task panicked or was lost (`internal_error`).
+fn lost(inner: &Inner, loaded: &Loaded, pos: usize, event: &Event, why: &str) -> HookReport {
+    tracing::error!(rule = pos, error = %why, "hook task failed");
+    report(
+        inner,
+        loaded,
+        pos,
+        event,
+        Ran::failed(
+            FailureClass::Internal,
+            format!("the host lost this hook (a bug in hookbox; please report it): {why}"),
+        ),
+        Instant::now(),
+    )
+}
+
+/// Re-checks a rewritten tool input once through the event's rules (`recheck_updated_input`):
+/// a guard that denies (or asks about) the rewritten call wins by the usual precedence, so a
+/// rewrite by one hook cannot slip past another hook's check. Rewrites made in this second
+/// round are ignored.
+async fn recheck(
+    inner: &Arc<Inner>,
+    loaded: &Arc<Loaded>,
+    event: &Arc<Event>,
+    verdict: &mut Verdict,
+    deadline: tokio::time::Instant,
+    stop: StopState,
+) -> Vec<HookReport> {
+    use hookbox_core::event::{EventData, EventName};
+    use hookbox_core::output::PermissionDecision;
+    if !inner.policy.recheck_updated_input || event.name != EventName::PreToolUse {
+        return Vec::new();
+    }
+    let Verdict::PreToolUse(first) = verdict else {
+        return Vec::new();
+    };
+    let Some(updated) = first.updated_input.clone() else {
+        return Vec::new();
+    };
+    if first.decision == Some(PermissionDecision::Deny) || first.prevent_continuation {
+        return Vec::new();
+    }
+    let mut rewritten = (**event).clone();
+    if let EventData::PreToolUse(call) = &mut rewritten.data {
+        call.tool_input = updated;
+    }
+    let rewritten = Arc::new(rewritten);
+    let matched: Vec<usize> = loaded
+        .set
+        .matching(&rewritten)
+        .iter()
+        .map(|r| r.index)
+        .collect();
+    if matched.is_empty() {
+        return Vec::new();
+    }
+    let reports = run_matched(inner, loaded, &matched, &rewritten, deadline, false).await;
+    if let Verdict::PreToolUse(second) = aggregate(&rewritten, &reports, stop) {
+        merge_recheck(first, second);
+    }
+    reports
+}
 /// Runs each job (a rule position and its future) as a task of its own and collects every
 /// result: a task that panicked or was lost comes back as `Err((position, why))`, never as a
 /// missing report.
@@ -564,37 +444,12 @@ where
     out
 }
 
-/// stdout, then stderr under a separator, for reports and replay.
-pub(crate) fn combined_output(stdout: &str, stderr: &str) -> Option<String> {
-    match (stdout.is_empty(), stderr.is_empty()) {
-        (true, true) => None,
-        (false, true) => Some(stdout.to_owned()),
-        (true, false) => Some(format!("[stderr]\n{stderr}")),
-        (false, false) => Some(format!("{stdout}\n[stderr]\n{stderr}")),
-    }
-}
-
-/// `text` followed by the runner's notes, one `[hookbox] …` line each.
-pub(crate) fn with_notes(text: Option<String>, notes: &[String]) -> Option<String> {
-    if notes.is_empty() {
-        return text;
-    }
-    let mut s = text.unwrap_or_default();
-    for n in notes {
-        if !s.is_empty() && !s.ends_with('\n') {
-            s.push('\n');
-        }
-        s.push_str("[hookbox] ");
-        s.push_str(n);
-    }
-    Some(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use hookbox_core::event::{EventName, HandlerType};
     use hookbox_core::output::Effect;
+    use hookbox_core::report::HookRef;
 
     fn report(rule_index: usize) -> HookReport {
         HookReport {

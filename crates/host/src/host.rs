@@ -23,7 +23,7 @@ use hookbox_core::stop_loop::{StopLoop, StopStep};
 use tokio::sync::broadcast;
 
 use crate::admission::{DispatchRefused, DispatchTicket};
-use crate::dispatch::Dispatch;
+use crate::dispatch::{self, Dispatch};
 use crate::fired::FiredReceiver;
 use crate::inner::{Inner, Live};
 use crate::install;
@@ -201,7 +201,7 @@ impl HookHost {
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
     ) -> Result<(LoadReport, Staged), LoadReport> {
         let inner = self.current();
-        let (report, loaded) = inner.load_checked(paths, opts, check)?;
+        let (report, loaded) = install::load_checked(&inner, paths, opts, check)?;
         Ok((
             report,
             Staged {
@@ -226,9 +226,8 @@ impl HookHost {
         check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
     ) -> Result<Result<(LoadReport, Staged), LoadReport>, HostError> {
         let inner = Inner::new(&self.shared.runtime, self.shared.live.clone(), policy)?;
-        Ok(inner
-            .load_checked(paths, opts, check)
-            .map(|(report, loaded)| {
+        Ok(
+            install::load_checked(&inner, paths, opts, check).map(|(report, loaded)| {
                 (
                     report,
                     Staged {
@@ -237,7 +236,8 @@ impl HookHost {
                         loaded,
                     },
                 )
-            }))
+            }),
+        )
     }
 
     /// Puts a staged rule set in place, atomically: a new generation (a staged replacement)
@@ -335,13 +335,13 @@ impl HookHost {
             reentries: 0,
             cap: inner.policy.stop_reentry_cap,
         };
-        inner.dispatch(event, stop).await
+        dispatch::run(&inner, event, stop).await
     }
 
     /// Runs the hooks for `event` with explicit Stop loop state (how many re-entries this turn
     /// already made); for agents that keep that state themselves.
     pub async fn dispatch_with_stop_state(&self, event: Event, stop: StopState) -> Dispatch {
-        self.current().dispatch(event, stop).await
+        dispatch::run(&self.current(), event, stop).await
     }
 
     /// Dispatches a `Stop` (or `SubagentStop`) inside a turn: marks re-entries with
@@ -352,7 +352,7 @@ impl HookHost {
         turn: &mut StopLoop,
     ) -> (Dispatch, StopStep) {
         turn.prepare(&mut event);
-        let d = self.current().dispatch(event, turn.state()).await;
+        let d = dispatch::run(&self.current(), event, turn.state()).await;
         let step = match &d.verdict {
             hookbox_core::Verdict::Stop(r) => turn.record(r),
             _ => StopStep::Finish,

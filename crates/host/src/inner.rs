@@ -1,19 +1,18 @@
 //! One generation of a host ([`Inner`]: a policy, the state folder and mount roots it names, the
 //! rules loaded under it) and the host's long-lived state ([`Live`]: HookFired hub, enabled
-//! flag, quotas, rate bucket, metrics, CPU share) that outlives every generation. The dispatch,
-//! runners, installer and trust gate implement their parts of `Inner` in their own modules;
-//! everything they share is defined here, below the [`HookHost`](crate::HookHost) facade.
+//! flag, quotas, rate bucket, metrics, CPU share) that outlives every generation. Defined here,
+//! below the [`HookHost`](crate::HookHost) facade, and implemented only here: the dispatch,
+//! runners, installer, permits and trust gate are free functions of their own modules over
+//! `&Inner`, never further `impl Inner` blocks.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
-use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::fired::HookFired;
 use hookbox_core::index::RuleSet;
-use hookbox_core::rule::{Handler, Rule};
+use hookbox_core::rule::Rule;
 use hookbox_wasm::{CpuShare, MountDir, PolicyError, PreparedHook};
 use tokio::sync::broadcast;
 
@@ -21,7 +20,6 @@ use crate::admission::Quota;
 use crate::dispatch::Dispatch;
 use crate::error::HostError;
 use crate::fired::{FiredHub, QueueBounds};
-use crate::install;
 use crate::metrics::HostMetrics;
 use crate::policy::HostPolicy;
 use crate::rate::TokenBucket;
@@ -39,6 +37,13 @@ pub(crate) struct Loaded {
     pub(crate) data: HashMap<usize, MountDir>,
     /// Each rule's standing against its approval, and the files its command runs.
     pub(crate) trust: crate::trust::LoadedTrust,
+}
+
+impl Loaded {
+    /// The name of the plugin `rule` came from, if it came from one.
+    pub(crate) fn plugin_name(&self, rule: &Rule) -> Option<&str> {
+        self.set.plugins().get(rule.plugin).map(|p| p.name.as_str())
+    }
 }
 
 /// The host's long-lived state: everything that must outlive a replacement of its rules and
@@ -159,34 +164,6 @@ impl Inner {
         })
     }
 
-    /// Loads `paths` under this generation's policy; `Err` (with every diagnostic) when
-    /// anything is an error.
-    pub(crate) fn load_checked<P: AsRef<std::path::Path>>(
-        &self,
-        paths: &[P],
-        opts: &LoadOptions,
-        check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
-    ) -> Result<(LoadReport, Loaded), LoadReport> {
-        let mut report = load_paths(paths, opts);
-        let refused = check(&report);
-        report.diagnostics.extend(refused);
-        if report.has_errors() {
-            return Err(report);
-        }
-        let built = install::build(
-            self,
-            install::protected_by_load(paths),
-            report.plugins.clone(),
-            std::mem::take(&mut report.rules),
-        );
-        report.rules = built.rules;
-        report.diagnostics.extend(built.diagnostics);
-        if report.has_errors() {
-            return Err(report);
-        }
-        Ok((report, built.loaded))
-    }
-
     pub(crate) fn loaded(&self) -> Arc<Loaded> {
         // A poisoned lock only means a writer panicked mid-swap of an Arc: the value is intact.
         self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
@@ -233,18 +210,5 @@ impl Inner {
                 },
             );
         }
-    }
-}
-
-/// Whether a rule's handler is one this host's policy forbids, and why (a load error).
-pub(crate) fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
-    match &rule.handler {
-        Handler::Command(_) if !policy.allow_native_commands => Some(
-            "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
-        ),
-        Handler::Http(_) if !policy.http.enabled => Some(
-            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to turn them on and allow-list the destination",
-        ),
-        _ => None,
     }
 }

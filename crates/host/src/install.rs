@@ -9,12 +9,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::index::RuleSet;
 use hookbox_core::rule::{Access, Handler, PluginInfo, Rule};
 use hookbox_wasm::{MountDir, MountTemplate, PluginData, PrepareInput, PreparedHook, prepare};
 
-use crate::inner::{Inner, Loaded, forbidden};
+use crate::inner::{Inner, Loaded};
+use crate::policy::HostPolicy;
 use crate::state::StateDir;
 
 /// A candidate rule set: what would be installed, and every refusal.
@@ -186,6 +188,47 @@ fn rw_mount_over_protected(prepared: &PreparedHook, protected: &[Protected]) -> 
             p.what
         ))
     })
+}
+
+/// Loads `paths` under this generation's policy; `Err` (with every diagnostic) when
+/// anything is an error.
+pub(crate) fn load_checked<P: AsRef<std::path::Path>>(
+    inner: &Inner,
+    paths: &[P],
+    opts: &LoadOptions,
+    check: impl FnOnce(&LoadReport) -> Vec<Diagnostic>,
+) -> Result<(LoadReport, Loaded), LoadReport> {
+    let mut report = load_paths(paths, opts);
+    let refused = check(&report);
+    report.diagnostics.extend(refused);
+    if report.has_errors() {
+        return Err(report);
+    }
+    let built = build(
+        inner,
+        protected_by_load(paths),
+        report.plugins.clone(),
+        std::mem::take(&mut report.rules),
+    );
+    report.rules = built.rules;
+    report.diagnostics.extend(built.diagnostics);
+    if report.has_errors() {
+        return Err(report);
+    }
+    Ok((report, built.loaded))
+}
+
+/// Whether a rule's handler is one this host's policy forbids, and why (a load error).
+fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
+    match &rule.handler {
+        Handler::Command(_) if !policy.allow_native_commands => Some(
+            "native command hooks are not allowed by this host's policy (allow_native_commands = false): they run unsandboxed with the host's rights; write the hook as a \"type\": \"wasm\" component",
+        ),
+        Handler::Http(_) if !policy.http.enabled => Some(
+            "http hooks are not allowed by this host's policy (allow_http = false); ask the operator to turn them on and allow-list the destination",
+        ),
+        _ => None,
+    }
 }
 
 /// Builds the rule set `rules` of `plugins` would give this host. `protected`: what the load

@@ -17,6 +17,14 @@
 //!
 //! A host reads nothing from its project by itself: settings are policy input ([`Settings`] is
 //! read by the CLI and applied to the [`HostPolicy`]).
+//!
+//! Inside, `host.rs` is the facade; below it `inner.rs` defines one generation (`Inner`) and the
+//! long-lived state (`Live`) and is the only `impl Inner`. Each other module owns its functions
+//! over `&Inner`: `install` (load and build a rule set), `dispatch` (match, run, aggregate,
+//! re-check), `run_command` / `run_wasm` / `run_http` (one rule each), `permits` (a hook's
+//! quota and pool slot), `hook_report` (a run becomes the rule's report), `trust::gate`
+//! (refusals, findings and sealed copies at dispatch). No module imports the facade
+//! (`scripts/check-deps.sh`).
 
 mod admission;
 mod background;
@@ -25,11 +33,13 @@ mod dispatch_json;
 pub mod duration;
 mod error;
 mod fired;
+mod hook_report;
 mod host;
 mod inner;
 mod install;
 mod metrics;
 mod payloads;
+mod permits;
 mod policy;
 mod rate;
 pub mod replay;

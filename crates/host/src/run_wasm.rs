@@ -15,117 +15,111 @@ use hookbox_core::output::{FailureClass, RunOutput};
 use hookbox_core::rule::Rule;
 use hookbox_wasm::{ComponentKind, FuelMeter, Invocation, RunReport, RunScope, WasmOutput};
 
-use crate::dispatch::Ran;
+use crate::hook_report::{Ran, combined_output};
 use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
+use crate::permits;
 
-impl Inner {
-    pub(crate) async fn run_wasm(
-        &self,
-        loaded: &Loaded,
-        pos: usize,
-        rule: &Rule,
-        event: &Arc<Event>,
-        payloads: &Payloads,
-        fuel: &FuelMeter,
-    ) -> Ran {
-        let Some(prepared) = loaded.wasm.get(&pos) else {
-            // The installer prepares every wasm rule it keeps; reaching here is a host bug.
-            return Ran::failed(FailureClass::Internal, "wasm rule was not prepared");
-        };
-        let session_data = match (
-            &prepared.fixed_mounts,
-            loaded.set.plugins().get(rule.plugin),
-        ) {
-            (None, Some(plugin)) => match self.state.plugin_data(plugin, &event.session_id) {
-                Ok(d) => Some(d),
-                Err(e) => {
-                    return Ran::failed(
-                        FailureClass::InstantiateError,
-                        format!("cannot open the plugin data folder: {e}"),
-                    );
-                }
-            },
-            _ => None,
-        };
-        let mounts = match prepared.mounts_for(session_data.as_ref()) {
-            Ok(m) => m,
-            Err(e) => return Ran::failed(FailureClass::InstantiateError, e.to_string()),
-        };
-        // A typed hook's WIT event carries the flat payload; a wasi:cli one reads its dialect's.
-        let dialect = match prepared.component.kind() {
-            ComponentKind::TypedHook => Dialect::Claude,
-            ComponentKind::WasiCommand => rule.dialect,
-        };
-        let payload = match payloads.get(dialect) {
-            Ok(p) => p,
-            Err(f) => {
-                return Ran {
-                    out: RunOutput::Failed(f),
-                    text: None,
-                    fuel: None,
-                };
+pub(crate) async fn run(
+    inner: &Inner,
+    loaded: &Loaded,
+    pos: usize,
+    rule: &Rule,
+    event: &Arc<Event>,
+    payloads: &Payloads,
+    fuel: &FuelMeter,
+) -> Ran {
+    let Some(prepared) = loaded.wasm.get(&pos) else {
+        // The installer prepares every wasm rule it keeps; reaching here is a host bug.
+        return Ran::failed(FailureClass::Internal, "wasm rule was not prepared");
+    };
+    let session_data = match (
+        &prepared.fixed_mounts,
+        loaded.set.plugins().get(rule.plugin),
+    ) {
+        (None, Some(plugin)) => match inner.state.plugin_data(plugin, &event.session_id) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                return Ran::failed(
+                    FailureClass::InstantiateError,
+                    format!("cannot open the plugin data folder: {e}"),
+                );
             }
-        };
-        let Ok(payload_json) = std::str::from_utf8(&payload) else {
-            return Ran::failed(FailureClass::Internal, "the payload is not UTF-8 JSON");
-        };
-        let _hook = match self.admit_hook().await {
-            Ok(p) => p,
-            Err(refused) => return refused,
-        };
-        let _slot = match self.admit_slot().await {
-            Ok(p) => p,
-            Err(refused) => return refused,
-        };
-        let inv = Invocation {
-            event,
-            payload_json,
-            limits: &prepared.limits,
-            mounts: &mounts,
-            env: &prepared.env,
-            config_json: prepared.config_json.clone(),
-            label: prepared.label.clone(),
-        };
-        let share = self.live.cpu_share();
-        let scope = RunScope {
-            share: share.as_ref(),
-            fuel: Some(fuel),
-            // The one admission wait: the slot above was waited for as long.
-            admission_wait: self.runtime.inner.settings.admission_wait,
-        };
-        match self
-            .runtime
-            .inner
-            .wasm
-            .run_in(&prepared.component, inv, scope)
-            .await
-        {
-            Ok(run) => {
-                let text = report_text(&run.report);
-                let out = match run.output {
-                    WasmOutput::Typed(r) => RunOutput::Response(Box::new(r)),
-                    WasmOutput::Command(raw) => RunOutput::Command(raw),
-                };
-                Ran {
-                    out,
-                    text,
-                    fuel: run.report.fuel_consumed,
-                }
-            }
-            Err(failed) => Ran {
-                text: report_text(&failed.report),
-                fuel: failed.report.fuel_consumed,
-                out: RunOutput::Failed(failed.failure),
-            },
+        },
+        _ => None,
+    };
+    let mounts = match prepared.mounts_for(session_data.as_ref()) {
+        Ok(m) => m,
+        Err(e) => return Ran::failed(FailureClass::InstantiateError, e.to_string()),
+    };
+    // A typed hook's WIT event carries the flat payload; a wasi:cli one reads its dialect's.
+    let dialect = match prepared.component.kind() {
+        ComponentKind::TypedHook => Dialect::Claude,
+        ComponentKind::WasiCommand => rule.dialect,
+    };
+    let payload = match payloads.get(dialect) {
+        Ok(p) => p,
+        Err(f) => {
+            return Ran::failure(f);
         }
+    };
+    let Ok(payload_json) = std::str::from_utf8(&payload) else {
+        return Ran::failed(FailureClass::Internal, "the payload is not UTF-8 JSON");
+    };
+    let _hook = match permits::hook(inner).await {
+        Ok(p) => p,
+        Err(refused) => return refused,
+    };
+    let _slot = match permits::slot(inner).await {
+        Ok(p) => p,
+        Err(refused) => return refused,
+    };
+    let inv = Invocation {
+        event,
+        payload_json,
+        limits: &prepared.limits,
+        mounts: &mounts,
+        env: &prepared.env,
+        config_json: prepared.config_json.clone(),
+        label: prepared.label.clone(),
+    };
+    let share = inner.live.cpu_share();
+    let scope = RunScope {
+        share: share.as_ref(),
+        fuel: Some(fuel),
+        // The one admission wait: the slot above was waited for as long.
+        admission_wait: inner.runtime.inner.settings.admission_wait,
+    };
+    match inner
+        .runtime
+        .inner
+        .wasm
+        .run_in(&prepared.component, inv, scope)
+        .await
+    {
+        Ok(run) => {
+            let text = report_text(&run.report);
+            let out = match run.output {
+                WasmOutput::Typed(r) => RunOutput::Response(Box::new(r)),
+                WasmOutput::Command(raw) => RunOutput::Command(raw),
+            };
+            Ran {
+                out,
+                text,
+                fuel: run.report.fuel_consumed,
+            }
+        }
+        Err(failed) => Ran {
+            text: report_text(&failed.report),
+            fuel: failed.report.fuel_consumed,
+            out: RunOutput::Failed(failed.failure),
+        },
     }
 }
 
 /// The guest's stdout, stderr and log lines, and the fuel it used, for the report and replay.
 fn report_text(r: &RunReport) -> Option<String> {
-    let mut s =
-        crate::dispatch::combined_output(&r.stdout.text, &r.stderr.text).unwrap_or_default();
+    let mut s = combined_output(&r.stdout.text, &r.stderr.text).unwrap_or_default();
     for log in &r.logs {
         let _ = writeln!(s, "[log {:?}] {}", log.level, log.message);
     }

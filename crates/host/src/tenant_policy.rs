@@ -16,6 +16,7 @@ use hookbox_http::{Destination, HttpPolicy};
 use hookbox_wasm::{WasmLimits, WasmPolicy};
 use serde::{Deserialize, Serialize};
 
+use crate::error::HostError;
 use crate::policy::{HostPolicy, RateLimit};
 
 const MIB: u64 = 1 << 20;
@@ -378,16 +379,6 @@ impl TenantPolicy {
                 "must be at least 1 and at most max_memory_mb".into(),
             );
         }
-        for (field, v) in [
-            ("max_hooks_in_flight", self.max_hooks_in_flight),
-            ("max_pool_slots", self.max_pool_slots),
-            ("max_dispatches_in_flight", self.max_dispatches_in_flight),
-            ("max_matched_rules", self.max_matched_rules),
-        ] {
-            if v == 0 {
-                return bad(field, "is 0: it must be at least 1".into());
-            }
-        }
         if fuel_metered && (self.default_fuel == 0 || self.default_fuel > self.max_fuel) {
             return bad(
                 "default_fuel",
@@ -423,7 +414,7 @@ impl TenantPolicy {
         wasm.maxima.timeout = max_timeout;
         wasm.maxima.fuel = fuel_metered.then_some(self.max_fuel);
         wasm.maxima.memory_bytes = self.max_memory_mb.saturating_mul(MIB);
-        Ok(HostPolicy {
+        let policy = HostPolicy {
             project_dir: folder.to_owned(),
             state_dir: Some(state_dir.to_owned()),
             replay: self.replay,
@@ -454,7 +445,29 @@ impl TenantPolicy {
                 burst: self.dispatch_burst,
             }),
             ..HostPolicy::default()
-        })
+        };
+        // What every host policy is checked for (quotas of 0, a burst of 0), located at the
+        // tenant.toml key it came from.
+        policy.validate().map_err(|e| match e {
+            HostError::Invalid { field, reason } => TenantPolicyError {
+                field: tenant_key(field),
+                reason,
+            },
+            other => TenantPolicyError {
+                field: "policy",
+                reason: other.to_string(),
+            },
+        })?;
+        Ok(policy)
+    }
+}
+
+/// The `tenant.toml` key a [`HostPolicy`] field is set from (most share their name).
+fn tenant_key(host_field: &'static str) -> &'static str {
+    match host_field {
+        "dispatch_rate.burst" => "dispatch_burst",
+        "dispatch_rate.per_second" => "dispatches_per_second",
+        same => same,
     }
 }
 
@@ -537,6 +550,39 @@ mod tests {
                 bad.host_policy(Path::new("/t"), Path::new("/s"), true)
                     .is_err()
             );
+        }
+    }
+
+    /// The checks shared with every host policy (made by `HostPolicy::validate`) still name
+    /// the tenant.toml key, including the rate's burst, whose host field is named otherwise.
+    #[test]
+    fn a_zero_quota_or_burst_is_refused_at_its_tenant_toml_key() {
+        let zero = |field: &str| {
+            let mut p = TenantPolicy {
+                dispatches_per_second: Some(5.0),
+                ..TenantPolicy::default()
+            };
+            match field {
+                "max_hooks_in_flight" => p.max_hooks_in_flight = 0,
+                "max_pool_slots" => p.max_pool_slots = 0,
+                "max_dispatches_in_flight" => p.max_dispatches_in_flight = 0,
+                "max_matched_rules" => p.max_matched_rules = 0,
+                "dispatch_burst" => p.dispatch_burst = 0,
+                other => unreachable!("{other}"),
+            }
+            p.host_policy(Path::new("/t"), Path::new("/s"), true)
+                .unwrap_err()
+        };
+        for field in [
+            "max_hooks_in_flight",
+            "max_pool_slots",
+            "max_dispatches_in_flight",
+            "max_matched_rules",
+            "dispatch_burst",
+        ] {
+            let e = zero(field);
+            assert_eq!(e.field, field);
+            assert_eq!(e.reason, "is 0: it must be at least 1");
         }
     }
 

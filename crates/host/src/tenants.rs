@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, TryLockError};
 use std::time::Duration;
 
 use hookbox_core::clock::now_ms;
@@ -229,6 +229,43 @@ struct About<A> {
     diagnostics: Vec<Diagnostic>,
 }
 
+impl<A: Clone> About<A> {
+    /// A tenant's folder, plugins and attachment after a load that ended now with
+    /// `diagnostics`.
+    fn loaded_now(
+        folder: PathBuf,
+        plugins: Vec<PathBuf>,
+        attached: A,
+        diagnostics: Vec<Diagnostic>,
+    ) -> About<A> {
+        About {
+            folder,
+            plugins,
+            attached,
+            loaded_at_ms: now_ms(),
+            diagnostics,
+        }
+    }
+
+    /// The same tenant after another load of its folder that ended now with `diagnostics`.
+    fn reloaded_now(&self, diagnostics: Vec<Diagnostic>) -> About<A> {
+        About::loaded_now(
+            self.folder.clone(),
+            self.plugins.clone(),
+            self.attached.clone(),
+            diagnostics,
+        )
+    }
+
+    /// This description, loaded at the same time, without its load's diagnostics.
+    fn without_diagnostics(&self) -> About<A> {
+        About {
+            loaded_at_ms: self.loaded_at_ms,
+            ..self.reloaded_now(Vec::new())
+        }
+    }
+}
+
 /// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
 /// for its whole life (a removal in between does not cut it short).
 pub struct TenantRef<A = ()> {
@@ -423,20 +460,8 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 report
             })
         })?;
-        let about = About {
-            folder: spec.folder,
-            plugins,
-            attached: spec.attached,
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
-        let empty = About {
-            folder: about.folder.clone(),
-            plugins: about.plugins.clone(),
-            attached: about.attached.clone(),
-            loaded_at_ms: about.loaded_at_ms,
-            diagnostics: Vec::new(),
-        };
+        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
+        let empty = about.without_diagnostics();
         let tenant = Arc::new(Tenant {
             id,
             host,
@@ -589,13 +614,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         }
         let report = report?;
         let staged = staged.ok_or_else(|| self.lost(&spec.id))?;
-        let about = About {
-            folder: spec.folder,
-            plugins,
-            attached: spec.attached,
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
+        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
         let held = self.gate(&tenant, staged, about, LoadCause::Put)?;
         Ok(tenant.info_held(held))
     }
@@ -683,13 +702,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             },
         )?;
         let staged = staged.ok_or_else(|| self.lost(id))?;
-        let next = About {
-            folder: about.folder.clone(),
-            plugins: about.plugins.clone(),
-            attached: about.attached.clone(),
-            loaded_at_ms: now_ms(),
-            diagnostics: report.diagnostics,
-        };
+        let next = about.reloaded_now(report.diagnostics);
         let held = self.gate(&t, staged, next, LoadCause::Reload)?;
         Ok(t.info_held(held))
     }
@@ -802,28 +815,28 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// The wait for hooks in flight is woken by the last one ending; the replay flush and the
     /// folder's removal do not block the calling thread.
     ///
-    /// # Blocking
-    /// Takes the tenant's admin lock first, so it waits, blocking, for an operation on the same
-    /// tenant in progress (a load compiling) — briefly in practice, since every other admin
-    /// operation runs in `spawn_blocking`.
+    /// It takes the tenant's admin lock first, so it waits for an operation on the same tenant
+    /// in progress (a load compiling) — on a blocking thread, never on the async one: the lock is
+    /// only ever tried here, and while another operation holds it a `spawn_blocking` task waits
+    /// for it to be let go.
     pub async fn remove(
         &self,
         id: &TenantId,
         grace: Duration,
         delete_state: bool,
     ) -> Result<Removed, TenantError> {
-        let t = {
-            let lock = self.admin_lock(id);
-            let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
-            let t = self
-                .map
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(id)
-                .ok_or_else(|| TenantError::NotFound(id.clone()))?;
-            t.host.set_enabled(false);
-            t.host.close_fired();
-            t
+        let lock = self.admin_lock(id);
+        let t = loop {
+            if let Some(t) = self.take_out_if_free(&lock, id)? {
+                break t;
+            }
+            // Another operation on the tenant holds the lock: wait for it to be let go on a
+            // blocking thread, then try again (another may have taken it meanwhile).
+            let busy = lock.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                drop(busy.lock().unwrap_or_else(PoisonError::into_inner));
+            })
+            .await;
         };
         // Woken when its last hook ends (no polling); the flush and the folder's removal wait
         // off this thread.
@@ -842,6 +855,29 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             still_running,
             state_deleted,
         })
+    }
+
+    /// Takes tenant `id` out of the map (new dispatches find it no more, its stream ends) if
+    /// its admin lock `lock` is free now; `None`, changing nothing, while an operation holds it.
+    fn take_out_if_free(
+        &self,
+        lock: &Mutex<()>,
+        id: &TenantId,
+    ) -> Result<Option<Arc<Tenant<A>>>, TenantError> {
+        let _held = match lock.try_lock() {
+            Ok(held) => held,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return Ok(None),
+        };
+        let t = self
+            .map
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id)
+            .ok_or_else(|| TenantError::NotFound(id.clone()))?;
+        t.host.set_enabled(false);
+        t.host.close_fired();
+        Ok(Some(t))
     }
 
     /// Dispatches `event` to the tenant's hooks.
@@ -979,4 +1015,65 @@ fn plugins_outside(id: &TenantId, folder: &Path, report: &LoadReport) -> Vec<Dia
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::RuntimeSettings;
+
+    /// The admin lock held by another operation (a load compiling) keeps `remove` waiting, but
+    /// on a blocking thread: the async thread it was called on goes on serving its other tasks.
+    /// Without the fix the one thread of this runtime blocks in `remove` until the holder gives
+    /// up after its bound, and the order below is reversed.
+    #[test]
+    fn remove_waits_for_the_admin_lock_off_the_async_thread() {
+        let runtime = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let tenants: Arc<Tenants> = Arc::new(Tenants::new(runtime, state.path()));
+        let id = TenantId::new("acme").unwrap();
+        let lock = tenants.admin_lock(&id);
+        let (taken_tx, taken_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            let _held = lock.lock().unwrap();
+            taken_tx.send(()).unwrap();
+            // A bound on a hang, not a timing: the test releases it long before.
+            let _ = release_rx.recv_timeout(Duration::from_secs(60));
+        });
+        taken_rx.recv().unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let removing = tokio::spawn({
+                let (tenants, id, order) = (tenants.clone(), id.clone(), order.clone());
+                async move {
+                    let removed = tenants.remove(&id, Duration::ZERO, false).await;
+                    order.lock().unwrap().push("removed");
+                    removed
+                }
+            });
+            // The remove runs first and meets the held lock.
+            tokio::task::yield_now().await;
+            order
+                .lock()
+                .unwrap()
+                .push("the async thread served another task");
+            // (Without the fix the holder gave up long ago: nobody is listening.)
+            let _ = release_tx.send(());
+            let removed = removing.await.unwrap();
+            assert!(
+                matches!(removed, Err(TenantError::NotFound(_))),
+                "{removed:?}"
+            );
+        });
+        holder.join().unwrap();
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["the async thread served another task", "removed"]
+        );
+    }
 }

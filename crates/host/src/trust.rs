@@ -13,7 +13,7 @@
 //! - [`HookHost::trust_report`](crate::HookHost::trust_report): every subject's records and
 //!   verdicts, for `hookbox trust` and admin views.
 
-mod gate;
+pub(crate) mod gate;
 mod pin;
 mod policy;
 mod report;

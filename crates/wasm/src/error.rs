@@ -30,8 +30,8 @@ pub enum WasmError {
     Read {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// What went wrong (core's reader's reason: missing, a symlink refused, I/O).
+        source: hookbox_core::files::ReadErrorKind,
     },
     /// The component file is not a regular file (a FIFO, a device, a folder): refused before
     /// reading, since a FIFO would block the read and a device would never end.

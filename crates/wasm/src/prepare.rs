@@ -10,7 +10,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use cap_std::fs::{OpenOptions, OpenOptionsExt as _};
+use hookbox_core::files::open_within;
 use hookbox_core::output::FailureClass;
 use hookbox_core::rule::{Access, WasmSpec};
 
@@ -341,27 +341,23 @@ pub fn read_component_beneath(
     };
     let dir =
         cap_std::fs::Dir::from_std_file(root.try_clone_std().map_err(|e| read_err(e.to_string()))?);
-    // Non-blocking, so that a FIFO in its place cannot hang the open; checked once opened.
-    let mut opts = OpenOptions::new();
-    opts.read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    let file = dir
-        .open_with(&rel, &opts)
-        .map_err(|e| read_err(e.to_string()))?;
-    let origin = root.path().join(&rel).display().to_string();
-    let bytes =
-        crate::read::read_component(file.into_std(), &origin, max).map_err(|e| match e {
-            WasmError::NotAFile { .. } => PrepareError::ComponentNotAFile {
-                path: rel.clone(),
-                root: root.path().to_owned(),
-            },
-            WasmError::TooLarge { size, .. } => PrepareError::ComponentTooLarge {
-                path: rel.clone(),
-                size,
-                max,
-            },
-            other => read_err(other.to_string()),
-        })?;
+    // Core's reader: beneath the plugin folder (a symlink only while it stays inside), without
+    // blocking, so that a FIFO in its place cannot hang the open; checked once opened.
+    let shown = root.path().join(&rel);
+    let file = open_within(&dir, &rel, &shown).map_err(|e| read_err(e.kind.to_string()))?;
+    let origin = shown.display().to_string();
+    let bytes = crate::read::read_component(file, &origin, max).map_err(|e| match e {
+        WasmError::NotAFile { .. } => PrepareError::ComponentNotAFile {
+            path: rel.clone(),
+            root: root.path().to_owned(),
+        },
+        WasmError::TooLarge { size, .. } => PrepareError::ComponentTooLarge {
+            path: rel.clone(),
+            size,
+            max,
+        },
+        other => read_err(other.to_string()),
+    })?;
     Ok((rel, bytes))
 }
 

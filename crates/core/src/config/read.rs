@@ -14,7 +14,7 @@ use cap_std::fs::Dir;
 use serde_json::Value;
 
 use super::span::Locator;
-use crate::files::read::{ReadErrorKind, Symlinks, check_opened, decode_utf8, read_bounded};
+use crate::files::read::{CheckedFile, ReadErrorKind, Symlinks, open_within_kind};
 
 /// Reads a file the user named directly (a bare hooks or settings file): a symlink they named
 /// is followed (a `~/.claude/settings.json` may link into a dotfiles repository).
@@ -24,23 +24,10 @@ pub(crate) fn read_ambient(path: &Path, max: u64) -> Result<String, ReadErrorKin
 
 /// Reads `rel` beneath a plugin folder.
 pub(crate) fn read_in_dir(dir: &Dir, rel: &Path, max: u64) -> Result<String, ReadErrorKind> {
-    let file = open_in_dir(dir, rel)?;
-    check_opened(&file, max)?;
-    decode_utf8(read_bounded(file, max)?)
-}
-
-/// Opens `rel` beneath `dir` for reading, without blocking whatever it turns out to be.
-fn open_in_dir(dir: &Dir, rel: &Path) -> Result<std::fs::File, ReadErrorKind> {
-    let mut opts = cap_std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    cap_std::fs::OpenOptionsExt::custom_flags(
-        &mut opts,
-        crate::files::read::flag_bits(crate::files::read::nonblocking_flags()),
-    );
-    dir.open_with(rel, &opts)
-        .map(cap_std::fs::File::into_std)
-        .map_err(ReadErrorKind::from_io)
+    let file = open_within_kind(dir, rel)?;
+    CheckedFile::new(file, rel, max)
+        .and_then(CheckedFile::read_text)
+        .map_err(|e| e.kind)
 }
 
 /// What is at a path beneath a plugin folder, before reading it.

@@ -5,16 +5,20 @@
 //! swapped in between would block the reader in `open` until a writer came, and a file swapped
 //! in would be read unchecked.
 //!
-//! Three ways to open, one way to read:
+//! Four ways to open, one way to check and read:
 //! - [`open_beneath`] / [`open_beneath_dir`]: a relative path beneath a root (a path or an open
 //!   folder handle), one component at a time, refusing `..`, absolute paths and every symlink on
 //!   the way (`O_NOFOLLOW`);
+//! - [`open_within`]: a relative path beneath an open plugin folder (a `cap_std` handle),
+//!   following only symlinks that stay inside it;
 //! - [`open_path`]: a path the operator named, its last component followed or not
 //!   ([`Symlinks`]);
-//! - [`read_opened`] / [`read_text`]: the checks and the bounded read, on any opened file.
+//! - [`CheckedFile`]: the checks on any opened file, keeping the metadata of the descriptor they
+//!   were made on (mode, owner, links, size, device and inode) for callers with checks of their
+//!   own, then the bounded read; [`read_opened`] / [`read_text`] do both in one call.
 //!
-//! [`read_file_beneath`] and [`read_file`] do both in one call. Every error is a [`ReadError`]
-//! quoting the path.
+//! [`read_file_beneath`] and [`read_file`] open, check and read in one call. Every error is a
+//! [`ReadError`] quoting the path.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -170,6 +174,27 @@ pub fn open_beneath_dir(
     open_beneath_at(dir.as_fd(), rel).map_err(|k| k.at(shown))
 }
 
+/// Opens `rel` beneath the plugin folder `dir` for reading, without blocking whatever it turns
+/// out to be: `..` and absolute paths may not leave the folder, and a symlink is followed only
+/// while it stays inside it (cap-std resolves it beneath the folder; one leading out, dangling or
+/// looping is refused). For files a plugin's manifest names (hook files, components), where a
+/// link inside the plugin is part of its layout. `shown` names the file in errors. The file is
+/// not checked yet: read it with [`CheckedFile`].
+pub fn open_within(dir: &cap_std::fs::Dir, rel: &Path, shown: &Path) -> Result<File, ReadError> {
+    open_within_kind(dir, rel).map_err(|k| k.at(shown))
+}
+
+/// [`open_within`], the error without its path.
+pub(crate) fn open_within_kind(dir: &cap_std::fs::Dir, rel: &Path) -> Result<File, ReadErrorKind> {
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(&mut opts, flag_bits(nonblocking_flags()));
+    dir.open_with(rel, &opts)
+        .map(cap_std::fs::File::into_std)
+        .map_err(ReadErrorKind::from_io)
+}
+
 /// Opens `path` for reading without blocking; its last component is followed or not as
 /// `symlinks` says. The file is not checked yet: read it with [`read_opened`] or
 /// [`read_text`].
@@ -197,18 +222,67 @@ pub fn open_path(path: &Path, symlinks: Symlinks) -> Result<File, ReadError> {
     }
 }
 
+/// An opened file that passed the reader's checks and is not read yet: a regular file of at
+/// most the limit, by the metadata of the open descriptor (fstat), never of a path. The
+/// metadata is kept, so a caller with checks of its own (a record's owner, link count and mode;
+/// a script's permission bits) makes them on the file that will be read: a file swapped in at
+/// the path after the open changes neither what was checked nor what is read.
+#[derive(Debug)]
+pub struct CheckedFile {
+    file: File,
+    meta: std::fs::Metadata,
+    path: PathBuf,
+    max: u64,
+}
+
+impl CheckedFile {
+    /// Checks `file` (opened by one of this module's `open` functions, or by the caller without
+    /// blocking): refused unless a regular file of at most `max_bytes`. `path` names it in
+    /// errors.
+    pub fn new(file: File, path: &Path, max_bytes: u64) -> Result<CheckedFile, ReadError> {
+        let meta = check_opened(&file, max_bytes).map_err(|k| k.at(path))?;
+        Ok(CheckedFile {
+            file,
+            meta,
+            path: path.to_path_buf(),
+            max: max_bytes,
+        })
+    }
+
+    /// The metadata of the descriptor that was checked and will be read (on Unix, its mode,
+    /// owner, links, device and inode through `std::os::unix::fs::MetadataExt`).
+    pub fn metadata(&self) -> &std::fs::Metadata {
+        &self.meta
+    }
+
+    /// The file's path as given, for errors.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the file: at most the limit plus one byte, so a file that grew since the check or
+    /// lied about its size (procfs) is refused too, naming the limit.
+    pub fn read(self) -> Result<Vec<u8>, ReadError> {
+        read_bounded(self.file, self.meta.len(), self.max).map_err(|k| k.at(&self.path))
+    }
+
+    /// [`CheckedFile::read`], then UTF-8 with the first invalid byte located (line and column).
+    pub fn read_text(self) -> Result<String, ReadError> {
+        let path = self.path.clone();
+        decode_utf8(self.read()?).map_err(|k| k.at(&path))
+    }
+}
+
 /// Reads an opened file: refused unless its metadata (fstat of the open file, not of a path)
 /// says a regular file of at most `max_bytes`; then at most `max_bytes + 1` bytes are read, so a
 /// file that grew or lied about its size (procfs) is refused too. `path` names it in errors.
 pub fn read_opened(file: File, path: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
-    check_opened(&file, max_bytes).map_err(|k| k.at(path))?;
-    read_bounded(file, max_bytes).map_err(|k| k.at(path))
+    CheckedFile::new(file, path, max_bytes)?.read()
 }
 
 /// [`read_opened`], then UTF-8 with the first invalid byte located (line and column).
 pub fn read_text(file: File, path: &Path, max_bytes: u64) -> Result<String, ReadError> {
-    let bytes = read_opened(file, path, max_bytes)?;
-    decode_utf8(bytes).map_err(|k| k.at(path))
+    CheckedFile::new(file, path, max_bytes)?.read_text()
 }
 
 /// Opens the root folder itself (followed as given: it is the caller's).
@@ -324,8 +398,8 @@ pub(crate) fn flag_bits(flags: rustix::fs::OFlags) -> i32 {
     i32::try_from(flags.bits()).unwrap_or(0)
 }
 
-/// Checks the opened file: a regular file, at most `max` bytes by its metadata.
-pub(crate) fn check_opened(file: &File, max: u64) -> Result<(), ReadErrorKind> {
+/// Checks the opened file: a regular file, at most `max` bytes by its metadata (returned).
+pub(crate) fn check_opened(file: &File, max: u64) -> Result<std::fs::Metadata, ReadErrorKind> {
     let meta = file.metadata().map_err(ReadErrorKind::Io)?;
     if !meta.is_file() {
         return Err(ReadErrorKind::NotAFile {
@@ -339,7 +413,7 @@ pub(crate) fn check_opened(file: &File, max: u64) -> Result<(), ReadErrorKind> {
             max,
         });
     }
-    Ok(())
+    Ok(meta)
 }
 
 /// What a file that is not a regular file is, for messages.
@@ -369,14 +443,11 @@ pub fn kind_of(t: std::fs::FileType) -> &'static str {
     }
 }
 
-pub(crate) fn read_bounded(file: File, max: u64) -> Result<Vec<u8>, ReadErrorKind> {
-    // The metadata may lie (procfs, a file growing meanwhile): bound the read itself too. The
-    // size is only a hint for the allocation, and never more than the limit.
-    let hint = file
-        .metadata()
-        .map_or(0, |m| m.len().min(max))
-        .try_into()
-        .unwrap_or(0usize);
+/// Reads at most `max + 1` bytes of `file`; `size` (its size by fstat) is only a hint for the
+/// allocation, never more than the limit.
+pub(crate) fn read_bounded(file: File, size: u64, max: u64) -> Result<Vec<u8>, ReadErrorKind> {
+    // The metadata may lie (procfs, a file growing meanwhile): bound the read itself too.
+    let hint = size.min(max).try_into().unwrap_or(0usize);
     let mut bytes = Vec::with_capacity(hint);
     file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)

@@ -16,7 +16,7 @@ use hookbox_core::trust::{RuleTrust, Site, TrustMode};
 use super::TrustFinding;
 use super::pin::{fd_path, sealed_copy};
 use super::survey::{Pin, RuleCheck};
-use crate::dispatch::Ran;
+use crate::hook_report::{Ran, finish};
 use crate::inner::{Inner, Loaded};
 
 /// Why trust keeps `check` from running under `require`, if it does.
@@ -30,132 +30,125 @@ fn refusal(check: &RuleCheck) -> Option<String> {
     }
 }
 
-impl Inner {
-    /// Under `require`, the report of a rule that trust keeps from running.
-    pub(crate) fn trust_refusal(
-        &self,
-        loaded: &Loaded,
-        pos: usize,
-        event: &Event,
-    ) -> Option<HookReport> {
-        if loaded.trust.mode != TrustMode::Require {
-            return None;
+/// Under `require`, the report of a rule that trust keeps from running.
+pub(crate) fn trust_refusal(
+    inner: &Inner,
+    loaded: &Loaded,
+    pos: usize,
+    event: &Event,
+) -> Option<HookReport> {
+    if loaded.trust.mode != TrustMode::Require {
+        return None;
+    }
+    let check = loaded.trust.rule(pos)?;
+    let why = refusal(check)?;
+    let rule = &loaded.set.rules()[pos];
+    let subject = &loaded.trust.subjects.get(rule.plugin)?.name;
+    let msg = format!(
+        "refused (trust = require): {why} — review it with `hookbox trust diff {subject}`, approve it with `hookbox trust add {subject}`"
+    );
+    let approved_closed = matches!(
+        check.trust,
+        RuleTrust::Changed {
+            approved_on_failure: Some(FailMode::Block),
+            ..
         }
-        let check = loaded.trust.rule(pos)?;
-        let why = refusal(check)?;
+    );
+    let mode = if approved_closed {
+        FailMode::Block
+    } else {
+        rule.on_failure.unwrap_or(inner.policy.fail_mode)
+    };
+    let effect = Effect::from_failure(
+        HookFailure::new(FailureClass::Untrusted, msg),
+        mode,
+        event.name,
+    );
+    Some(finish(
+        inner,
+        loaded,
+        rule,
+        event,
+        effect,
+        (None, None, None),
+        Instant::now(),
+    ))
+}
+
+/// What trust says about the rules that matched: those not approved as they are (run
+/// under `warn`, refused under `require`).
+pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFinding> {
+    let t = &loaded.trust;
+    if !t.mode.is_on() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &pos in matched {
+        let Some(check) = t.rule(pos) else { continue };
+        if check.trust.is_approved() && check.unpinnable.is_none() {
+            continue;
+        }
         let rule = &loaded.set.rules()[pos];
-        let subject = &loaded.trust.subjects.get(rule.plugin)?.name;
-        let msg = format!(
-            "refused (trust = require): {why} — review it with `hookbox trust diff {subject}`, approve it with `hookbox trust add {subject}`"
-        );
-        let approved_closed = matches!(
-            check.trust,
-            RuleTrust::Changed {
-                approved_on_failure: Some(FailMode::Block),
-                ..
-            }
-        );
-        let mode = if approved_closed {
-            FailMode::Block
-        } else {
-            rule.on_failure.unwrap_or(self.policy.fail_mode)
-        };
-        let effect = Effect::from_failure(
-            HookFailure::new(FailureClass::Untrusted, msg),
-            mode,
-            event.name,
-        );
-        Some(self.finish(
-            loaded,
-            rule,
-            event,
-            effect,
-            (None, None, None),
-            Instant::now(),
-        ))
+        out.push(TrustFinding {
+            rule_index: pos,
+            plugin: loaded.plugin_name(rule).unwrap_or_default().to_owned(),
+            subject: t
+                .subjects
+                .get(rule.plugin)
+                .map(|s| s.name.clone())
+                .unwrap_or_default(),
+            location: check.record.location.clone(),
+            label: check.record.label.clone(),
+            trust: check.trust.clone(),
+            unpinnable: check.unpinnable.clone(),
+            ran: t.mode != TrustMode::Require,
+        });
     }
+    out
+}
 
-    /// What trust says about the rules that matched: those not approved as they are (run
-    /// under `warn`, refused under `require`).
-    pub(crate) fn trust_findings(&self, loaded: &Loaded, matched: &[usize]) -> Vec<TrustFinding> {
-        let t = &loaded.trust;
-        if !t.mode.is_on() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for &pos in matched {
-            let Some(check) = t.rule(pos) else { continue };
-            if check.trust.is_approved() && check.unpinnable.is_none() {
-                continue;
-            }
-            let rule = &loaded.set.rules()[pos];
-            out.push(TrustFinding {
-                rule_index: pos,
-                plugin: loaded
-                    .set
-                    .plugins()
-                    .get(rule.plugin)
-                    .map(|p| p.name.clone())
-                    .unwrap_or_default(),
-                subject: t
-                    .subjects
-                    .get(rule.plugin)
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default(),
-                location: check.record.location.clone(),
-                label: check.record.label.clone(),
-                trust: check.trust.clone(),
-                unpinnable: check.unpinnable.clone(),
-                ran: t.mode != TrustMode::Require,
-            });
-        }
-        out
-    }
-
-    /// The request that runs the sealed copies of the files `pos` was approved with (and a note
-    /// when, under `warn`, one of them cannot be), or the refusal under `require`.
-    pub(crate) fn pin_request(
-        &self,
-        loaded: &Loaded,
-        pos: usize,
-        mut req: CommandRequest,
-    ) -> Result<(CommandRequest, Option<String>), Ran> {
-        let Some(check) = loaded.trust.rule(pos) else {
-            return Ok((req, None));
-        };
-        let mut note = check
-            .unpinnable
-            .as_ref()
-            .map(|why| format!("trust: ran without pinning {why}"));
-        let mut copies = Vec::with_capacity(check.pins.len());
-        for pin in &check.pins {
-            match sealed_copy(&pin.file) {
-                Ok(fd) => copies.push((pin, fd)),
-                Err(e) if loaded.trust.mode == TrustMode::Require => {
-                    return Err(Ran::failed(
-                        FailureClass::Untrusted,
-                        format!(
-                            "refused (trust = require): cannot run a sealed copy of {}: {e}; hookbox does not run a file that could change after it was checked",
-                            pin.shown
-                        ),
-                    ));
-                }
-                Err(e) => {
-                    note = Some(format!(
-                        "trust: ran {} from its path, unpinned: cannot make a sealed copy ({e})",
+/// The request that runs the sealed copies of the files `pos` was approved with (and a note
+/// when, under `warn`, one of them cannot be), or the refusal under `require`.
+pub(crate) fn pin_request(
+    loaded: &Loaded,
+    pos: usize,
+    mut req: CommandRequest,
+) -> Result<(CommandRequest, Option<String>), Ran> {
+    let Some(check) = loaded.trust.rule(pos) else {
+        return Ok((req, None));
+    };
+    let mut note = check
+        .unpinnable
+        .as_ref()
+        .map(|why| format!("trust: ran without pinning {why}"));
+    let mut copies = Vec::with_capacity(check.pins.len());
+    for pin in &check.pins {
+        match sealed_copy(&pin.file) {
+            Ok(fd) => copies.push((pin, fd)),
+            Err(e) if loaded.trust.mode == TrustMode::Require => {
+                return Err(Ran::failed(
+                    FailureClass::Untrusted,
+                    format!(
+                        "refused (trust = require): cannot run a sealed copy of {}: {e}; hookbox does not run a file that could change after it was checked",
                         pin.shown
-                    ));
-                    return Ok((req, note));
-                }
+                    ),
+                ));
+            }
+            Err(e) => {
+                note = Some(format!(
+                    "trust: ran {} from its path, unpinned: cannot make a sealed copy ({e})",
+                    pin.shown
+                ));
+                return Ok((req, note));
             }
         }
-        if copies.is_empty() {
-            return Ok((req, note));
-        }
-        req.spec = rewrite(&req.spec, &copies);
-        req.pass_fds = copies.into_iter().map(|(_, fd)| Arc::new(fd)).collect();
-        Ok((req, note))
     }
+    if copies.is_empty() {
+        return Ok((req, note));
+    }
+    req.spec = rewrite(&req.spec, &copies);
+    req.pass_fds = copies.into_iter().map(|(_, fd)| Arc::new(fd)).collect();
+    Ok((req, note))
 }
 
 /// `spec` with each pinned file's name replaced by the path of its sealed copy.

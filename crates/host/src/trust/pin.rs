@@ -14,14 +14,16 @@
 //! `/proc/self/fd/N` as `$0` (or `sys.argv[0]`, `__filename`); it finds its plugin through
 //! `${CLAUDE_PLUGIN_ROOT}`, as Claude Code's plugins do.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::sync::Arc;
 
+use hookbox_core::files::{CheckedFile, ReadError, ReadErrorKind, open_beneath_dir};
 use hookbox_core::trust::Digest;
-use hookbox_wasm::{MountDir, MountError};
-use rustix::fs::{FileType, Mode, OFlags};
+use hookbox_wasm::MountDir;
+use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 
 /// A file read once: its bytes, their digest, and its permission bits.
@@ -67,51 +69,38 @@ pub(crate) enum PinError {
     Io(String),
 }
 
-/// Reads `rel` (normalised, `/`-separated, not empty) beneath `root`.
+/// Reads `rel` (normalised, `/`-separated, not empty) beneath `root` with core's reader: no
+/// symlink on the way or at the end, opened without blocking, checked on the descriptor (a
+/// regular file of at most `max`), read bounded; the permission bits are those of the file read.
 pub(crate) fn read_beneath(root: &MountDir, rel: &str, max: u64) -> Result<PinnedFile, PinError> {
-    let (dir_part, name) = match rel.rsplit_once('/') {
-        Some((d, n)) => (d, n),
-        None => ("", rel),
-    };
-    let dir = root
-        .open_beneath(Path::new(dir_part))
-        .map_err(|e| match e {
-            MountError::Missing { .. } => PinError::Missing,
-            MountError::Symlink { component, .. } => PinError::Symlink(component),
-            MountError::NotADirectory { .. } => PinError::Missing,
-            other => PinError::Io(other.to_string()),
-        })?;
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir.as_fd(), name, flags, Mode::empty()).map_err(|e| match e {
-        Errno::NOENT => PinError::Missing,
-        Errno::LOOP => PinError::Symlink(name.to_owned()),
-        Errno::NOTDIR => PinError::Missing,
-        e => PinError::Io(e.to_string()),
-    })?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| PinError::Io(e.to_string()))?;
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err(PinError::NotAFile);
-    }
-    let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
-    if size > max {
-        return Err(PinError::TooLarge { size, max });
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    // The size may lie (a file growing meanwhile): bound the read itself too.
-    std::fs::File::from(fd)
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| PinError::Io(e.to_string()))?;
-    let read = bytes.len() as u64;
-    if read > max {
-        return Err(PinError::TooLarge { size: read, max });
-    }
+    let shown = root.path().join(rel);
+    let file = open_beneath_dir(root.as_fd(), Path::new(rel), &shown).map_err(refused)?;
+    let checked = CheckedFile::new(file, &shown, max).map_err(refused)?;
+    let mode = checked.metadata().mode() & 0o7777;
+    let bytes = checked.read().map_err(refused)?;
     Ok(PinnedFile {
         sha256: Digest::of(&bytes),
         bytes: Arc::from(bytes),
-        mode: st.st_mode & 0o7777,
+        mode,
     })
+}
+
+/// Why the reader refused a file, as a pinning error.
+fn refused(e: ReadError) -> PinError {
+    match e.kind {
+        ReadErrorKind::NotFound => PinError::Missing,
+        // A file where a folder of the path should be: nothing to pin there either.
+        ReadErrorKind::Io(e) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error()) => {
+            PinError::Missing
+        }
+        ReadErrorKind::Symlink { at } => PinError::Symlink(at.file_name().map_or_else(
+            || at.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )),
+        ReadErrorKind::NotAFile { .. } => PinError::NotAFile,
+        ReadErrorKind::TooLarge { size, max } => PinError::TooLarge { size, max },
+        other => PinError::Io(other.to_string()),
+    }
 }
 
 /// A sealed, read-only memfd holding `file`'s bytes, with its permission bits: what the hook
@@ -175,6 +164,7 @@ pub(crate) fn fd_path(fd: &OwnedFd) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustix::fs::FileType;
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     const MAX: u64 = 1 << 20;

@@ -15,12 +15,14 @@
 //! File names are the first 32 hex digits of the SHA-256 of the subject, so any subject (a
 //! path, a tenant's plugin name) is a safe file name.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use hookbox_core::trust::{Approval, Digest, RecordError};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -175,59 +177,33 @@ impl ApprovalStore {
             path: path.clone(),
             reason,
         };
-        let flags =
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        let fd = match rustix::fs::openat(self.dir.as_fd(), name, flags, Mode::empty()) {
-            Ok(fd) => fd,
-            Err(Errno::NOENT) => return Ok(None),
-            Err(Errno::LOOP) => {
-                return Err(fail(
-                    "it is a symbolic link; records are never read through one".into(),
-                ));
-            }
-            Err(e) => return Err(fail(e.to_string())),
+        // Core's reader: beneath the folder's handle, no symlink, without blocking, a regular
+        // file of at most the limit by the descriptor's own metadata, which the checks below
+        // read too — what is checked is what is read.
+        let file = match open_beneath_dir(self.dir.as_fd(), Path::new(name), &path) {
+            Ok(file) => file,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(fail(e.kind.to_string())),
         };
-        let st = rustix::fs::fstat(&fd).map_err(|e| fail(e.to_string()))?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(fail("it is not a regular file".into()));
+        let checked = CheckedFile::new(file, &path, MAX_APPROVAL_BYTES)
+            .map_err(|e| fail(e.kind.to_string()))?;
+        let st = checked.metadata();
+        if st.uid() != rustix::process::geteuid().as_raw() {
+            return Err(fail(format!("it belongs to user {}, not to us", st.uid())));
         }
-        if st.st_uid != rustix::process::geteuid().as_raw() {
-            return Err(fail(format!("it belongs to user {}, not to us", st.st_uid)));
-        }
-        if st.st_nlink != 1 {
+        if st.nlink() != 1 {
             return Err(fail(format!(
                 "it has {} links; a record is one file of its own",
-                st.st_nlink
+                st.nlink()
             )));
         }
-        if st.st_mode & 0o022 != 0 {
+        if st.mode() & 0o022 != 0 {
             return Err(fail(format!(
                 "others may write it (mode {:o})",
-                st.st_mode & 0o777
+                st.mode() & 0o777
             )));
         }
-        let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
-        if size > MAX_APPROVAL_BYTES {
-            return Err(fail(format!(
-                "it is {size} bytes, over the limit of {MAX_APPROVAL_BYTES}"
-            )));
-        }
-        let mut bytes = Vec::new();
-        std::fs::File::from(fd)
-            .take(MAX_APPROVAL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| fail(e.to_string()))?;
-        if bytes.len() as u64 > MAX_APPROVAL_BYTES {
-            return Err(fail(format!(
-                "it is over the limit of {MAX_APPROVAL_BYTES} bytes"
-            )));
-        }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            fail(format!(
-                "invalid UTF-8 at byte {}",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
+        let text = checked.read_text().map_err(|e| fail(e.kind.to_string()))?;
         Ok(Some(text))
     }
 

@@ -65,7 +65,7 @@ fn size_is_checked_before_and_while_reading() {
     // A file that lies about its size (or grows) is cut at the limit and refused.
     let f = std::fs::File::open(&p).unwrap();
     assert!(matches!(
-        read_bounded(f, 100),
+        read_bounded(f, 2048, 100),
         Err(ReadErrorKind::TooLarge {
             size: 101,
             max: 100
@@ -256,4 +256,149 @@ fn open_path_refuses_or_follows_a_final_symlink() {
         read_file(&zero, 100, Symlinks::Refuse).unwrap_err().kind,
         ReadErrorKind::Symlink { .. }
     ));
+}
+
+/// Runs `f` on a thread and waits at most a minute for it: a read that blocks fails the test
+/// instead of hanging it (no timing is asserted; a minute is only a bound on a hang).
+#[cfg(unix)]
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the reader blocked")
+}
+
+#[cfg(unix)]
+#[test]
+fn the_metadata_kept_is_the_descriptors_not_a_new_stat_of_the_path() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("hook.sh");
+    std::fs::write(&path, "#!/bin/sh\necho checked\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let opened = std::fs::metadata(&path).unwrap();
+    let file = open_beneath(root.path(), Path::new("hook.sh")).unwrap();
+    // Swapped after the open: another file renamed over the path, with other bytes and mode.
+    let other = root.path().join("other.sh");
+    std::fs::write(&other, "#!/bin/sh\necho swapped in\n").unwrap();
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    let at_path = std::fs::metadata(&path).unwrap();
+    assert_ne!((at_path.ino(), at_path.len()), (opened.ino(), opened.len()));
+    let checked = CheckedFile::new(file, &path, 1024).unwrap();
+    let meta = checked.metadata();
+    assert_eq!((meta.dev(), meta.ino()), (opened.dev(), opened.ino()));
+    assert_eq!(meta.mode() & 0o7777, 0o750);
+    assert_eq!(meta.len(), opened.len());
+    assert_eq!(checked.path(), path);
+    assert_eq!(checked.read().unwrap(), b"#!/bin/sh\necho checked\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_swapped_in_is_refused_or_never_reached_and_nothing_blocks() {
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().join("settings.json");
+    std::fs::write(&path, "{}").unwrap();
+    // Opened, then a FIFO swapped in at the path: the read is of the file opened.
+    let file = open_beneath(root.path(), Path::new("settings.json")).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    fifo(&path);
+    let shown = path.clone();
+    let bytes = within_a_minute(move || CheckedFile::new(file, &shown, 100).unwrap().read());
+    assert_eq!(bytes.unwrap(), b"{}");
+    // The FIFO itself, through every way to open: opened at once, refused by its type.
+    let dir =
+        cap_std::fs::Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
+    let (beneath, rel) = (root.path().to_path_buf(), Path::new("settings.json"));
+    let e = within_a_minute(move || {
+        let opened = [
+            open_beneath(&beneath, rel).unwrap(),
+            open_path(&beneath.join(rel), Symlinks::Refuse).unwrap(),
+            open_within(&dir, rel, rel).unwrap(),
+        ];
+        opened
+            .into_iter()
+            .map(|f| CheckedFile::new(f, rel, 100).unwrap_err())
+            .collect::<Vec<_>>()
+    });
+    for e in e {
+        assert!(
+            matches!(e.kind, ReadErrorKind::NotAFile { kind: "a FIFO" }),
+            "{e:?}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_is_refused_beneath_a_root_and_followed_within_a_plugin_only_inside_it() {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("plugin");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("real.wasm"), "bytes").unwrap();
+    std::fs::write(outer.path().join("secret"), "secret").unwrap();
+    std::os::unix::fs::symlink("real.wasm", root.join("inside.wasm")).unwrap();
+    std::os::unix::fs::symlink("../secret", root.join("out.wasm")).unwrap();
+    let dir = std::fs::File::open(&root).unwrap();
+    for rel in ["inside.wasm", "out.wasm"] {
+        let e = open_beneath_dir(&dir, Path::new(rel), Path::new(rel)).unwrap_err();
+        assert!(
+            matches!(&e.kind, ReadErrorKind::Symlink { at } if at == Path::new(rel)),
+            "{e:?}"
+        );
+    }
+    let plugin = cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority()).unwrap();
+    let inside = open_within(&plugin, Path::new("inside.wasm"), Path::new("inside.wasm")).unwrap();
+    assert_eq!(
+        CheckedFile::new(inside, Path::new("inside.wasm"), 10)
+            .unwrap()
+            .read()
+            .unwrap(),
+        b"bytes"
+    );
+    let e = open_within(&plugin, Path::new("out.wasm"), Path::new("out.wasm")).unwrap_err();
+    assert!(
+        matches!(e.kind, ReadErrorKind::Escapes | ReadErrorKind::Io(_)),
+        "{e:?}"
+    );
+    let e = open_within(&plugin, Path::new("../secret"), Path::new("../secret")).unwrap_err();
+    assert!(matches!(e.kind, ReadErrorKind::Escapes), "{e:?}");
+}
+
+#[test]
+fn over_the_limit_is_refused_naming_the_limit_before_and_after_the_check() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big");
+    std::fs::write(&p, vec![b'x'; 2048]).unwrap();
+    let e = CheckedFile::new(open_path(&p, Symlinks::Refuse).unwrap(), &p, 1024).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            ReadErrorKind::TooLarge {
+                size: 2048,
+                max: 1024
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().ends_with("over the limit of 1024 bytes"),
+        "{e}"
+    );
+    // Within the limit when checked, over it when read: cut at the limit plus one, refused.
+    let p = dir.path().join("grows");
+    std::fs::write(&p, vec![b'x'; 10]).unwrap();
+    let checked = CheckedFile::new(open_path(&p, Symlinks::Refuse).unwrap(), &p, 20).unwrap();
+    let mut w = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    w.write_all(&[b'y'; 100]).unwrap();
+    let e = checked.read().unwrap_err();
+    assert!(
+        matches!(e.kind, ReadErrorKind::TooLarge { size: 21, max: 20 }),
+        "{e:?}"
+    );
+    assert_eq!(e.path, p);
 }
