@@ -26,6 +26,7 @@ use tracing::Instrument;
 use crate::hook_report::{Ran, finish, report};
 use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
+use crate::replay::{RawRecord, RecordHead};
 use crate::trust::gate;
 use crate::{run_command, run_http, run_wasm};
 
@@ -156,8 +157,27 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
         matched_rule_count,
         duration,
     };
-    inner.record_replay(&dispatch);
+    record_replay(inner, &dispatch);
     dispatch
+}
+
+/// Queues the dispatch's replay record for the runtime's writer, which redacts, previews and
+/// serialises it off the dispatch's path.
+fn record_replay(inner: &Inner, d: &Dispatch) {
+    let Some(dir) = &inner.state.replay else {
+        return;
+    };
+    let head = RecordHead {
+        session_id: &d.event.session_id,
+        event: d.event.name.as_str(),
+        outcome: d.verdict.outcome().as_str(),
+        matched_rule_count: d.matched_rule_count,
+        duration_ms: d.duration.as_secs_f64() * 1000.0,
+        hook_fired: d.hook_fired.as_ref(),
+    };
+    let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
+    let raw = RawRecord::new(&head, reports, inner.policy.capture_full_output);
+    inner.runtime.inner.replay.send_raw(dir, raw);
 }
 
 /// Runs the matched rules (deduplicated, capped, rate-limited) and returns their reports in

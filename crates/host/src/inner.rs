@@ -17,7 +17,6 @@ use hookbox_wasm::{CpuShare, MountDir, PolicyError, PreparedHook};
 use tokio::sync::broadcast;
 
 use crate::admission::Quota;
-use crate::dispatch::Dispatch;
 use crate::error::HostError;
 use crate::fired::{FiredHub, QueueBounds};
 use crate::metrics::HostMetrics;
@@ -175,27 +174,6 @@ impl Inner {
 
     pub(crate) fn enabled(&self) -> bool {
         self.live.enabled.load(Ordering::Acquire)
-    }
-
-    /// Queues the dispatch's replay record (redacted, previewed) for the runtime's writer.
-    pub(crate) fn record_replay(&self, d: &Dispatch) {
-        use crate::replay::{RawRecord, RecordHead};
-        let Some(dir) = &self.state.replay else {
-            return;
-        };
-        let head = RecordHead {
-            session_id: &d.event.session_id,
-            event: d.event.name.as_str(),
-            outcome: d.verdict.outcome().as_str(),
-            matched_rule_count: d.matched_rule_count,
-            duration_ms: d.duration.as_secs_f64() * 1000.0,
-            hook_fired: d.hook_fired.as_ref(),
-        };
-        let full = self.policy.capture_full_output;
-        let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
-        // Redacting and serialising are the writer thread's work, not the dispatch's.
-        let raw = RawRecord::new(&head, reports, full);
-        self.runtime.inner.replay.send_raw(dir, raw);
     }
 
     /// Sends a HookFired record (as a preview) to subscribers, if any.

@@ -21,7 +21,7 @@
 //! Inside, `host.rs` is the facade; below it `inner.rs` defines one generation (`Inner`) and the
 //! long-lived state (`Live`) and is the only `impl Inner`. Each other module owns its functions
 //! over `&Inner`: `install` (load and build a rule set), `dispatch` (match, run, aggregate,
-//! re-check), `run_command` / `run_wasm` / `run_http` (one rule each), `permits` (a hook's
+//! re-check, hand the replay record to the writer), `run_command` / `run_wasm` / `run_http` (one rule each), `permits` (a hook's
 //! quota and pool slot), `hook_report` (a run becomes the rule's report), `trust::gate`
 //! (refusals, findings and sealed copies at dispatch). No module imports the facade
 //! (`scripts/check-deps.sh`).
