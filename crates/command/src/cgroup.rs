@@ -3,7 +3,8 @@
 //!
 //! Layout: the runner creates one folder, `hookbox-<pid>-<n>`, beside the processes of its own
 //! cgroup (or under [`crate::ContainmentPolicy::cgroup_parent`]); each run gets `run-<n>` in it.
-//! The hook joins its cgroup before it executes (see `join.rs`), so it cannot fork out first.
+//! The hook is created inside its cgroup (`clone3.rs`; where `clone3` is missing, it joins it
+//! before it executes, `join.rs`), so it cannot fork out first.
 //! When the run ends, `cgroup.kill` SIGKILLs everything inside at once (the kernel also catches
 //! processes forking at that moment), the runner waits for the cgroup to empty, and removes it.
 //! No controller is enabled: the cgroups are only used to hold and kill processes, so they work
@@ -140,17 +141,16 @@ impl CgroupTree {
         let mut cgroup = HookCgroup {
             tree: Arc::clone(self),
             dir,
-            procs: None,
+            handle: None,
             killed: false,
             removed: false,
         };
-        let path = cgroup.dir.join("cgroup.procs");
         // std opens with O_CLOEXEC: the hook never inherits this descriptor past its `exec`.
-        let procs = OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(|source| CgroupError::Io { path, source })?;
-        cgroup.procs = Some(Arc::new(procs));
+        let handle = File::open(&cgroup.dir).map_err(|source| CgroupError::Io {
+            path: cgroup.dir.clone(),
+            source,
+        })?;
+        cgroup.handle = Some(handle);
         Ok(cgroup)
     }
 }
@@ -170,8 +170,8 @@ impl Drop for CgroupTree {
 pub(crate) struct HookCgroup {
     tree: Arc<CgroupTree>,
     dir: PathBuf,
-    /// `cgroup.procs`, opened before the spawn so the child only has to write to it.
-    procs: Option<Arc<File>>,
+    /// The folder, opened: `clone3` creates the hook inside it (`CLONE_INTO_CGROUP`).
+    handle: Option<File>,
     killed: bool,
     removed: bool,
 }
@@ -182,9 +182,18 @@ impl HookCgroup {
         &self.dir
     }
 
-    /// The open `cgroup.procs`, for the child to join before it executes.
-    pub(crate) fn procs(&self) -> Option<Arc<File>> {
-        self.procs.clone()
+    /// The open folder, for `clone3` to create the hook in; `None` once killed.
+    pub(crate) fn handle(&self) -> Option<&File> {
+        self.handle.as_ref()
+    }
+
+    /// `cgroup.procs`, opened for a child to join before it executes (std's spawn, when
+    /// `clone3` is not available).
+    pub(crate) fn procs(&self) -> io::Result<Arc<File>> {
+        OpenOptions::new()
+            .write(true)
+            .open(self.dir.join("cgroup.procs"))
+            .map(Arc::new)
     }
 
     /// The tree this cgroup belongs to.
@@ -198,7 +207,7 @@ impl HookCgroup {
         if std::mem::replace(&mut self.killed, true) {
             return Ok(0);
         }
-        self.procs = None;
+        self.handle = None;
         let path = self.dir.join("cgroup.procs");
         let members =
             procfs::read_pids(&path).map_err(|source| CgroupError::Io { path, source })?;
