@@ -142,6 +142,7 @@ impl CgroupTree {
             tree: Arc::clone(self),
             dir,
             handle: None,
+            empty: false,
             killed: false,
             removed: false,
         };
@@ -172,6 +173,8 @@ pub(crate) struct HookCgroup {
     dir: PathBuf,
     /// The folder, opened: `clone3` creates the hook inside it (`CLONE_INTO_CGROUP`).
     handle: Option<File>,
+    /// Found empty when it was to be killed: nothing to wait for.
+    empty: bool,
     killed: bool,
     removed: bool,
 }
@@ -203,11 +206,20 @@ impl HookCgroup {
 
     /// Counts the live processes that left the process group `pgid`, then SIGKILLs everything
     /// in the cgroup. Returns that count. Only the first call does anything.
+    ///
+    /// An empty cgroup (the common end of a run: the hook exited, nothing it started is left)
+    /// costs one read of `cgroup.events`: no process list, no `cgroup.kill`. Nothing can enter
+    /// it afterwards: only this runner may move or start processes there, and it closes its
+    /// handle first.
     pub(crate) fn kill(&mut self, pgid: Option<i32>) -> Result<usize, CgroupError> {
         if std::mem::replace(&mut self.killed, true) {
             return Ok(0);
         }
         self.handle = None;
+        if !populated(&self.dir) {
+            self.empty = true;
+            return Ok(0);
+        }
         let path = self.dir.join("cgroup.procs");
         let members =
             procfs::read_pids(&path).map_err(|source| CgroupError::Io { path, source })?;
@@ -227,6 +239,9 @@ impl HookCgroup {
 
     /// Waits until no process is left in the cgroup, polling; `false` if `limit` passed first.
     pub(crate) async fn emptied(&self, limit: Duration) -> bool {
+        if self.empty {
+            return true;
+        }
         let start = tokio::time::Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -241,11 +256,26 @@ impl HookCgroup {
         }
     }
 
-    /// Removes the (empty) cgroup.
-    pub(crate) fn remove(&mut self) -> io::Result<()> {
-        std::fs::remove_dir(&self.dir)?;
+    /// Removes the (empty) cgroup once the run has returned: `rmdir` of a cgroup takes the
+    /// kernel's cgroup lock and tears its files down (tens of µs), which the hook's caller
+    /// need not wait for. In a blocking-pool thread when a runtime is there, here otherwise.
+    pub(crate) fn remove_later(&mut self) {
         self.removed = true;
-        Ok(())
+        let dir = self.dir.clone();
+        // The tree's folder can only go once this one is gone: the task keeps it.
+        let tree = Arc::clone(&self.tree);
+        let remove = move || {
+            if let Err(e) = std::fs::remove_dir(&dir) {
+                tracing::debug!(dir = %dir.display(), error = %e, "cannot remove a hook's cgroup");
+            }
+            drop(tree);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(remove);
+            }
+            Err(_) => remove(),
+        }
     }
 }
 

@@ -30,6 +30,9 @@ async fn the_hook_is_in_its_run_cgroup_from_its_first_instruction() {
     assert!(before.ends_with(tree), "{own} not under {}", dir.display());
     assert!(run_dir.starts_with("run-"), "{own}");
     assert!(run.notes.is_empty(), "{:?}", run.notes);
+    // Removed once the run returned (off the hook's path, but removed).
+    let folder = dir.join(run_dir);
+    eventually("the run's cgroup was removed", || !folder.exists()).await;
 }
 
 #[tokio::test]
