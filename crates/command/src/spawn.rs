@@ -179,7 +179,8 @@ fn start(
             cgroup,
             pass_fds: &req.pass_fds,
         };
-        match spawn_registered(
+        // `None`: no `clone3` with these flags on this kernel; std's spawn below, from now on.
+        if let Some(child) = spawn_registered(
             || match crate::clone3::spawn(&launch) {
                 Ok(child) => Ok(Some(child)),
                 Err(Clone3Error::Unsupported) => Ok(None),
@@ -187,9 +188,7 @@ fn start(
             },
             |c| c.as_ref().map(crate::clone3::DirectChild::id),
         )? {
-            Some(child) => return Ok(HookChild::Direct(child)),
-            // No `clone3` with these flags on this kernel: std's spawn below, from now on.
-            None => {}
+            return Ok(HookChild::Direct(child));
         }
     }
     let mut cmd = Command::new(program);
