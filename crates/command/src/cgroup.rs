@@ -186,6 +186,13 @@ impl HookCgroup {
     }
 
     /// The open folder, for `clone3` to create the hook in; `None` once killed.
+    #[cfg_attr(
+        not(all(target_os = "linux", target_arch = "x86_64")),
+        allow(
+            dead_code,
+            reason = "only the x86_64 Linux spawn starts hooks inside the folder"
+        )
+    )]
     pub(crate) fn handle(&self) -> Option<&File> {
         self.handle.as_ref()
     }
