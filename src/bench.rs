@@ -83,6 +83,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         concurrency: n,
         latency: Vec::new(),
         ratio_native_over_typed_wasm_p50: None,
+        ratio_native_hook_over_bare_spawn_p50: None,
         ratio_native_over_cli_wasm_p50: None,
         ratio_throughput_typed_wasm_over_native: None,
         ratio_typed_wasm_throughput_n_over_1: None,
@@ -98,7 +99,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         let native = one_rule_host(
             scratch,
             "native",
-            json!({"type": "command", "command": "cat >/dev/null", "matcher": "Bash"}),
+            json!({"type": "command", "command": host_figures::NATIVE_COMMAND, "matcher": "Bash"}),
             &hooks,
             None,
         )?;
@@ -137,7 +138,31 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
             })?;
             report.latency.push(row);
         }
+        // The same command spawned bare, right after, for the cost hookbox adds to a spawn.
+        let runs = (args.native_runs / scale).max(10);
+        let payload = hookbox_core::event::wire::payload(&event, hookbox_core::Dialect::Claude)
+            .to_string()
+            .into_bytes();
+        let row = section("bare sh -c (no hookbox)", || {
+            let samples = rt.block_on(async {
+                for _ in 0..runs.min(50) {
+                    host_figures::bare_spawn(&payload).await?;
+                }
+                measure::sample_within(runs, || host_figures::bare_spawn(&payload)).await
+            })?;
+            Ok(Latency {
+                kind: "bare sh -c (no hookbox)",
+                runs: samples.len(),
+                p50_us: percentile(&samples, 0.50),
+                p99_us: percentile(&samples, 0.99),
+                mean_us: samples.iter().sum::<f64>() / samples.len() as f64,
+                throughput_1: rt.block_on(host_figures::bare_throughput(&payload, 1, dur)),
+                throughput_n: rt.block_on(host_figures::bare_throughput(&payload, n, dur)),
+            })
+        })?;
+        report.latency.push(row);
         let (nat, typ, cl) = (&report.latency[0], &report.latency[1], &report.latency[2]);
+        report.ratio_native_hook_over_bare_spawn_p50 = Some(nat.p50_us / report.latency[3].p50_us);
         report.ratio_native_over_typed_wasm_p50 = Some(nat.p50_us / typ.p50_us);
         report.ratio_native_over_cli_wasm_p50 = Some(nat.p50_us / cl.p50_us);
         report.ratio_throughput_typed_wasm_over_native = Some(typ.throughput_n / nat.throughput_n);

@@ -1,7 +1,8 @@
 //! The host figures of `hookbox bench`: the same trivial hook as a native `sh -c` command, a
 //! typed wasm component and a `wasi:cli` component through `HookHost::dispatch` (latency,
 //! throughput at 1 and N in flight), the idle cost of 10,000 rules that do not match, component
-//! load times, and resident memory per concurrently running wasm hook.
+//! load times, and resident memory per concurrently running wasm hook. Beside the native hook,
+//! the same command spawned bare (no hookbox), so the cost hookbox adds to a process start shows.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -76,6 +77,69 @@ pub(crate) fn bash_event(cwd: &Path) -> Event {
         &cwd.display().to_string(),
     )
     .unwrap_or_else(|_| Event::new(EventName::PreToolUse, "bench", "/"))
+}
+
+/// The native hook's command, and the payload its dispatch writes to it.
+pub(crate) const NATIVE_COMMAND: &str = "cat >/dev/null";
+
+/// One `sh -c NATIVE_COMMAND` spawned bare through `tokio::process::Command` (no cgroup, no
+/// `pre_exec`, the process's own environment), fed `payload` on stdin, its stdout and stderr
+/// read to the end, reaped: what a native hook costs without hookbox.
+pub(crate) async fn bare_spawn(payload: &[u8]) -> anyhow::Result<()> {
+    use std::process::Stdio;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut child = tokio::process::Command::new("/bin/sh")
+        .args(["-c", NATIVE_COMMAND])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .context("spawn sh")?;
+    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let feed = async {
+        if let Some(mut pipe) = stdin {
+            let _ = pipe.write_all(payload).await;
+        }
+    };
+    let read = |pipe: Option<tokio::process::ChildStdout>| async move {
+        let mut sink = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut sink).await;
+        }
+    };
+    let read_err = async {
+        let mut sink = Vec::new();
+        if let Some(mut pipe) = stderr {
+            let _ = pipe.read_to_end(&mut sink).await;
+        }
+    };
+    let (_, _, _, status) = tokio::join!(feed, read(stdout), read_err, child.wait());
+    status.context("wait for sh")?;
+    Ok(())
+}
+
+/// Bare spawns per second with `n` in flight for `dur`.
+pub(crate) async fn bare_throughput(payload: &[u8], n: usize, dur: Duration) -> f64 {
+    let start = Instant::now();
+    let deadline = start + dur;
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let payload = payload.to_vec();
+        tasks.spawn(async move {
+            let mut done = 0u64;
+            while Instant::now() < deadline && bare_spawn(&payload).await.is_ok() {
+                done += 1;
+            }
+            done
+        });
+    }
+    let mut done = 0;
+    while let Some(n) = tasks.join_next().await {
+        done += n.unwrap_or(0);
+    }
+    done as f64 / start.elapsed().as_secs_f64()
 }
 
 /// Mean nanoseconds of a dispatch that matches nothing.

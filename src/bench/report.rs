@@ -17,6 +17,10 @@ pub(crate) struct Report {
     pub(crate) concurrency: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) latency: Vec<Latency>,
+    /// The native `sh -c` hook's p50 through `HookHost::dispatch` ÷ the same command spawned
+    /// bare in the same run (goal ≤ 1.15: hookbox adds little to a process start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) ratio_native_hook_over_bare_spawn_p50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) ratio_native_over_typed_wasm_p50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

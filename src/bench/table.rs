@@ -46,6 +46,12 @@ pub(crate) fn table(r: &Report) -> String {
             "\nratios: native/typed-wasm p50 = {typed:.0}x, native/wasi:cli-wasm p50 = {cli:.0}x, typed-wasm/native throughput (N) = {tput:.0}x, typed-wasm throughput N/1 in flight = {scale:.2}x"
         );
     }
+    if let Some(bare) = r.ratio_native_hook_over_bare_spawn_p50 {
+        let _ = writeln!(
+            s,
+            "native sh -c hook p50 / the same command spawned bare = {bare:.2}x (goal <= 1.15)"
+        );
+    }
     if let (Some(empty), Some(many)) = (
         r.idle_ns_per_dispatch_empty_host,
         r.idle_ns_per_dispatch_10k_rules,

@@ -3,7 +3,8 @@
 //!
 //! Layout: the runner creates one folder, `hookbox-<pid>-<n>`, beside the processes of its own
 //! cgroup (or under [`crate::ContainmentPolicy::cgroup_parent`]); each run gets `run-<n>` in it.
-//! The hook joins its cgroup before it executes (see `join.rs`), so it cannot fork out first.
+//! The hook is created inside its cgroup (`clone3.rs`; where `clone3` is missing, it joins it
+//! before it executes, `join.rs`), so it cannot fork out first.
 //! When the run ends, `cgroup.kill` SIGKILLs everything inside at once (the kernel also catches
 //! processes forking at that moment), the runner waits for the cgroup to empty, and removes it.
 //! No controller is enabled: the cgroups are only used to hold and kill processes, so they work
@@ -140,17 +141,17 @@ impl CgroupTree {
         let mut cgroup = HookCgroup {
             tree: Arc::clone(self),
             dir,
-            procs: None,
+            handle: None,
+            empty: false,
             killed: false,
             removed: false,
         };
-        let path = cgroup.dir.join("cgroup.procs");
         // std opens with O_CLOEXEC: the hook never inherits this descriptor past its `exec`.
-        let procs = OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(|source| CgroupError::Io { path, source })?;
-        cgroup.procs = Some(Arc::new(procs));
+        let handle = File::open(&cgroup.dir).map_err(|source| CgroupError::Io {
+            path: cgroup.dir.clone(),
+            source,
+        })?;
+        cgroup.handle = Some(handle);
         Ok(cgroup)
     }
 }
@@ -170,8 +171,10 @@ impl Drop for CgroupTree {
 pub(crate) struct HookCgroup {
     tree: Arc<CgroupTree>,
     dir: PathBuf,
-    /// `cgroup.procs`, opened before the spawn so the child only has to write to it.
-    procs: Option<Arc<File>>,
+    /// The folder, opened: `clone3` creates the hook inside it (`CLONE_INTO_CGROUP`).
+    handle: Option<File>,
+    /// Found empty when it was to be killed: nothing to wait for.
+    empty: bool,
     killed: bool,
     removed: bool,
 }
@@ -182,9 +185,25 @@ impl HookCgroup {
         &self.dir
     }
 
-    /// The open `cgroup.procs`, for the child to join before it executes.
-    pub(crate) fn procs(&self) -> Option<Arc<File>> {
-        self.procs.clone()
+    /// The open folder, for `clone3` to create the hook in; `None` once killed.
+    #[cfg_attr(
+        not(all(target_os = "linux", target_arch = "x86_64")),
+        allow(
+            dead_code,
+            reason = "only the x86_64 Linux spawn starts hooks inside the folder"
+        )
+    )]
+    pub(crate) fn handle(&self) -> Option<&File> {
+        self.handle.as_ref()
+    }
+
+    /// `cgroup.procs`, opened for a child to join before it executes (std's spawn, when
+    /// `clone3` is not available).
+    pub(crate) fn procs(&self) -> io::Result<Arc<File>> {
+        OpenOptions::new()
+            .write(true)
+            .open(self.dir.join("cgroup.procs"))
+            .map(Arc::new)
     }
 
     /// The tree this cgroup belongs to.
@@ -194,11 +213,20 @@ impl HookCgroup {
 
     /// Counts the live processes that left the process group `pgid`, then SIGKILLs everything
     /// in the cgroup. Returns that count. Only the first call does anything.
+    ///
+    /// An empty cgroup (the common end of a run: the hook exited, nothing it started is left)
+    /// costs one read of `cgroup.events`: no process list, no `cgroup.kill`. Nothing can enter
+    /// it afterwards: only this runner may move or start processes there, and it closes its
+    /// handle first.
     pub(crate) fn kill(&mut self, pgid: Option<i32>) -> Result<usize, CgroupError> {
         if std::mem::replace(&mut self.killed, true) {
             return Ok(0);
         }
-        self.procs = None;
+        self.handle = None;
+        if !populated(&self.dir) {
+            self.empty = true;
+            return Ok(0);
+        }
         let path = self.dir.join("cgroup.procs");
         let members =
             procfs::read_pids(&path).map_err(|source| CgroupError::Io { path, source })?;
@@ -218,6 +246,9 @@ impl HookCgroup {
 
     /// Waits until no process is left in the cgroup, polling; `false` if `limit` passed first.
     pub(crate) async fn emptied(&self, limit: Duration) -> bool {
+        if self.empty {
+            return true;
+        }
         let start = tokio::time::Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -232,11 +263,26 @@ impl HookCgroup {
         }
     }
 
-    /// Removes the (empty) cgroup.
-    pub(crate) fn remove(&mut self) -> io::Result<()> {
-        std::fs::remove_dir(&self.dir)?;
+    /// Removes the (empty) cgroup once the run has returned: `rmdir` of a cgroup takes the
+    /// kernel's cgroup lock and tears its files down (tens of µs), which the hook's caller
+    /// need not wait for. In a blocking-pool thread when a runtime is there, here otherwise.
+    pub(crate) fn remove_later(&mut self) {
         self.removed = true;
-        Ok(())
+        let dir = self.dir.clone();
+        // The tree's folder can only go once this one is gone: the task keeps it.
+        let tree = Arc::clone(&self.tree);
+        let remove = move || {
+            if let Err(e) = std::fs::remove_dir(&dir) {
+                tracing::debug!(dir = %dir.display(), error = %e, "cannot remove a hook's cgroup");
+            }
+            drop(tree);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(remove);
+            }
+            Err(_) => remove(),
+        }
     }
 }
 

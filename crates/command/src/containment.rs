@@ -232,8 +232,8 @@ impl Scope<'_> {
                         cgroup.dir().display(),
                         limit.as_secs_f64()
                     ));
-                } else if let Err(e) = cgroup.remove() {
-                    tracing::debug!(dir = %cgroup.dir().display(), error = %e, "cannot remove a hook's cgroup");
+                } else {
+                    cgroup.remove_later();
                 }
             }
             Scope::Subreaper(mark) => {

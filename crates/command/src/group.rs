@@ -4,8 +4,8 @@ use std::io;
 use std::process::ExitStatus;
 
 use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::process::Child;
 
+use crate::child::HookChild;
 use crate::subreaper::forget_leader;
 
 /// Owns a spawned hook (leader of its own process group) and guarantees that, however the run
@@ -13,7 +13,7 @@ use crate::subreaper::forget_leader;
 /// SIGKILL and the leader is reaped.
 #[derive(Debug)]
 pub(crate) struct ProcessGroup {
-    child: Option<Child>,
+    child: Option<HookChild>,
     /// The group id: the leader's pid, since it was spawned with `process_group(0)`.
     pgid: Option<Pid>,
     killed: bool,
@@ -22,7 +22,7 @@ pub(crate) struct ProcessGroup {
 
 impl ProcessGroup {
     /// Takes charge of `child`, which must have been spawned with `process_group(0)`.
-    pub(crate) fn new(child: Child) -> ProcessGroup {
+    pub(crate) fn new(child: HookChild) -> ProcessGroup {
         let pgid = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
@@ -97,7 +97,8 @@ impl Drop for ProcessGroup {
         match child.try_wait() {
             Ok(Some(_)) | Err(_) => self.forget(),
             // Still dying from the SIGKILL: reap it in the background. Without a runtime, the
-            // `Child` drop hands it to tokio's orphan queue (it was spawned with `kill_on_drop`).
+            // child's drop reaps it: tokio's orphan queue (std's spawn, with `kill_on_drop`),
+            // or a thread waiting on its pidfd (`clone3`).
             Ok(None) => {
                 // Without a runtime the leader stays listed: a subreaper sweep then leaves its
                 // zombie to tokio's orphan queue, which reaps it.

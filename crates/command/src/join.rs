@@ -1,10 +1,18 @@
-//! Moving a hook into its cgroup between `fork` and `exec`: the only `unsafe` in this crate.
+//! The fallback way into a hook's cgroup: moving the child there between `fork` and `exec`.
+//!
+//! On x86_64 Linux with `clone3` (5.7 and later) the hook is created inside its cgroup
+//! (`clone3.rs`) and this module is not used. Elsewhere — another architecture, a kernel or a
+//! seccomp filter without `clone3` — the hook is spawned by std and moves itself.
 //!
 //! Why it must happen there: moving the hook after the spawn returned leaves a window in which
 //! the hook already runs and can fork a process that stays outside the cgroup (and so escapes
-//! the kill). `clone3(CLONE_INTO_CGROUP)` would close it too, but neither std nor tokio spawns
-//! that way. Writing `0` to the cgroup's `cgroup.procs` from the child itself, before `exec`,
+//! the kill). Writing `0` to the cgroup's `cgroup.procs` from the child itself, before `exec`,
 //! moves the child before any of the hook's own code runs; everything it forks is born inside.
+//!
+//! What it costs (issue 18 §5): the move takes the kernel's `cgroup_threadgroup_rwsem` for
+//! writing — an RCU grace period, milliseconds, during which every `fork` on the machine
+//! waits — and a `pre_exec` closure makes std `fork` (copying the host's page tables) instead
+//! of `posix_spawn`. `clone3` avoids both; see `docs/performance.md`.
 
 use std::fs::File;
 use std::io;

@@ -18,13 +18,18 @@
 //! catches it with a cgroup v2 per hook where Linux allows, or (opt-in) as a child subreaper —
 //! see [`ContainmentPolicy`] and [`CommandRunner::containment`].
 
-// Two `unsafe` blocks, each allowed where it is with its SAFETY argument: `join.rs` (joining the
-// hook's cgroup between fork and exec) and `pass_fds.rs` (keeping a pinned script's descriptor
+// `unsafe` is allowed only where it is needed, each block with its SAFETY argument: `clone3.rs`
+// (starting the hook inside its cgroup with a raw `clone3` and the child's raw system calls,
+// and registering its pidfd with tokio), `join.rs` (the fallback: joining the cgroup between
+// fork and exec) and `pass_fds.rs` (the fallback's way of keeping a pinned script's descriptor
 // open in its hook only); everywhere else unsafe code is an error.
 #![deny(unsafe_code)]
 
 mod capture;
 mod cgroup;
+mod child;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod clone3;
 mod containment;
 mod data_dir;
 mod env_policy;

@@ -3,7 +3,8 @@
 //! The host runs a pinned script from a sealed copy held by a descriptor (`/proc/self/fd/N`,
 //! see `hookbox-host`'s trust module). Every descriptor hookbox opens is close-on-exec, so a
 //! hook spawned at the same time never inherits another's; for the one hook that runs the copy,
-//! the flag is cleared between `fork` and `exec`, in the child only. The number stays the same
+//! the flag is cleared between `fork` and `exec`, in the child only (here for std's spawn;
+//! `clone3.rs` does the same in its child). The number stays the same
 //! (a forked child has the parent's descriptor table), so `/proc/self/fd/N` written in the
 //! command names it in the hook too.
 

@@ -11,10 +11,10 @@ use hookbox_core::event::wire::cut_chars;
 use hookbox_core::output::HookFailure;
 use hookbox_core::output::RawOutput;
 use tokio::io::AsyncWriteExt;
-use tokio::process::ChildStdin;
 use tracing::Instrument;
 
 use crate::capture::{Capture, drain};
+use crate::child::HookStdin;
 use crate::containment::{Active, Containment, ContainmentPolicy};
 use crate::env_policy::EnvPolicy;
 use crate::environment::inherited;
@@ -192,8 +192,7 @@ impl CommandRunner {
             notes: spawn_notes,
         } = spawn(req, &self.inherited, &scope)?;
         notes.extend(spawn_notes);
-        let stdin = child.stdin.take();
-        let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
+        let (stdin, mut stdout, mut stderr) = child.take_pipes();
         let mut group = ProcessGroup::new(child);
         tracing::Span::current().record("pid", group.pid());
 
@@ -344,7 +343,7 @@ impl fmt::Debug for CommandRunner {
 
 /// Writes the payload and closes stdin, so a hook reading to end of file (`cat`) finishes.
 /// Returns a note when the write failed for another reason than the hook not reading it all.
-async fn feed_stdin(pipe: Option<ChildStdin>, bytes: &[u8]) -> Option<String> {
+async fn feed_stdin(pipe: Option<HookStdin>, bytes: &[u8]) -> Option<String> {
     let mut pipe = pipe?;
     match pipe.write_all(bytes).await {
         Ok(()) => None,

@@ -7,8 +7,9 @@ use std::io;
 use std::path::Path;
 use std::process::Stdio;
 
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
+use crate::child::HookChild;
 use crate::containment::Scope;
 use crate::environment::{context_vars, placeholder_values};
 use crate::error::SpawnError;
@@ -22,7 +23,7 @@ use crate::subreaper::{RUN_MARKER_VAR, spawn_registered};
 /// A started hook, with notes about how it was started when that was unusual.
 #[derive(Debug)]
 pub(crate) struct Spawned {
-    pub(crate) child: Child,
+    pub(crate) child: HookChild,
     pub(crate) notes: Vec<String>,
 }
 
@@ -37,8 +38,9 @@ struct Plan {
 /// `scope`.
 ///
 /// The child leads a new process group (so the whole group can be killed), has all three
-/// standard streams piped, and is killed if its `Child` is dropped unreaped. In a cgroup
-/// scope it joins its cgroup before it executes. A shell that is not installed is tried next
+/// standard streams piped, and is killed if its `HookChild` is dropped unreaped. In a cgroup
+/// scope it is created inside its cgroup (`clone3`, see `clone3.rs`), or, where that is not
+/// available, joins it before it executes (`join.rs`). A shell that is not installed is tried next
 /// in line (`pwsh`, then `powershell`); none installed is [`SpawnError::ShellMissing`].
 pub(crate) fn spawn(
     req: &CommandRequest,
@@ -71,9 +73,9 @@ pub(crate) fn spawn(
     })
 }
 
-/// Starts `program`, joining the run's cgroup if it has one.
+/// Starts `program`, inside the run's cgroup if it has one.
 ///
-/// A failure with the cgroup may be the kernel refusing the move or the program's own error;
+/// A failure with the cgroup may be the kernel refusing it or the program's own error;
 /// only a second try without the cgroup tells (it costs a spawn on real errors only). When
 /// that one starts, the cgroup was the problem: the hook runs without it, with a note, and the
 /// runner stops trying cgroups.
@@ -85,7 +87,7 @@ fn attempt(
     program: &str,
     args: &[String],
     notes: &mut Vec<String>,
-) -> io::Result<Child> {
+) -> io::Result<HookChild> {
     let Scope::Cgroup(cgroup) = scope else {
         return start(req, inherited, scope, true, cwd, program, args);
     };
@@ -139,7 +141,7 @@ fn plan(req: &CommandRequest) -> Result<Plan, SpawnError> {
     }
 }
 
-/// One spawn attempt.
+/// One spawn attempt: through `clone3` where the kernel has it, else through std.
 fn start(
     req: &CommandRequest,
     inherited: &[(OsString, OsString)],
@@ -148,7 +150,47 @@ fn start(
     cwd: Option<&Path>,
     program: &str,
     args: &[String],
-) -> io::Result<Child> {
+) -> io::Result<HookChild> {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    if crate::clone3::available() {
+        use std::os::fd::AsFd;
+
+        use crate::clone3::{Clone3Error, Launch};
+
+        let mut env: Vec<(OsString, OsString)> = inherited.to_vec();
+        env.extend(
+            context_vars(&req.context)
+                .into_iter()
+                .map(|(k, v)| (OsString::from(k), v)),
+        );
+        let cgroup = match scope {
+            Scope::Cgroup(cgroup) if join_cgroup => cgroup.handle().map(|f| f.as_fd()),
+            Scope::Subreaper(mark) => {
+                env.push((RUN_MARKER_VAR.into(), mark.value().into()));
+                None
+            }
+            _ => None,
+        };
+        let launch = Launch {
+            program,
+            args,
+            env,
+            cwd,
+            cgroup,
+            pass_fds: &req.pass_fds,
+        };
+        // `None`: no `clone3` with these flags on this kernel; std's spawn below, from now on.
+        if let Some(child) = spawn_registered(
+            || match crate::clone3::spawn(&launch) {
+                Ok(child) => Ok(Some(child)),
+                Err(Clone3Error::Unsupported) => Ok(None),
+                Err(Clone3Error::Io(e)) => Err(e),
+            },
+            |c| c.as_ref().map(crate::clone3::DirectChild::id),
+        )? {
+            return Ok(HookChild::Direct(child));
+        }
+    }
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env_clear()
@@ -167,16 +209,14 @@ fn start(
     }
     match scope {
         Scope::Cgroup(cgroup) if join_cgroup => {
-            if let Some(procs) = cgroup.procs() {
-                join_before_exec(&mut cmd, procs);
-            }
+            join_before_exec(&mut cmd, cgroup.procs()?);
         }
         Scope::Subreaper(mark) => {
             cmd.env(RUN_MARKER_VAR, mark.value());
         }
         _ => {}
     }
-    spawn_registered(|| cmd.spawn(), Child::id)
+    spawn_registered(|| cmd.spawn(), tokio::process::Child::id).map(HookChild::Std)
 }
 
 /// A missing working directory fails the spawn with the same "not found" as a missing program;

@@ -16,5 +16,6 @@ mod exit_codes;
 mod output;
 mod shell;
 mod spawn_errors;
+mod start;
 mod stdin;
 mod timeout;
