@@ -6,7 +6,8 @@
 # a warm-up, for:
 #   bare  GET  /healthz                       bare  POST /dispatch (a dispatch body, parsed)
 #   serve GET  /healthz                       serve POST /v1/tenants/idle/dispatch (no rule matches)
-#   serve POST /v1/tenants/wasm/dispatch      (the no-op typed guest on PreToolUse)
+#   serve POST /v1/tenants/wasm/dispatch      (the no-op typed guest on PreToolUse; the lean answer)
+#   serve POST /v1/tenants/wasm/dispatch?report=full  (the same, answered with the full report)
 #   serve POST /v1/tenants/wasm/claude-code   (a Claude Code PreToolUse payload, same guest)
 # Both tenants have the default policy (replay on, as users get it) and the server the default
 # configuration but for its folders. Every answer is checked once before measuring (the wasm
@@ -14,7 +15,9 @@
 # error during a run fails the script. Then one more 1-connection run of the typed-wasm tenant
 # reads each answer's `duration_ms` (the server's own clock around the tenant's dispatch: match,
 # run, aggregate — no HTTP, no JSON, no replay) for the in-process tenant p50 of the same run.
-# Prints one table and the ratios the goals of issue 18 name.
+# Prints one table (with each answer's size in bytes) and the ratios the goals of issue 18 name.
+# A hookbox from before the lean answer (issue 18 §4) answers the full report on both dispatch
+# rows (it ignores the query): compare binaries with the same script.
 #
 # Usage: scripts/bench-http.sh [--quick]
 #   --quick          1 s warm-ups and 2 s runs instead of 2 s and 5 s (a smoke test)
@@ -184,18 +187,21 @@ check() {
   for pattern in "$@"; do
     grep -qF -- "$pattern" <<<"$out" || die "$name: the answer lacks \`$pattern\`: $out"
   done
-  if [[ $name == serve-wasm ]] && grep -qF '"failure"' <<<"$out"; then
+  if [[ $name == serve-wasm* ]] && grep -qF '"failure"' <<<"$out"; then
     die "$name: the guest failed: $out"
   fi
+  size[$name]="$(LC_ALL=C; echo "${#out}")"
 }
+declare -A size
 
-names=(bare-healthz bare-dispatch serve-healthz serve-idle serve-wasm serve-claude-code)
+names=(bare-healthz bare-dispatch serve-healthz serve-idle serve-wasm serve-wasm-full serve-claude-code)
 declare -A url label
 url[bare-healthz]="$bare_url/healthz" label[bare-healthz]="bare  GET  /healthz"
 url[bare-dispatch]="$bare_url/dispatch" label[bare-dispatch]="bare  POST /dispatch"
 url[serve-healthz]="$serve_url/healthz" label[serve-healthz]="serve GET  /healthz"
 url[serve-idle]="$serve_url/v1/tenants/idle/dispatch" label[serve-idle]="serve POST idle tenant dispatch"
 url[serve-wasm]="$serve_url/v1/tenants/wasm/dispatch" label[serve-wasm]="serve POST typed-wasm dispatch"
+url[serve-wasm-full]="$serve_url/v1/tenants/wasm/dispatch?report=full" label[serve-wasm-full]="serve POST typed-wasm ?report=full"
 url[serve-claude-code]="$serve_url/v1/tenants/wasm/claude-code" label[serve-claude-code]="serve POST typed-wasm claude-code"
 
 lua bare-healthz
@@ -203,12 +209,14 @@ lua serve-healthz
 lua bare-dispatch "$dispatch_body"
 lua serve-idle "$dispatch_body"
 lua serve-wasm "$dispatch_body"
+lua serve-wasm-full "$dispatch_body"
 lua serve-claude-code "$claude_body"
 check bare-healthz "${url[bare-healthz]}" '' '{"status":"ok"}'
 check serve-healthz "${url[serve-healthz]}" '' '"status":"ok"'
 check bare-dispatch "${url[bare-dispatch]}" "$dispatch_body" '"outcome":"allow"'
 check serve-idle "${url[serve-idle]}" "$dispatch_body" '"matched_rule_count":0' '"outcome":"allow"'
-check serve-wasm "${url[serve-wasm]}" "$dispatch_body" '"matched_rule_count":1' '"outcome":"allow"' '"handler_type":"wasm"'
+check serve-wasm "${url[serve-wasm]}" "$dispatch_body" '"matched_rule_count":1' '"outcome":"allow"'
+check serve-wasm-full "${url[serve-wasm-full]}" "$dispatch_body" '"matched_rule_count":1' '"outcome":"allow"' '"handler_type":"wasm"'
 check serve-claude-code "${url[serve-claude-code]}" "$claude_body" '{}'
 
 # --- Measuring -------------------------------------------------------------------------------
@@ -278,11 +286,11 @@ echo "hookbox serve vs bare axum, wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }'
 echo "hookbox: $hookbox; bare-axum: $bare"
 echo "hookbox serve: $serve_threads; bare-axum: $bare_threads"
 echo
-printf '%-36s %5s %10s %9s %9s\n' endpoint conns 'req/s' 'p50 µs' 'p99 µs'
+printf '%-36s %5s %10s %9s %9s %7s\n' endpoint conns 'req/s' 'p50 µs' 'p99 µs' bytes
 for conns in 1 8; do
   for name in "${names[@]}"; do
-    printf '%-36s %5s %10s %9s %9s\n' "${label[$name]}" "$conns" "${rps[$name@$conns]}" \
-      "${p50[$name@$conns]}" "${p99[$name@$conns]}"
+    printf '%-36s %5s %10s %9s %9s %7s\n' "${label[$name]}" "$conns" "${rps[$name@$conns]}" \
+      "${p50[$name@$conns]}" "${p99[$name@$conns]}" "${size[$name]}"
   done
 done
 echo

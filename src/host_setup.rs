@@ -184,3 +184,27 @@ pub(crate) fn block_on<F: Future>(fut: F) -> anyhow::Result<F::Output> {
     rt.shutdown_timeout(SHUTDOWN_GRACE);
     Ok(out)
 }
+
+/// Runs `fut` to completion as a task of a fresh multi-threaded runtime of exactly `workers`
+/// worker threads (`hookbox serve`'s `worker_threads`), then shuts the runtime down as
+/// [`block_on`] does. The future is spawned rather than polled on the calling thread, so
+/// everything it does (the server's accept loop) runs on the workers: no third thread takes
+/// turns with them and wakes one for every connection it accepts.
+pub(crate) fn block_on_workers<F>(workers: usize, fut: F) -> anyhow::Result<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let out = rt.block_on(rt.spawn(fut));
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
+    match out {
+        Ok(out) => Ok(out),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(anyhow::anyhow!("the server's task was cancelled: {e}")),
+    }
+}

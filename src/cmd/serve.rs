@@ -10,7 +10,7 @@ use hookbox_server::logging::{self, LogError};
 use hookbox_server::{DEFAULT_CONFIG, Server, ServerConfig};
 
 use crate::cli::ServeArgs;
-use crate::host_setup::block_on;
+use crate::host_setup::block_on_workers;
 
 /// Runs `hookbox serve`.
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -41,17 +41,19 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         ),
         Err(e) => return Err(e.into()),
     }
-    block_on(async move {
+    block_on_workers(config.worker_threads(), async move {
         let server = Server::bind(config)
             .await
             .context("cannot start the server")?;
         let addr = server
             .local_addr()
             .context("cannot read the bound address")?;
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{addr}").context("cannot write to stdout")?;
-        out.flush().context("cannot write to stdout")?;
-        drop(out);
+        {
+            // In a block: the lock must not live across the await below (the task is `Send`).
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{addr}").context("cannot write to stdout")?;
+            out.flush().context("cannot write to stdout")?;
+        }
         tracing::info!(%addr, "listening");
         server.run_until_signal().await?;
         Ok(ExitCode::SUCCESS)

@@ -64,7 +64,6 @@ fn two_tenants_with_conflicting_rules_each_get_their_own_verdict() {
     assert_eq!(a["outcome"], "block", "{a:#}");
     assert_eq!(a["verdict"]["decision"], "deny");
     assert_eq!(a["matched_rule_count"], 1);
-    assert_eq!(a["hook_fired"]["outcome"], "block");
     let b = s
         .post(
             "/v1/tenants/b/dispatch",
@@ -95,7 +94,7 @@ fn two_tenants_with_conflicting_rules_each_get_their_own_verdict() {
 }
 
 #[test]
-fn dispatch_answers_what_hookbox_dispatch_json_prints() {
+fn dispatch_with_report_full_answers_what_hookbox_dispatch_json_prints() {
     let f = Fixture::new();
     f.tenant(
         "a",
@@ -106,7 +105,11 @@ fn dispatch_answers_what_hookbox_dispatch_json_prints() {
     );
     let s = f.start("");
     let served = s
-        .post("/v1/tenants/a/dispatch", Some("token-a"), &bash("rm -rf /"))
+        .post(
+            "/v1/tenants/a/dispatch?report=full",
+            Some("token-a"),
+            &bash("rm -rf /"),
+        )
         .json();
     let cli = hookbox([
         "dispatch",
@@ -160,6 +163,186 @@ fn dispatch_answers_what_hookbox_dispatch_json_prints() {
         assert_eq!(served[k], cli[k], "{k}");
     }
     assert_eq!(served["verdict"]["decision"], "deny");
+}
+
+/// The keys of a lean answer (issue 18 §4): what the shipped clients read (`event`, `outcome`,
+/// `verdict`, `rendered`) and what an agent shows or logs; no per-hook report, no HookFired.
+const LEAN_KEYS: &[&str] = &[
+    "duration_ms",
+    "event",
+    "matched_rule_count",
+    "outcome",
+    "session_id",
+    "system_messages",
+    "verdict",
+    "warnings",
+];
+
+fn keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn the_default_dispatch_answer_is_lean_and_carries_what_the_clients_read() {
+    let f = Fixture::new();
+    f.tenant(
+        "a",
+        "token-a",
+        "",
+        &guard_and_context(&[], "Project ATLAS."),
+        GUARD_AND_CONTEXT,
+    );
+    let s = f.start("");
+    for (body, rendered) in [
+        (bash("rm -rf /"), false),
+        (bash("git status"), false),
+        (prompt("What is left?"), true),
+    ] {
+        let lean = s.post("/v1/tenants/a/dispatch", Some("token-a"), &body);
+        assert_eq!(lean.status, 200, "{}", lean.text());
+        let asked = s.post("/v1/tenants/a/dispatch?report=lean", Some("token-a"), &body);
+        let full = s.post("/v1/tenants/a/dispatch?report=full", Some("token-a"), &body);
+        assert!(
+            lean.body.len() < full.body.len(),
+            "lean {} bytes, full {} bytes",
+            lean.body.len(),
+            full.body.len()
+        );
+        let (lean, asked, full) = (lean.json(), asked.json(), full.json());
+        let mut want: Vec<String> = LEAN_KEYS.iter().map(|k| (*k).to_owned()).collect();
+        if rendered {
+            want.push("rendered".to_owned());
+            want.sort();
+        }
+        assert_eq!(keys(&lean), want, "{lean:#}");
+        assert_eq!(keys(&asked), want, "report=lean is the default: {asked:#}");
+        // The same verdict and outcome as the full report (each attachment's run time aside).
+        for k in [
+            "event",
+            "session_id",
+            "matched_rule_count",
+            "outcome",
+            "rendered",
+        ] {
+            // `rendered` is absent from a lean answer where the full report has it null.
+            assert_eq!(lean.get(k).unwrap_or(&Value::Null), &full[k], "{k}");
+        }
+        let decided = |v: &Value| {
+            let mut v = v["verdict"].clone();
+            v.as_object_mut().unwrap().remove("messages");
+            v
+        };
+        assert_eq!(decided(&lean), decided(&full));
+        assert_eq!(
+            lean["verdict"]["messages"].as_array().map(Vec::len),
+            full["verdict"]["messages"].as_array().map(Vec::len)
+        );
+        assert!(
+            full["hooks"].is_array() && full["hook_fired"].is_object(),
+            "{full:#}"
+        );
+    }
+    // What the clients read, through the lean answer.
+    let deny = s
+        .post("/v1/tenants/a/dispatch", Some("token-a"), &bash("rm -rf /"))
+        .json();
+    assert_eq!(
+        (&deny["outcome"], &deny["verdict"]["decision"]),
+        (&json!("block"), &json!("deny"))
+    );
+    assert!(
+        deny["verdict"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("shell-guard"),
+        "{deny:#}"
+    );
+    let turn = s
+        .post("/v1/tenants/a/dispatch", Some("token-a"), &prompt("hi"))
+        .json();
+    assert_eq!(
+        turn["verdict"]["additional_contexts"],
+        json!(["Project ATLAS."])
+    );
+    assert_eq!(turn["rendered"]["kind"], "proceed");
+}
+
+#[test]
+fn a_report_parameter_other_than_full_or_lean_is_a_400_naming_it() {
+    let f = Fixture::new();
+    f.tenant(
+        "a",
+        "token-a",
+        "",
+        &guard_and_context(&[], "ctx"),
+        GUARD_AND_CONTEXT,
+    );
+    let s = f.start("");
+    for (query, field, names) in [
+        ("report=verbose", "query.report", "report=verbose"),
+        ("report=", "query.report", "report="),
+        ("report=FULL", "query.report", "report=FULL"),
+        ("reprot=full", "query.reprot", "reprot"),
+        ("report=full&x=1", "query.x", "`x`"),
+    ] {
+        let r = s.post(
+            &format!("/v1/tenants/a/dispatch?{query}"),
+            Some("token-a"),
+            &bash("ls"),
+        );
+        assert_eq!(r.status, 400, "{query}: {}", r.text());
+        assert_eq!(
+            r.error(),
+            ("invalid_request".to_owned(), Some(field.to_owned())),
+            "{query}"
+        );
+        let message = r.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(names), "{query}: {message}");
+    }
+    // The parameter is checked after the token: without one it is still a 401.
+    let r = s.post("/v1/tenants/a/dispatch?report=verbose", None, &bash("ls"));
+    assert_eq!(r.status, 401);
+}
+
+#[test]
+fn worker_threads_sets_the_servers_workers_and_zero_is_refused_naming_the_key() {
+    let f = Fixture::new();
+    f.tenant(
+        "a",
+        "token-a",
+        "",
+        &guard_and_context(&[], "ctx"),
+        GUARD_AND_CONTEXT,
+    );
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let s = f.start("");
+    let status = s.get("/v1/status", Some(ADMIN)).json();
+    assert_eq!(status["worker_threads"], cores, "{status:#}");
+    drop(s);
+    let s = f.start("worker_threads = 3\n");
+    let status = s.get("/v1/status", Some(ADMIN)).json();
+    assert_eq!(status["worker_threads"], 3, "{status:#}");
+    let d = s.post("/v1/tenants/a/dispatch", Some("token-a"), &bash("rm -rf /"));
+    assert_eq!(d.json()["outcome"], "block");
+    drop(s);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("serve.toml");
+    std::fs::write(&config, "tenants_dir = \".\"\nworker_threads = 0\n").unwrap();
+    let run = hookbox([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert_ne!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`worker_threads`") && run.stderr.contains("from 1 to 1024"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -547,9 +730,10 @@ fn metrics_health_and_readiness() {
     assert_eq!(s.get("/v1/status", Some("scraper")).status, 403);
     let status = s.get("/v1/status", Some(ADMIN));
     assert_eq!(status.status, 200);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     assert_eq!(
         status.json(),
-        json!({"status": "ready", "tenants": {"serving": 1, "failed": 1}})
+        json!({"status": "ready", "tenants": {"serving": 1, "failed": 1}, "worker_threads": cores})
     );
     let broken = s.get("/v1/tenants/broken", Some(ADMIN)).json();
     assert_eq!(broken["state"], "failed");

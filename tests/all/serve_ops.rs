@@ -37,7 +37,7 @@ fn reloads_during_traffic_answer_every_dispatch_with_one_rule_set_or_the_other()
                 let body = serde_json::to_vec(&json!({"event": "PreToolUse", "payload": {"tool_name": "Bash", "tool_input": {"command": "git status"}}})).unwrap();
                 let mut answers = 0;
                 while !stop.load(Ordering::Relaxed) || answers == 0 {
-                    let r = request(addr, "POST", "/v1/tenants/a/dispatch", &[("Authorization", "Bearer token-a")], Some(&body))
+                    let r = request(addr, "POST", "/v1/tenants/a/dispatch?report=full", &[("Authorization", "Bearer token-a")], Some(&body))
                         .expect("every request is answered");
                     assert_eq!(r.status, 200, "{}", r.text());
                     let d = r.json();

@@ -363,13 +363,26 @@ fn a_dispatch_answer_has_a_byte_cap_and_fired_records_are_previews() {
     );
     let s = f.start("[limits]\nmax_answer_bytes = 1048576\n");
     let prompt = json!({"event": "UserPromptSubmit", "payload": {"prompt": "hi"}});
-    let r = s.post("/v1/tenants/loud/dispatch", Some("token-l"), &prompt);
+    let r = s.post(
+        "/v1/tenants/loud/dispatch?report=full",
+        Some("token-l"),
+        &prompt,
+    );
     assert_eq!(r.status, 200);
     assert!(r.body.len() <= 1 << 20, "{} bytes", r.body.len());
     let v = r.json();
     assert_eq!(v["outcome"], "allow");
     assert_eq!(v["answer_truncated"], true);
     assert_eq!(v["hooks"].as_array().map(Vec::len), Some(8));
+    // The lean answer (the default) is held to the same cap: its verdict's megabyte of context
+    // (and the rendered turn repeating it) is cut, marked, and the outcome kept.
+    let r = s.post("/v1/tenants/loud/dispatch", Some("token-l"), &prompt);
+    assert_eq!(r.status, 200);
+    assert!(r.body.len() <= 1 << 20, "{} bytes", r.body.len());
+    let v = r.json();
+    assert_eq!(v["outcome"], "allow");
+    assert_eq!(v["answer_truncated"], true);
+    assert!(v.get("hooks").is_none(), "a lean answer has no reports");
     // A HookFired record on the stream: the block reason is a preview.
     let (status, _, mut events) =
         Events::open(s.addr, "/v1/tenants/blocker/fired", "token-b").unwrap();

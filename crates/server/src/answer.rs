@@ -1,11 +1,71 @@
+//! A dispatch answer, in the two shapes `POST /v1/tenants/{id}/dispatch` gives: the **lean**
+//! answer by default ([`lean_answer`]: the event, the outcome, the verdict and what the agent
+//! shows or logs — serialised straight from the dispatch, with no JSON tree built and no
+//! per-hook report), and the **full** report on `?report=full` ([`dispatch_answer`]:
+//! `hookbox dispatch --json`'s object).
+//!
 //! The size of an answer is bounded (`limits.max_answer_bytes`): eight hooks printing a megabyte
-//! each must not become a 40 MB response. In a dispatch answer every hook's `output` is a
+//! each must not become a 40 MB response. In a full answer every hook's `output` is a
 //! preview ([`OUTPUT_PREVIEW_CHARS`]); an answer still over the cap has every text longer than a
 //! shrinking length cut (marked) and, if that is not enough, its per-hook reports dropped, and
 //! says so (`"answer_truncated": true`). Decisions, outcomes and every short field are never
 //! cut, so a deny stays a deny.
 
+use hookbox_core::EventName;
+use hookbox_core::aggregate::{Outcome, Verdict};
+use hookbox_core::render::UserTurn;
+use hookbox_host::Dispatch;
+use serde::Serialize;
 use serde_json::{Value, json};
+
+/// Which answer a dispatch request asked for (`?report=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Report {
+    /// The verdict and what the agent needs (the default).
+    Lean,
+    /// `hookbox dispatch --json`'s object: every hook's report, the HookFired record.
+    Full,
+}
+
+/// The lean answer: every field a caller acts on, borrowed from the dispatch.
+#[derive(Serialize)]
+struct Lean<'a> {
+    event: EventName,
+    session_id: &'a str,
+    matched_rule_count: usize,
+    duration_ms: f64,
+    outcome: Outcome,
+    verdict: &'a Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rendered: Option<UserTurn>,
+    system_messages: &'a [String],
+    warnings: &'a [String],
+}
+
+/// The lean answer to `d` within `cap` bytes. A verdict is bounded by the host (1 MiB of text
+/// per dispatch), so this is almost always one serialisation; one over the cap is cut as a full
+/// answer is (long texts first, decisions never) and says so.
+pub(crate) fn lean_answer(d: &Dispatch, cap: usize) -> Vec<u8> {
+    let lean = Lean {
+        event: d.event.name,
+        session_id: &d.event.session_id,
+        matched_rule_count: d.matched_rule_count,
+        duration_ms: d.duration.as_secs_f64() * 1000.0,
+        outcome: d.verdict.outcome(),
+        verdict: &d.verdict,
+        rendered: d.user_turn(),
+        system_messages: d.verdict.system_messages(),
+        warnings: &d.warnings,
+    };
+    // The fields are plain data: serialising them cannot fail.
+    let bytes = serde_json::to_vec(&lean).unwrap_or_default();
+    if bytes.len() <= cap {
+        return bytes;
+    }
+    let mut v = serde_json::to_value(&lean).unwrap_or(Value::Null);
+    v["answer_truncated"] = json!(true);
+    fit(v, cap).0
+}
 
 /// Longest hook output (in characters) a dispatch answer carries per hook.
 pub(crate) const OUTPUT_PREVIEW_CHARS: usize = 4000;

@@ -29,6 +29,8 @@ pub const MAX_HEADER_BYTES_LIMIT: usize = 1 << 20;
 pub const MAX_ADMISSION_WAIT_MS: u64 = 60_000;
 /// Largest `limits.shutdown_delay_secs` (an hour).
 pub const MAX_SHUTDOWN_DELAY_SECS: u64 = 3600;
+/// Largest `worker_threads`: more threads than any machine has cores only adds hand-offs.
+pub const MAX_WORKER_THREADS: usize = 1024;
 
 /// The default configuration file, every key with its default and what it does.
 pub const DEFAULT_CONFIG: &str = include_str!("../default-config.toml");
@@ -87,6 +89,10 @@ pub struct ServerConfig {
     pub log_format: LogFormat,
     /// Log filter. Default **info**.
     pub log_filter: String,
+    /// Threads answering requests (the async runtime's workers). Default **none: one per core**
+    /// (`std::thread::available_parallelism`), at least 1, at most [`MAX_WORKER_THREADS`]; see
+    /// [`ServerConfig::worker_threads`]. More workers than cores only makes them wake each other.
+    pub worker_threads: Option<usize>,
     /// HTTP limits.
     pub limits: Limits,
     /// The hook runtime shared by every tenant.
@@ -254,6 +260,7 @@ impl Default for ServerConfig {
             cache_dir: None,
             log_format: LogFormat::Text,
             log_filter: "info".to_owned(),
+            worker_threads: None,
             limits: Limits::default(),
             runtime: RuntimeKnobs::default(),
             tenant_maxima: TenantMaxima::default(),
@@ -368,6 +375,9 @@ impl ServerConfig {
                     .to_owned(),
             });
         }
+        if let Some(n) = self.worker_threads {
+            within("worker_threads", n as u64, 1, MAX_WORKER_THREADS as u64)?;
+        }
         let l = &self.limits;
         if l.shutdown_delay_secs > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
             return Err(ConfigError::Invalid {
@@ -420,6 +430,14 @@ impl ServerConfig {
             });
         }
         Ok(())
+    }
+
+    /// The async runtime's worker threads: `worker_threads`, else one per core the process may
+    /// use (1 when that cannot be read).
+    pub fn worker_threads(&self) -> usize {
+        self.worker_threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        })
     }
 
     /// The runtime settings: the library's defaults with the operator's knobs, the compile cache
@@ -611,6 +629,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("hunter2") && e.contains("sha256sum"), "{e}");
+    }
+
+    #[test]
+    fn worker_threads_default_to_the_cores_and_zero_or_too_many_are_refused_by_key() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        assert_eq!(ServerConfig::default().worker_threads(), cores);
+        let two = ServerConfig::parse("worker_threads = 2").unwrap();
+        two.validate().unwrap();
+        assert_eq!(two.worker_threads(), 2);
+        for text in ["worker_threads = 0", "worker_threads = 1025"] {
+            let e = ServerConfig::parse(text)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("`worker_threads`") && e.contains("from 1 to 1024"),
+                "{text}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -41,7 +41,7 @@ mod token;
 pub use config::{
     ConfigError, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat, MAX_ADMISSION_WAIT_MS,
     MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT, MAX_SHUTDOWN_DELAY_SECS,
-    RuntimeKnobs, ServerConfig,
+    MAX_WORKER_THREADS, RuntimeKnobs, ServerConfig,
 };
 pub use server::{ReloadSummary, ServeError, Server, ServerHandle, ShutdownReport};
 pub use tenant_file::{MAX_TENANT_FILE_BYTES, TENANT_FILE, TenantFile, TenantFileError};

@@ -7,6 +7,7 @@ use hookbox_core::event::{PayloadError, json_type};
 use hookbox_core::{Event, EventName};
 use serde_json::{Map, Value};
 
+use crate::answer::Report;
 use crate::api_error::ApiError;
 
 /// Keys the dispatch body takes.
@@ -19,6 +20,37 @@ pub(crate) struct DispatchRequest {
     pub(crate) event: Event,
     /// Stop only: re-entries this turn already made (the re-entry cap applies).
     pub(crate) stop_reentries: u32,
+}
+
+/// The query of `POST /v1/tenants/{id}/dispatch`: nothing (the lean answer), `report=lean` or
+/// `report=full`. Anything else is refused naming the parameter, so a misspelt request for the
+/// full report is not silently answered lean.
+pub(crate) fn report(query: Option<&str>) -> Result<Report, ApiError> {
+    let mut report = Report::Lean;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "report" {
+            return Err(ApiError::invalid(
+                format!("query.{key}"),
+                format!(
+                    "unknown query parameter `{key}`; the dispatch takes only `report` (`full` or `lean`)"
+                ),
+            ));
+        }
+        report = match value {
+            "lean" => Report::Lean,
+            "full" => Report::Full,
+            other => {
+                return Err(ApiError::invalid(
+                    "query.report",
+                    format!(
+                        "`report={other}`: it must be `full` (every hook's report, the HookFired record) or `lean` (the default: the verdict)"
+                    ),
+                ));
+            }
+        };
+    }
+    Ok(report)
 }
 
 /// Parses a dispatch body; `session`/`cwd` fill a payload that has none.

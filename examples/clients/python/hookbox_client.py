@@ -11,7 +11,8 @@
 
 `dispatch` sends one event (the payload in any dialect hookbox reads: Claude Code's flat object,
 or Agentao's `{"event", "data"}` envelope) to `POST /v1/tenants/{tenant}/dispatch` and returns
-the aggregated verdict. Errors the server answers (a wrong token, a malformed payload, an
+the aggregated verdict (the server's lean answer; `full_report=True` asks for every hook's
+report and the HookFired record too, in `Verdict.raw`). Errors the server answers (a wrong token, a malformed payload, an
 overloaded server) raise `HookboxError` with the HTTP status, the error code and the field at
 fault; an unreachable server raises `HookboxError` with status 0. What a failure means for the
 agent (fail open or closed) is the caller's decision: hookbox cannot answer when it is down.
@@ -49,7 +50,8 @@ class Verdict:
     hook decided: the agent's own permission flow applies) and `updated_input` a replacement tool
     input. `additional_contexts` go to the model; for UserPromptSubmit, `rendered` is what the
     agent does with the turn (`{"proceed": ...}`, `{"blocked": ...}` or `{"stopped": ...}`).
-    `raw` is the whole answer (verdict, every hook's report, the HookFired record).
+    `raw` is the whole answer: the verdict, `system_messages` and `warnings`; with
+    `full_report=True` also every hook's report (`hooks`) and the HookFired record.
     """
 
     event: str
@@ -99,12 +101,16 @@ class HookboxClient:
         event: str,
         payload: Optional[dict] = None,
         stop_reentries: Optional[int] = None,
+        *,
+        full_report: bool = False,
     ) -> Verdict:
-        """Runs `event` through the tenant's hooks and returns the verdict."""
+        """Runs `event` through the tenant's hooks and returns the verdict; `full_report` asks
+        for every hook's report and the HookFired record as well (`?report=full`)."""
         body: dict = {"event": event, "payload": payload or {}}
         if stop_reentries is not None:
             body["stop_reentries"] = stop_reentries
-        return Verdict.from_answer(self._post(f"/v1/tenants/{_segment(tenant)}/dispatch", body))
+        path = f"/v1/tenants/{_segment(tenant)}/dispatch" + ("?report=full" if full_report else "")
+        return Verdict.from_answer(self._post(path, body))
 
     def claude_code(self, tenant: str, payload: dict) -> dict:
         """What a Claude Code `"type": "http"` hook gets: Claude Code's JSON answer."""

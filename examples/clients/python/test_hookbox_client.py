@@ -27,7 +27,17 @@ class LiveServer(unittest.TestCase):
         self.assertTrue(v.blocked)
         self.assertEqual(v.decision, "deny")
         self.assertIn("shell-guard", v.reason)
+        # The lean answer (the default) carries the verdict, not the per-hook reports.
+        self.assertNotIn("hooks", v.raw)
+        self.assertNotIn("hook_fired", v.raw)
+
+    def test_the_full_report_on_request(self):
+        v = self.hooks.dispatch(TENANT, "PreToolUse", {
+            "session_id": "py-3", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"},
+        }, full_report=True)
+        self.assertEqual(v.decision, "deny")
         self.assertEqual(v.raw["hook_fired"]["outcome"], "block")
+        self.assertEqual(v.raw["hooks"][0]["handler_type"], "wasm")
 
     def test_a_harmless_command_has_no_decision(self):
         v = self.hooks.dispatch(TENANT, "PreToolUse", {

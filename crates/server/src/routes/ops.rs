@@ -1,6 +1,7 @@
 //! Operations: `/healthz` (the process answers), `/readyz` (tenants loaded and not shutting
 //! down: what a load balancer routes on — ready or not, nothing more, since anyone may ask),
-//! `/v1/status` (the same with how many tenants serve and how many failed, for the admin), and
+//! `/v1/status` (the same with how many tenants serve and how many failed and the worker
+//! threads, for the admin), and
 //! `/metrics` (Prometheus text, behind a token: it names every tenant).
 
 use std::sync::Arc;
@@ -46,7 +47,8 @@ pub(super) async fn readyz(State(app): State<Arc<App>>) -> Response {
 }
 
 /// `GET /v1/status` (admin token): the readiness status with the tenant counts — tenants
-/// serving and tenants whose folder failed to load. Always 200 (it reports, it is no probe).
+/// serving and tenants whose folder failed to load — and the threads answering requests (the
+/// runtime's workers: `worker_threads`). Always 200 (it reports, it is no probe).
 pub(super) async fn status_counts(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -56,6 +58,7 @@ pub(super) async fn status_counts(
     Ok(json_body(&json!({
         "status": status(&app),
         "tenants": {"serving": serving, "failed": failed},
+        "worker_threads": tokio::runtime::Handle::current().metrics().num_workers(),
     })))
 }
 

@@ -1,5 +1,6 @@
 //! A tenant's own routes: `POST /v1/tenants/{id}/dispatch` (an event in any dialect; the answer
-//! is what `hookbox dispatch --json` prints, with hook outputs as previews and a byte cap) and
+//! is the verdict and what the agent needs, or with `?report=full` what `hookbox dispatch --json`
+//! prints, with hook outputs as previews; both within a byte cap) and
 //! `POST /v1/tenants/{id}/claude-code` (Claude Code's http-hook protocol: its payload in, the
 //! JSON Claude Code acts on out).
 //!
@@ -18,13 +19,14 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
 use hookbox_core::StopState;
 use hookbox_core::agent::claude_code_json;
 use hookbox_host::{DispatchRefused, DispatchTicket};
 
 use super::path_id;
+use crate::answer::Report;
 use crate::api_error::ApiError;
 use crate::app::App;
 use crate::registry::Serving;
@@ -68,10 +70,12 @@ fn json_bytes(bytes: Vec<u8>) -> Response {
 pub(super) async fn dispatch(
     State(app): State<Arc<App>>,
     path: Result<Path<String>, PathRejection>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let tenant = auth::tenant(&app, &path_id(path), &headers)?;
+    let report = request::report(uri.query())?;
     let mut ticket = admit(&tenant)?;
     let value = body::read_json(body, &headers, &app.config.limits).await?;
     let cwd = tenant.folder().display().to_string();
@@ -84,10 +88,11 @@ pub(super) async fn dispatch(
     };
     let d = host.dispatch_with_stop_state(req.event, stop).await;
     drop(ticket);
-    Ok(json_bytes(answer::dispatch_answer(
-        dispatch_json(&d),
-        app.config.limits.max_answer_bytes,
-    )))
+    let cap = app.config.limits.max_answer_bytes;
+    Ok(json_bytes(match report {
+        Report::Lean => answer::lean_answer(&d, cap),
+        Report::Full => answer::dispatch_answer(dispatch_json(&d), cap),
+    }))
 }
 
 /// `POST /v1/tenants/{id}/claude-code`.

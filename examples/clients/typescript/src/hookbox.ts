@@ -13,7 +13,8 @@
  * ```
  *
  * `dispatch` sends one event (the payload in any dialect hookbox reads) to
- * `POST /v1/tenants/{tenant}/dispatch` and resolves to the aggregated verdict. An error answer
+ * `POST /v1/tenants/{tenant}/dispatch` and resolves to the aggregated verdict (the server's lean
+ * answer; `fullReport` asks for every hook's report and the HookFired record too, in `raw`). An error answer
  * of the server rejects with a `HookboxError` carrying the status, the error code and the field
  * at fault; an unreachable server rejects with status 0. Whether the agent then fails open or
  * closed is the caller's decision.
@@ -50,7 +51,10 @@ export interface Verdict {
   followUpMessage?: string;
   /** UserPromptSubmit: `{proceed}`, `{blocked}` or `{stopped}`. */
   rendered?: unknown;
-  /** The whole answer: verdict, every hook's report, the HookFired record. */
+  /**
+   * The whole answer: the verdict, `system_messages`, `warnings`; with `fullReport` also every
+   * hook's report (`hooks`) and the HookFired record (`hook_fired`).
+   */
   raw: Record<string, any>;
 }
 
@@ -65,16 +69,21 @@ export class HookboxClient {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
   }
 
-  /** Runs `event` through the tenant's hooks and resolves to the verdict. */
+  /**
+   * Runs `event` through the tenant's hooks and resolves to the verdict; `fullReport` asks for
+   * every hook's report and the HookFired record as well (`?report=full`).
+   */
   async dispatch(
     tenant: string,
     event: string,
     payload: Record<string, unknown> = {},
     stopReentries?: number,
+    fullReport = false,
   ): Promise<Verdict> {
     const body: Record<string, unknown> = { event, payload };
     if (stopReentries !== undefined) body.stop_reentries = stopReentries;
-    const answer = await this.post(`/v1/tenants/${encodeURIComponent(tenant)}/dispatch`, body);
+    const query = fullReport ? "?report=full" : "";
+    const answer = await this.post(`/v1/tenants/${encodeURIComponent(tenant)}/dispatch${query}`, body);
     const v = answer.verdict ?? {};
     return {
       event: answer.event,

@@ -23,7 +23,22 @@ describe("a live hookbox serve", { skip: url ? false : "HOOKBOX_URL is not set: 
     assert.equal(v.blocked, true);
     assert.equal(v.decision, "deny");
     assert.match(v.reason ?? "", /shell-guard/);
+    // The lean answer (the default) carries the verdict, not the per-hook reports.
+    assert.equal(v.raw.hooks, undefined);
+    assert.equal(v.raw.hook_fired, undefined);
+  });
+
+  it("gives the full report on request", async () => {
+    const v = await hooks.dispatch(
+      tenant,
+      "PreToolUse",
+      { session_id: "ts-3", tool_name: "Bash", tool_input: { command: "rm -rf /" } },
+      undefined,
+      true,
+    );
+    assert.equal(v.decision, "deny");
     assert.equal(v.raw.hook_fired.outcome, "block");
+    assert.equal(v.raw.hooks[0].handler_type, "wasm");
   });
 
   it("has no decision on a harmless command", async () => {
