@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Severity;
-use hookbox_host::trust::{SubjectReport, check_outside};
+use hookbox_host::trust::SubjectReport;
 use hookbox_host::{ApprovalStore, HostPolicy};
 use serde_json::{Value, json};
 
@@ -135,7 +135,8 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
         bail!("no plugin or hooks file found to approve");
     }
     let dir = store_dir()?;
-    check_outside(&dir, &HostPolicy::for_project(&project))
+    HostPolicy::for_project(&project)
+        .check_trust_store_outside(&dir)
         .context("cannot keep approvals there")?;
     let mut results = Vec::new();
     let mut declined = false;

@@ -27,7 +27,7 @@ use crate::hook_report::{Ran, finish, report};
 use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
 use crate::replay::{RawRecord, RecordHead};
-use crate::trust::gate;
+use crate::trust_gate as gate;
 use crate::{run_command, run_http, run_wasm};
 
 /// The answer to one dispatch ([`dispatch_json`](crate::dispatch_json) is its JSON).

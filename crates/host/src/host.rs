@@ -30,6 +30,7 @@ use crate::install;
 use crate::metrics::MetricsSnapshot;
 use crate::policy::HostPolicy;
 use crate::runtime::{HookRuntime, RuntimeSettings};
+use crate::trust::{ApprovalStore, SubjectReport, TrustMode};
 
 use crate::error::HostError;
 use crate::inner::Loaded;
@@ -405,5 +406,24 @@ impl HookHost {
             .replay
             .as_ref()
             .map(|r| r.path().to_owned())
+    }
+}
+
+impl HookHost {
+    /// The trust mode in force: the policy's, made stricter by the project's settings.
+    pub fn trust_mode(&self) -> TrustMode {
+        self.current().trust.mode
+    }
+
+    /// The approval store this host reads, if it has one.
+    pub fn trust_store(&self) -> Option<ApprovalStore> {
+        self.current().trust.store.clone()
+    }
+
+    /// Every subject of the current rule set with its rules' records and verdicts; empty when
+    /// trust is `off` (unless the policy `record`s). Reads the hook files to report their
+    /// digests.
+    pub fn trust_report(&self) -> Vec<SubjectReport> {
+        crate::trust_report::subject_reports(&self.current().loaded())
     }
 }

@@ -144,7 +144,7 @@ impl Inner {
         policy.validate()?;
         runtime.wasm().check_policy(&policy.wasm)?;
         let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
-        let trust = crate::trust::HostTrust::new(&policy)?;
+        let trust = host_trust(&policy)?;
         let project = MountDir::open(&absolute(&policy.project_dir)).ok();
         let extra_roots = policy
             .extra_mount_roots
@@ -189,4 +189,24 @@ impl Inner {
             );
         }
     }
+}
+
+/// The policy's trust (a project's `"trust"` setting has made it stricter already, through
+/// [`Settings::apply`](crate::Settings::apply)), and its store opened (when the mode is on and
+/// the folder exists). The store must be outside the project and every folder rules may mount:
+/// hooks must never reach the approvals.
+fn host_trust(policy: &HostPolicy) -> Result<crate::trust::HostTrust, HostError> {
+    let mode = policy.trust.mode;
+    let mut store = None;
+    if mode.is_on()
+        && let Some(dir) = &policy.trust.store
+    {
+        policy.check_trust_store_outside(dir)?;
+        store = crate::trust::ApprovalStore::open(dir)?;
+    }
+    Ok(crate::trust::HostTrust {
+        mode,
+        store,
+        policy: policy.trust.clone(),
+    })
 }

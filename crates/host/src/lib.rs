@@ -22,9 +22,10 @@
 //! long-lived state (`Live`) and is the only `impl Inner`. Each other module owns its functions
 //! over `&Inner`: `install` (load and build a rule set), `dispatch` (match, run, aggregate,
 //! re-check, hand the replay record to the writer), `run_command` / `run_wasm` / `run_http` (one rule each), `permits` (a hook's
-//! quota and pool slot), `hook_report` (a run becomes the rule's report), `trust::gate`
-//! (refusals, findings and sealed copies at dispatch). No module imports the facade
-//! (`scripts/check-deps.sh`).
+//! quota and pool slot), `hook_report` (a run becomes the rule's report), `trust_gate`
+//! (refusals, findings and sealed copies at dispatch), `trust_report` (a loaded set's subjects,
+//! records and verdicts). `trust` is the host's trust model (policy, store, pins, the load-time
+//! survey) and imports none of those. No module imports the facade (`scripts/check-deps.sh`).
 
 mod admission;
 mod background;
@@ -56,6 +57,8 @@ mod tenant_policy;
 pub mod tenant_trust;
 mod tenants;
 pub mod trust;
+mod trust_gate;
+mod trust_report;
 mod wake;
 
 pub use admission::{DispatchRefused, DispatchTicket};

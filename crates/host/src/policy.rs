@@ -9,7 +9,7 @@
 //! CLI reads that file; see [`Settings::apply`](crate::Settings::apply)). A tenant's policy
 //! comes from its operator alone, so nothing in the tenant's folder can loosen it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP;
@@ -219,6 +219,44 @@ impl HostPolicy {
     pub fn with_state_dir(mut self, dir: impl Into<PathBuf>) -> HostPolicy {
         self.state_dir = Some(dir.into());
         self
+    }
+}
+
+/// `p` with its longest existing ancestor resolved (symlinks and all), the rest appended: the
+/// real place of a folder that may not exist yet.
+fn canonical_existing(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        if let Ok(real) = cur.canonicalize() {
+            return rest.iter().rev().fold(real, |acc, c| acc.join(c));
+        }
+        match (cur.parent(), cur.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                cur = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+impl HostPolicy {
+    /// Refuses an approval store inside (or containing) the project or a mount root: hooks
+    /// must never reach the approvals.
+    pub fn check_trust_store_outside(&self, store: &Path) -> Result<(), HostError> {
+        let s = canonical_existing(store);
+        for r in std::iter::once(&self.project_dir).chain(&self.extra_mount_roots) {
+            let r = crate::trust::canonical_path(r);
+            if s.starts_with(&r) || r.starts_with(&s) {
+                return Err(HostError::TrustStoreOverlaps {
+                    store: store.to_owned(),
+                    overlaps: r,
+                });
+            }
+        }
+        Ok(())
     }
 }
 

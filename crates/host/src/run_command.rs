@@ -17,7 +17,7 @@ use crate::inner::{Inner, Loaded};
 use crate::install::plugin_root;
 use crate::payloads::Payloads;
 use crate::permits;
-use crate::trust::gate;
+use crate::trust_gate as gate;
 
 pub(crate) async fn run(
     inner: &Inner,

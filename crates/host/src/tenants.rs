@@ -51,7 +51,8 @@ use crate::tenant_trust::{
     self, ApprovedBy, LoadCause, PendingView, SubjectChange, TenantRecord, TenantTrustSettings,
     TenantTrustView,
 };
-use crate::trust::{ApprovalStore, subject_reports};
+use crate::trust::ApprovalStore;
+use crate::trust_report::subject_reports;
 
 /// A tenant to add (or put in place of one with the same id).
 #[derive(Debug, Clone)]

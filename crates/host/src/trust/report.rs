@@ -3,19 +3,13 @@
 //! ([`SubjectReport`]) — what `hookbox trust add/show/diff` print and record, and what an
 //! admin view of a tenant's digests reads.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use hookbox_core::config::DEFAULT_MAX_FILE_BYTES;
-use hookbox_core::files::read_file_beneath;
 use hookbox_core::trust::{
-    Approval, ApprovalDiff, Digest, FileState, HookFile, RECORD_VERSION, RuleLocation, RuleRecord,
-    RuleTrust, TrustMode, diff_approval,
+    Approval, ApprovalDiff, HookFile, RECORD_VERSION, RuleLocation, RuleRecord, RuleTrust,
+    diff_approval,
 };
 use serde::Serialize;
-
-use super::ApprovalStore;
-use crate::host::HookHost;
-use crate::inner::Loaded;
 
 /// A matched rule that is not approved as it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,88 +116,4 @@ impl SubjectReport {
     pub fn is_approved(&self) -> bool {
         self.diff().is_some_and(|d| !d.rules_changed())
     }
-}
-
-/// The hook files of a subject, hashed as they are now (through the loader's bounded reader).
-fn hook_files(root: &Path, files: &[PathBuf]) -> Vec<HookFile> {
-    let root = if root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root
-    };
-    files
-        .iter()
-        .map(|f| {
-            let state = match read_file_beneath(root, f, DEFAULT_MAX_FILE_BYTES) {
-                Ok(text) => FileState::Pinned {
-                    sha256: Digest::of(text.as_bytes()),
-                    size: text.len() as u64,
-                },
-                Err(e) => FileState::Unreadable {
-                    reason: e.to_string(),
-                },
-            };
-            HookFile {
-                path: f
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/"),
-                state,
-            }
-        })
-        .collect()
-}
-
-impl HookHost {
-    /// The trust mode in force: the policy's, made stricter by the project's settings.
-    pub fn trust_mode(&self) -> TrustMode {
-        self.current().trust.mode
-    }
-
-    /// The approval store this host reads, if it has one.
-    pub fn trust_store(&self) -> Option<ApprovalStore> {
-        self.current().trust.store.clone()
-    }
-
-    /// Every subject of the current rule set with its rules' records and verdicts; empty when
-    /// trust is `off` (unless the policy `record`s). Reads the hook files to report their
-    /// digests.
-    pub fn trust_report(&self) -> Vec<SubjectReport> {
-        subject_reports(&self.current().loaded())
-    }
-}
-
-/// Every subject of a loaded rule set (in place or staged) with its rules' records and
-/// verdicts; empty when the set was loaded without recording.
-pub(crate) fn subject_reports(loaded: &Loaded) -> Vec<SubjectReport> {
-    let t = &loaded.trust;
-    let mut out: Vec<SubjectReport> = loaded
-        .set
-        .plugins()
-        .iter()
-        .zip(&t.subjects)
-        .map(|(p, s)| SubjectReport {
-            subject: s.name.clone(),
-            plugin: p.name.clone(),
-            root: p.root.clone(),
-            bare: s.bare,
-            approval: s.approval.clone(),
-            approval_error: s.error.clone(),
-            hook_files: hook_files(&p.root, &p.files),
-            rules: Vec::new(),
-        })
-        .collect();
-    for (pos, (rule, check)) in loaded.set.rules().iter().zip(&t.rules).enumerate() {
-        let Some(check) = check else { continue };
-        if let Some(s) = out.get_mut(rule.plugin) {
-            s.rules.push(RuleReport {
-                rule_index: pos,
-                record: check.record.clone(),
-                trust: check.trust.clone(),
-                unpinnable: check.unpinnable.clone(),
-            });
-        }
-    }
-    out
 }

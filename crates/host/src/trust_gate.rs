@@ -13,11 +13,9 @@ use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandSpec, FailMode};
 use hookbox_core::trust::{RuleTrust, Site, TrustMode};
 
-use super::TrustFinding;
-use super::pin::{fd_path, sealed_copy};
-use super::survey::{Pin, RuleCheck};
 use crate::hook_report::{Ran, finish};
 use crate::inner::{Inner, Loaded};
+use crate::trust::{Pin, RuleCheck, TrustFinding, fd_path, sealed_copy};
 
 /// Why trust keeps `check` from running under `require`, if it does.
 fn refusal(check: &RuleCheck) -> Option<String> {
