@@ -181,7 +181,7 @@ async fn over_host(
         component,
     )?;
     // The same, with the defaults a host runs with: replay on, into a state folder.
-    let mut policy = HostPolicy::for_project(&scratch.join("over-host-replay"));
+    let mut policy = HostPolicy::for_project(scratch.join("over-host-replay"));
     policy.state_dir = Some(scratch.join("over-host-state"));
     let replaying = host_with_policy(
         scratch,
