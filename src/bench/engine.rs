@@ -42,8 +42,12 @@ fn host(scratch: &Path, name: &str, config: RuntimeConfig) -> anyhow::Result<Hoo
     std::fs::write(plugin.join("hooks/noop.wasm"), guests::wasm("noop")?).context("write noop")?;
     let hooks = json!({"hooks": {"PreToolUse": [{"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}]}});
     std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).context("hooks.json")?;
+    // The small pool of `measure` keeps a reserve for idle tenants below its size (the default
+    // reserve, 16, is refused for a pool of 16: it must be below it).
+    let reserved_slots = (config.pool.slots / 4) as usize;
     let runtime = HookRuntime::new(RuntimeSettings {
         wasm: config,
+        reserved_slots,
         ..RuntimeSettings::default()
     })
     .context("runtime")?;

@@ -128,3 +128,31 @@ fn the_tenants_section_finishes_and_sets_the_tenant_path_beside_plain_hosts() {
     );
     assert!(t["reload_10_cached_ms"].as_f64().unwrap() > 0.0, "{t}");
 }
+
+/// The engine section builds its eight runtimes (it stopped at the first one when settings were
+/// no longer clamped: its 16-slot pools kept the default reserve of 16 slots, which a runtime
+/// refuses) and reports each configuration's figures.
+#[test]
+fn the_engine_section_builds_its_runtimes_and_reports_each_configuration() {
+    let run = hookbox([
+        "bench",
+        "--quick",
+        "--only",
+        "engine",
+        "--wasm-runs",
+        "200",
+        "--json",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = run.json();
+    let engine = &report["engine"];
+    assert_eq!(engine["variants"].as_array().unwrap().len(), 8, "{engine}");
+    assert!(
+        engine["ratio_fuel_on_over_off_p50"].as_f64().unwrap() > 0.0,
+        "{engine}"
+    );
+    assert!(
+        engine["ratio_pagemap_on_over_off_p50"].as_f64().unwrap() > 0.0,
+        "{engine}"
+    );
+}
