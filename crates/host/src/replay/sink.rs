@@ -1,5 +1,7 @@
 //! The replay writer: one thread per runtime ([`ReplaySink`]) fed through a bounded queue, off
-//! the async workers, so a dispatch never waits for the disk. Files are opened beneath the
+//! the async workers, so a dispatch never waits for the disk — nor redacts or serialises its
+//! record: it hands over a raw copy (bounded in bytes) and the writer does that work, in
+//! batches that no queued record has to wake. Files are opened beneath the
 //! host's replay folder without following symlinks, created 0600, appended with one `write` per
 //! line, and closed when idle or when too many are open; each folder is held to its
 //! [`ReplayQuota`] by removing the least recently written files.
