@@ -91,6 +91,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Dispatch {
+    // A dispatch that matches nothing, or whose hooks finish at once, never waits: a caller
+    // dispatching in a loop would keep its worker forever, and the runtime's timers (another
+    // dispatch's deadline, a tenant waiting for a slot) and tasks would never run there. Each
+    // dispatch takes a unit of tokio's cooperative budget, so such a loop yields every so often.
+    tokio::task::consume_budget().await;
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + inner.policy.dispatch_deadline;
     let loaded = inner.loaded();

@@ -108,3 +108,38 @@ async fn identical_handlers_run_once() {
     assert_eq!(d.reports.len(), 1);
     assert_eq!(verdict(&d)["additional_contexts"], json!(["ctx"]));
 }
+
+/// A caller dispatching in a loop whose dispatches never wait (nothing matches) still lets the
+/// runtime run its timers and other tasks: on a one-thread runtime a 1 ms sleep in another task
+/// ends while the loop is still going. Without the cooperative budget the loop kept the thread
+/// until it ended (the bench's tenant floods kept both workers and starved the quiet tenant).
+#[test]
+fn a_loop_of_dispatches_that_never_wait_lets_other_tasks_and_timers_run() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let host =
+        hookbox_host::HookHost::new(hookbox_host::HostPolicy::for_project(dir.path())).unwrap();
+    let woke = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen_at = rt.block_on(async {
+        let flag = woke.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let event = hookbox_core::Event::new(hookbox_core::EventName::Notification, "s", "/");
+        for i in 0..200_000 {
+            host.dispatch(event.clone()).await;
+            if woke.load(std::sync::atomic::Ordering::SeqCst) {
+                return Some(i);
+            }
+        }
+        None
+    });
+    assert!(
+        seen_at.is_some(),
+        "the sleeping task never ran during 200,000 dispatches"
+    );
+}
