@@ -24,11 +24,18 @@ pub(crate) struct DispatchRequest {
 
 /// The query of `POST /v1/tenants/{id}/dispatch`: nothing (the lean answer), `report=lean` or
 /// `report=full`. Anything else is refused naming the parameter, so a misspelt request for the
-/// full report is not silently answered lean.
+/// full report is not silently answered lean, nor `report` given twice (`report=lean&report=full`)
+/// answered by whichever came last. Values are compared as sent, not percent-decoded.
 pub(crate) fn report(query: Option<&str>) -> Result<Report, ApiError> {
-    let mut report = Report::Lean;
+    let mut report = None;
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key == "report" && report.is_some() {
+            return Err(ApiError::invalid(
+                "query.report",
+                "`report` is given more than once: give it once, `full` or `lean`",
+            ));
+        }
         if key != "report" {
             return Err(ApiError::invalid(
                 format!("query.{key}"),
@@ -37,7 +44,7 @@ pub(crate) fn report(query: Option<&str>) -> Result<Report, ApiError> {
                 ),
             ));
         }
-        report = match value {
+        report = Some(match value {
             "lean" => Report::Lean,
             "full" => Report::Full,
             other => {
@@ -48,9 +55,9 @@ pub(crate) fn report(query: Option<&str>) -> Result<Report, ApiError> {
                     ),
                 ));
             }
-        };
+        });
     }
-    Ok(report)
+    Ok(report.unwrap_or(Report::Lean))
 }
 
 /// Parses a dispatch body; `session`/`cwd` fill a payload that has none.
@@ -201,6 +208,35 @@ mod tests {
                 assert_eq!(status, 400, "{v}");
                 v["error"]["field"].as_str().unwrap().to_owned()
             }
+        }
+    }
+
+    #[test]
+    fn the_report_query_is_lean_full_or_refused_naming_it_and_never_given_twice() {
+        for (query, want) in [
+            (None, Report::Lean),
+            (Some(""), Report::Lean),
+            (Some("report=lean"), Report::Lean),
+            (Some("report=full"), Report::Full),
+            (Some("report=full&"), Report::Full),
+        ] {
+            assert_eq!(report(query).ok(), Some(want), "{query:?}");
+        }
+        for (query, field) in [
+            // Whichever came last used to win: a client asking both ways gets neither.
+            ("report=lean&report=full", "query.report"),
+            ("report=full&report=full", "query.report"),
+            ("report=FULL", "query.report"),
+            ("report", "query.report"),
+            ("report=%66ull", "query.report"),
+            ("reprot=full", "query.reprot"),
+        ] {
+            let (status, v) = refusal(report(Some(query)).unwrap_err());
+            assert_eq!(
+                (status, v["error"]["field"].as_str()),
+                (400, Some(field)),
+                "{query}: {v}"
+            );
         }
     }
 
