@@ -679,6 +679,10 @@ mod tests {
                 "[runtime]\nmax_session_dirs = 0",
                 "runtime.max_session_dirs",
             ),
+            (
+                "[runtime]\nreplay_queue_bytes = 0",
+                "runtime.replay_queue_bytes",
+            ),
             ("log_filter = \" \"", "log_filter"),
         ];
         for (text, key) in cases {
