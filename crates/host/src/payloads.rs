@@ -33,13 +33,14 @@ impl Payloads {
         };
         self.by_dialect[slot]
             .get_or_init(|| {
-                let v = wire::payload(&self.event, dialect);
-                serde_json::to_vec(&v).map(Into::into).map_err(|e| {
-                    HookFailure::new(
-                        FailureClass::Internal,
-                        format!("cannot encode the {} payload: {e}", dialect.as_str()),
-                    )
-                })
+                wire::payload_bytes(&self.event, dialect)
+                    .map(Into::into)
+                    .map_err(|e| {
+                        HookFailure::new(
+                            FailureClass::Internal,
+                            format!("cannot encode the {} payload: {e}", dialect.as_str()),
+                        )
+                    })
             })
             .clone()
     }
