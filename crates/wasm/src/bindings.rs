@@ -26,6 +26,9 @@ mod generated {
         path: "../../wit",
         world: "hook",
         exports: { default: async },
+        // The event is lowered straight from borrowed text: no copy of each string per event
+        // before wasmtime copies it into the guest.
+        ownership: Borrowing { duplicate_if_necessary: true },
     });
 }
 
@@ -83,48 +86,68 @@ pub(crate) async fn call_handle(
     flat_payload: &str,
     response_bytes: u64,
 ) -> Result<Result<HookResponse, HookFailure>, (Phase, wasmtime::Error)> {
-    let event = wit_event(event, flat_payload);
+    let texts = WitTexts::of(event, flat_payload);
+    let event = wit_event(event, &texts, flat_payload);
     let hook = pre
         .instantiate_async(&mut *store)
         .await
         .map_err(|e| (Phase::Instantiate, e))?;
     let answer = hook
         .hookbox_hook_handler()
-        .call_handle(&mut *store, &event)
+        .call_handle(&mut *store, event)
         .await
         .map_err(|e| (Phase::Call, e))?;
     Ok(hook_response(answer, response_bytes))
 }
 
-/// The WIT event for `event`: typed fields plus the flat payload as JSON text — `flat_payload`
-/// when the caller already serialised it (the host does, once per dispatch), else made here.
-pub(crate) fn wit_event(event: &Event, flat_payload: &str) -> types::Event {
+/// The texts of a WIT event that the event does not hold as such: JSON made from its values,
+/// and the flat payload when the caller has none.
+pub(crate) struct WitTexts {
+    tool_input: Option<String>,
+    tool_response: Option<String>,
+    payload: Option<String>,
+}
+
+impl WitTexts {
+    pub(crate) fn of(event: &Event, flat_payload: &str) -> WitTexts {
+        WitTexts {
+            tool_input: event.tool_input().map(Value::to_string),
+            tool_response: match &event.data {
+                EventData::PostToolUse { tool_response, .. } => Some(tool_response.to_string()),
+                _ => None,
+            },
+            payload: flat_payload
+                .is_empty()
+                .then(|| Value::Object(wire::flat(event)).to_string()),
+        }
+    }
+}
+
+/// The WIT event for `event`, borrowing its text: typed fields plus the flat payload as JSON
+/// text — `flat_payload` when the caller already serialised it (the host does, once per
+/// dispatch), else the one in `texts`.
+pub(crate) fn wit_event<'a>(
+    event: &'a Event,
+    texts: &'a WitTexts,
+    flat_payload: &'a str,
+) -> types::Event<'a> {
     let stop = event.stop_data();
-    let field = |k: &str| event.field_str(k).map(str::to_owned);
-    let tool_response = match &event.data {
-        EventData::PostToolUse { tool_response, .. } => Some(tool_response.to_string()),
-        _ => None,
-    };
     types::Event {
-        name: event.name.as_str().to_owned(),
-        session_id: event.session_id.clone(),
-        cwd: event.cwd.clone(),
-        transcript_path: event.transcript_path.clone(),
-        tool_name: event.tool_name().map(str::to_owned),
-        tool_input: event.tool_input().map(Value::to_string),
-        tool_response,
-        prompt: event.prompt().map(str::to_owned),
+        name: event.name.as_str(),
+        session_id: &event.session_id,
+        cwd: &event.cwd,
+        transcript_path: event.transcript_path.as_deref(),
+        tool_name: event.tool_name(),
+        tool_input: texts.tool_input.as_deref(),
+        tool_response: texts.tool_response.as_deref(),
+        prompt: event.prompt(),
         stop_hook_active: stop.is_some_and(|s| s.stop_hook_active),
-        last_assistant_message: stop.and_then(|s| s.last_assistant_message.clone()),
-        turn_end_reason: stop.map(|s| s.turn_end_reason.as_str().to_owned()),
-        trigger: field("trigger"),
-        source: field("source"),
-        reason: field("reason"),
-        payload: if flat_payload.is_empty() {
-            Value::Object(wire::flat(event)).to_string()
-        } else {
-            flat_payload.to_owned()
-        },
+        last_assistant_message: stop.and_then(|s| s.last_assistant_message.as_deref()),
+        turn_end_reason: stop.map(|s| s.turn_end_reason.as_str()),
+        trigger: event.field_str("trigger"),
+        source: event.field_str("source"),
+        reason: event.field_str("reason"),
+        payload: texts.payload.as_deref().unwrap_or(flat_payload),
     }
 }
 
@@ -320,16 +343,18 @@ mod tests {
             "/",
         )
         .unwrap();
-        let w = wit_event(&ev, "");
-        assert_eq!(
-            (w.name.as_str(), w.tool_name.as_deref()),
-            ("PreToolUse", Some("Bash"))
-        );
-        assert_eq!(w.tool_input.as_deref(), Some(r#"{"command":"ls"}"#));
-        let payload: Value = serde_json::from_str(&w.payload).unwrap();
+        let texts = WitTexts::of(&ev, "");
+        let w = wit_event(&ev, &texts, "");
+        assert_eq!((w.name, w.tool_name), ("PreToolUse", Some("Bash")));
+        assert_eq!(w.tool_input, Some(r#"{"command":"ls"}"#));
+        let payload: Value = serde_json::from_str(w.payload).unwrap();
         assert_eq!(payload["hook_event_name"], "PreToolUse");
-        let stop = wit_event(&Event::new(EventName::Stop, "s", "/"), "");
-        assert_eq!(stop.turn_end_reason.as_deref(), Some("final_response"));
+        let given = WitTexts::of(&ev, "{}");
+        assert_eq!(wit_event(&ev, &given, "{}").payload, "{}");
+        let stop_event = Event::new(EventName::Stop, "s", "/");
+        let stop_texts = WitTexts::of(&stop_event, "");
+        let stop = wit_event(&stop_event, &stop_texts, "");
+        assert_eq!(stop.turn_end_reason, Some("final_response"));
         assert!(stop.tool_name.is_none());
     }
 }
