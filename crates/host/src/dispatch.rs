@@ -213,14 +213,13 @@ async fn run_matched(
     // Room for every report up front: a report is large, and growing the vector from empty
     // for the one hook of most dispatches showed in the server's profile.
     let mut reports: Vec<HookReport> = Vec::with_capacity(jobs.len());
-    reports.extend(over.iter()
-        .map(|&pos| {
-            let msg = format!(
-                "refused: {} rules matched this event and a dispatch runs at most {cap} (max_matched_rules)",
-                jobs.len()
-            );
-            refused(inner, loaded, pos, event, &msg)
-        }));
+    for &pos in over {
+        let msg = format!(
+            "refused: {} rules matched this event and a dispatch runs at most {cap} (max_matched_rules)",
+            jobs.len()
+        );
+        reports.push(refused(inner, loaded, pos, event, &msg));
+    }
     let payloads = Arc::new(Payloads::new(event.clone()));
     if let [pos] = run {
         // One hook: run it here, without a task or a box, but with the same accounting.

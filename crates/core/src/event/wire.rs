@@ -391,15 +391,7 @@ mod tests {
                     "zz_extra": {"deep": [1, 2]}, "aa_extra": "first"
                 });
                 Event::from_payload(Some(name), full, "d", "/")
-                    .or_else(|_| {
-                        Event::from_payload(
-                            Some(name),
-                            json!({"hook_event_name": name.as_str(), "session_id": "s", "cwd": "/w"}),
-                            "d",
-                            "/",
-                        )
-                    })
-                    .unwrap()
+                    .unwrap_or_else(|e| panic!("{name}: {e}"))
             })
             .chain([{
                 let mut e = pre_tool();
