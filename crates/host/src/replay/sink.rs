@@ -584,8 +584,21 @@ fn append(
     entry.last = Instant::now();
     entry.pending.extend_from_slice(line);
     entry.pending_lines += 1;
+    // A batch never holds more than this in memory: under a steady flood the queue may never
+    // run empty, and the lines must reach the disk all the same.
+    if entry.pending.len() >= PENDING_MAX_BYTES
+        && let Err(e) = entry.write_pending()
+    {
+        // Counted here, line by line, like a batch that fails at its end.
+        errors.fetch_add(e.lines, Ordering::Relaxed);
+        tracing::warn!(file = %key.display(), error = %e.error, "replay records not written");
+    }
     Ok(())
 }
+
+/// Most bytes of lines one open file holds before they are written, batch or not: with at most
+/// `max_open` files open, the writer's buffers stay within `max_open` × 64 KiB.
+const PENDING_MAX_BYTES: usize = 64 << 10;
 
 /// A batch that could not be written: how many lines it held, and why.
 struct PendingError {
@@ -789,6 +802,35 @@ mod tests {
             (on_disk("b.jsonl"), on_disk("c.jsonl")),
             (b"3\n".to_vec(), b"4\n".to_vec())
         );
+        assert_eq!(errors.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_batch_that_reaches_its_byte_bound_is_written_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let errors = AtomicU64::new(0);
+        let mut open = HashMap::new();
+        let key = dir.path().join("a.jsonl");
+        let mut line = vec![b'x'; 1023];
+        line.push(b'\n');
+        let lines = PENDING_MAX_BYTES / line.len();
+        for _ in 0..lines - 1 {
+            append(&mut open, &key, &dir.dir, "a.jsonl", &line, 2, &errors).unwrap();
+        }
+        let on_disk = || std::fs::read(&key).unwrap_or_default().len();
+        assert_eq!(
+            on_disk(),
+            0,
+            "below the bound the lines wait for the batch's end"
+        );
+        append(&mut open, &key, &dir.dir, "a.jsonl", &line, 2, &errors).unwrap();
+        assert_eq!(
+            on_disk(),
+            lines * line.len(),
+            "at the bound they are written at once"
+        );
+        assert!(open[&key].pending.is_empty());
         assert_eq!(errors.load(Ordering::Relaxed), 0);
     }
 
