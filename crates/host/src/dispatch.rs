@@ -23,7 +23,7 @@ use hookbox_core::rule::{Handler, Rule};
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use crate::hook_report::{Ran, finish, report};
+use crate::hook_report::{Ran, report, settled};
 use crate::inner::{Inner, Loaded};
 use crate::payloads::Payloads;
 use crate::replay::{RawRecord, RecordHead};
@@ -350,14 +350,12 @@ async fn run_rule(
             let Handler::Prompt { prompt } = &rule.handler else {
                 unreachable!("only prompt rules run without a runner")
             };
-            let effect = prompt_effect(prompt, event);
-            finish(
+            settled(
                 inner,
                 loaded,
                 rule,
                 event,
-                effect,
-                (None, None, None),
+                prompt_effect(prompt, event),
                 started,
             )
         }

@@ -74,6 +74,27 @@ pub(crate) fn report(
     )
 }
 
+/// The report of `rule` for an effect reached without running anything (a prompt rule's
+/// answer, a trust refusal): no exit code, output or fuel.
+pub(crate) fn settled(
+    inner: &Inner,
+    loaded: &Loaded,
+    rule: &Rule,
+    event: &Event,
+    effect: hookbox_core::output::Effect,
+    started: Instant,
+) -> HookReport {
+    finish(
+        inner,
+        loaded,
+        rule,
+        event,
+        effect,
+        (None, None, None),
+        started,
+    )
+}
+
 /// The report of `rule`: its effect, and `(exit code, output text, fuel consumed)`.
 pub(crate) fn finish(
     inner: &Inner,

@@ -13,7 +13,7 @@ use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandSpec, FailMode};
 use hookbox_core::trust::{RuleTrust, Site, TrustMode};
 
-use crate::hook_report::{Ran, finish};
+use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
 use crate::trust::{Pin, RuleCheck, TrustFinding, fd_path, sealed_copy};
 
@@ -62,15 +62,7 @@ pub(crate) fn trust_refusal(
         mode,
         event.name,
     );
-    Some(finish(
-        inner,
-        loaded,
-        rule,
-        event,
-        effect,
-        (None, None, None),
-        Instant::now(),
-    ))
+    Some(settled(inner, loaded, rule, event, effect, Instant::now()))
 }
 
 /// What trust says about the rules that matched: those not approved as they are (run
