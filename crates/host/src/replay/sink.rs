@@ -398,7 +398,8 @@ impl Writer {
     }
 
     /// Writes every open file's pending lines (one `write` each), counting the lines of a
-    /// failed write as errors.
+    /// failed write as errors. Their bytes stay counted in the folder's quota: it errs on the
+    /// side of removing old files early, never of going over.
     fn write_pending(&mut self) {
         for (path, f) in &mut self.open {
             if let Err(e) = f.write_pending() {
@@ -803,6 +804,28 @@ mod tests {
             (b"3\n".to_vec(), b"4\n".to_vec())
         );
         assert_eq!(errors.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_batch_that_cannot_be_written_is_counted_line_by_line_and_emptied() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("read-only.jsonl");
+        std::fs::write(&path, b"").unwrap();
+        // Opened for reading only: every write fails (EBADF), as a full or broken disk would.
+        let mut f = OpenFile {
+            file: File::open(&path).unwrap(),
+            last: Instant::now(),
+            pending: b"1\n2\n3\n".to_vec(),
+            pending_lines: 3,
+        };
+        let e = f
+            .write_pending()
+            .err()
+            .expect("a write on a read-only file fails");
+        assert_eq!(e.lines, 3);
+        assert!(!e.error.is_empty());
+        assert!(f.pending.is_empty() && f.pending_lines == 0);
+        assert!(f.write_pending().is_ok(), "an empty batch writes nothing");
     }
 
     #[test]
