@@ -820,8 +820,7 @@ mod tests {
         };
         let e = f
             .write_pending()
-            .err()
-            .expect("a write on a read-only file fails");
+            .expect_err("a write on a read-only file fails");
         assert_eq!(e.lines, 3);
         assert!(!e.error.is_empty());
         assert!(f.pending.is_empty() && f.pending_lines == 0);
