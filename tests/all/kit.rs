@@ -744,7 +744,11 @@ fn the_example_plugins_pass_their_own_tests() {
         .collect();
     plugins.sort();
     // Every example but the polyglot one when its toolchains are not installed.
-    let want = if hookbox_test_artifacts::POLYGLOT_BUILT { 11 } else { 10 };
+    let want = if hookbox_test_artifacts::POLYGLOT_BUILT {
+        11
+    } else {
+        10
+    };
     assert_eq!(plugins.len(), want, "{plugins:?}");
     let args: Vec<&str> = plugins.iter().map(String::as_str).collect();
     let r = test(&dir, &args);
