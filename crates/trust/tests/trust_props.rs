@@ -13,7 +13,7 @@ use std::path::Path;
 use hookbox_core::Dialect;
 use hookbox_core::config::parse_hooks_str;
 use hookbox_core::rule::Handler;
-use hookbox_core::trust::{
+use hookbox_trust::{
     Approval, Base, Digest, FileRecord, FileRole, FileState, HookFile, RECORD_VERSION,
     RuleLocation, RuleRecord, resolve_command, rule_content,
 };
@@ -26,7 +26,7 @@ mod props;
 fn commands() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["tests/corpus/hooks-real", "../../tests/conformance"] {
+    for dir in ["../core/tests/corpus/hooks-real", "../../tests/conformance"] {
         let mut stack = vec![root.join(dir)];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {

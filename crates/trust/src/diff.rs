@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::record::{Approval, FileRecord, FileState, HookFile, RuleLocation, RuleRecord};
+use crate::record::{Approval, FileRecord, FileState, HookFile, RuleLocation, RuleRecord};
 
 /// One changed item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,7 +98,7 @@ fn diff_files(before: &[FileRecord], after: &[FileRecord], out: &mut Vec<Change>
 }
 
 /// What of a file's state the digest sees.
-fn digest_state(s: &FileState) -> Option<(super::Digest, u64)> {
+fn digest_state(s: &FileState) -> Option<(crate::Digest, u64)> {
     match s {
         FileState::Pinned { sha256, size } => Some((*sha256, *size)),
         FileState::Unreadable { .. } => None,
@@ -255,8 +255,8 @@ pub fn diff_approval(
 
 fn as_record(h: &HookFile) -> FileRecord {
     FileRecord {
-        role: super::FileRole::Program,
-        base: super::Base::Plugin,
+        role: crate::FileRole::Program,
+        base: crate::Base::Plugin,
         path: h.path.clone(),
         state: h.state.clone(),
     }
@@ -265,9 +265,9 @@ fn as_record(h: &HookFile) -> FileRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trust::digest::Digest;
-    use crate::trust::record::RECORD_VERSION;
-    use crate::trust::resolve::{Base, FileRole};
+    use crate::digest::Digest;
+    use crate::record::RECORD_VERSION;
+    use crate::resolve::{Base, FileRole};
 
     fn rule(json_path: &str, content: Value, script: &[u8]) -> RuleRecord {
         RuleRecord::new(

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::rule::{CommandSpec, Handler, HttpSpec, IfCondition, MountSpec, Rule, WasmSpec};
+use hookbox_core::rule::{CommandSpec, Handler, HttpSpec, IfCondition, MountSpec, Rule, WasmSpec};
 
 /// The canonical content of `rule` (everything but where it sits in its file).
 pub fn rule_content(rule: &Rule) -> Value {
@@ -170,10 +170,10 @@ fn http_content(h: &HttpSpec) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Dialect;
-    use crate::event::EventName;
-    use crate::matcher::Matcher;
-    use crate::rule::{Access, FailMode, RuleSource};
+    use hookbox_core::dialect::Dialect;
+    use hookbox_core::event::EventName;
+    use hookbox_core::matcher::Matcher;
+    use hookbox_core::rule::{Access, FailMode, RuleSource};
     use std::collections::BTreeMap;
 
     fn rule(handler: Handler) -> Rule {

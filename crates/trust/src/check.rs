@@ -6,10 +6,10 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::diff::{Change, diff_rules};
-use super::digest::Digest;
-use super::record::{Approval, RuleLocation, RuleRecord};
-use crate::rule::FailMode;
+use crate::diff::{Change, diff_rules};
+use crate::digest::Digest;
+use crate::record::{Approval, RuleLocation, RuleRecord};
+use hookbox_core::rule::FailMode;
 
 /// Where a rule stands against its subject's approval.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,7 +117,7 @@ pub fn check_rule(current: &RuleRecord, approval: Option<&ApprovalIndex>) -> Rul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trust::record::RECORD_VERSION;
+    use crate::record::RECORD_VERSION;
     use serde_json::json;
 
     fn rule(path: &str, content: serde_json::Value) -> RuleRecord {

@@ -1,4 +1,4 @@
-//! Trust pinned to content (SPEC §11): the pure model of what an approval covers.
+//! hookbox-trust: trust pinned to content (SPEC §11) — the pure model of what an approval covers.
 //!
 //! An approval is of a *subject* — a plugin folder or a bare hooks/settings file — and holds
 //! one record per rule: the rule's canonical content with every grant (mounts and their access,
@@ -16,7 +16,9 @@
 //! - [`TrustMode`]: the `trust` setting (`off`, `warn`, `require`).
 //!
 //! Reading files, hashing what runs and storing approvals belong to the host (`hookbox-host`'s
-//! `trust` module); nothing here touches the file system.
+//! `trust` module); nothing here touches the file system. It imports only the rule model of
+//! `hookbox-core` and changes on its own; like core it has no async runtime, no wasm engine and
+//! spawns no process (`scripts/check-deps.sh` checks it).
 
 mod check;
 mod content;

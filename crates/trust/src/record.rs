@@ -17,9 +17,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::digest::{Digest, digest_of};
-use super::resolve::{Base, FileRole, Unpinned};
-use crate::rule::FailMode;
+use crate::digest::{Digest, digest_of};
+use crate::resolve::{Base, FileRole, Unpinned};
+use hookbox_core::rule::FailMode;
 
 /// The version of the record format written by this build.
 pub const RECORD_VERSION: u32 = 1;
@@ -115,7 +115,7 @@ pub struct RuleRecord {
     pub location: RuleLocation,
     /// A short label (command text, component path, URL), for people.
     pub label: String,
-    /// Its canonical content ([`rule_content`](super::rule_content)).
+    /// Its canonical content ([`rule_content`](crate::rule_content)).
     pub content: Value,
     /// The files it runs, pinned or not readable.
     #[serde(default)]
@@ -291,7 +291,7 @@ impl Approval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trust::resolve::UnpinnedWhy;
+    use crate::resolve::UnpinnedWhy;
 
     pub(crate) fn sample() -> Approval {
         let files = vec![FileRecord {

@@ -16,8 +16,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::shell::{BaseVar, Dynamic, Word, lex};
-use crate::rule::{CommandSpec, Shell};
+use crate::shell::{BaseVar, Dynamic, Word, lex};
+use hookbox_core::rule::{CommandSpec, Shell};
 
 /// The folder a pinned file's path is relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
