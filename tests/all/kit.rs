@@ -498,23 +498,30 @@ fn the_project_files_and_env_of_a_case_reach_its_hooks() {
     let dir = Dir::new();
     dir.write(
         "envy/hooks/hooks.json",
-        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "printf '%s %s' \"$GREETING\" \"$(cat \"$CLAUDE_PROJECT_DIR/notes/today.txt\")\""}]}]}}"#,
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "printf '%s %s %s' \"$GREETING\" \"$(cat \"$CLAUDE_PROJECT_DIR/notes/today.txt\")\" \"${ANTHROPIC_API_KEY:-no-key}\""}]}]}}"#,
     );
     dir.write(
         "envy/tests/hello.json",
         r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "hello"},
             "project": {"files": {"notes/today.txt": "from the project"}},
-            "expect": {"context": "hello from the project"}}"#,
+            "expect": {"context": "hello from the project no-key"}}"#,
     );
     dir.write(
         "envy/tests/other.json",
         r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "bonjour"},
             "project": {"files": {"notes/today.txt": "du projet"}},
-            "expect": {"context": "bonjour du projet"}}"#,
+            "expect": {"context": "bonjour du projet no-key"}}"#,
+    );
+    // A case's env cannot hand hooks what the credential deny-list keeps from them.
+    dir.write(
+        "envy/tests/key.json",
+        r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "hi", "ANTHROPIC_API_KEY": "sk-ant-not-for-hooks"},
+            "project": {"files": {"notes/today.txt": "there"}},
+            "expect": {"context": "hi there no-key"}}"#,
     );
     let r = test(&dir, &[&path(&dir.path().join("envy"))]);
     assert_eq!(r.code, Some(0), "{r:?}");
-    assert!(r.stdout.contains("2 passed, 0 failed"), "{}", r.stdout);
+    assert!(r.stdout.contains("3 passed, 0 failed"), "{}", r.stdout);
 }
 
 #[test]

@@ -315,8 +315,8 @@ pub(crate) fn read(agent: Agent, kind: Kind, a: &Answer) -> Result<Reading, Stri
             }
         }
     }
-    // A rewrite in an agent's own keys is compared in Claude Code's: the renderer was given none
-    // to rename (a synthesised event), or the case's own agent renamed them back.
+    // An allow that carries a rewrite runs the rewritten call: that is the rewrite, not a grant
+    // of the call as it was.
     if r.allow && r.rewrite.is_some() {
         r.allow = false;
     }
