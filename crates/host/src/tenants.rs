@@ -36,7 +36,7 @@ use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
 use serde::Serialize;
 
-use hookbox_core::trust::{Approval, Digest};
+use hookbox_trust::{Approval, Digest};
 
 use crate::dispatch::Dispatch;
 use crate::error::HostError;
