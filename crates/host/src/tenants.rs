@@ -37,13 +37,13 @@ mod load;
 mod spec;
 mod tenant;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
-use hookbox_core::config::LoadReport;
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
+use hookbox_core::trust::Digest;
 
 use crate::dispatch::Dispatch;
 use crate::host::HookHost;
@@ -52,11 +52,13 @@ use crate::runtime::HookRuntime;
 use crate::tenant_id::TenantId;
 use crate::tenant_trust::{LoadCause, TenantTrustSettings};
 
+pub use admin::TenantAdmin;
 pub use error::TenantError;
 pub use spec::{Removed, TenantInfo, TenantSpec, TenantState};
 pub use tenant::TenantRef;
 
-use load::{About, load, plugin_paths};
+use admin::AdminLocks;
+use load::{About, failed_load, load, plugin_paths};
 use tenant::Tenant;
 
 /// Many tenants over one runtime. Cheap to share (`Arc` it); every method takes `&self`.
@@ -66,8 +68,8 @@ pub struct Tenants<A = ()> {
     map: RwLock<BTreeMap<TenantId, Arc<Tenant<A>>>>,
     /// The operator's approval settings.
     trust: TenantTrustSettings,
-    /// Per-tenant admin locks of the operations in progress (entries nobody holds are dropped).
-    admin: Mutex<HashMap<TenantId, Arc<Mutex<()>>>>,
+    /// The tenants an admin operation is in progress on (each holds its tenant's lock).
+    admin: Arc<AdminLocks>,
 }
 
 impl<A> std::fmt::Debug for Tenants<A> {
@@ -87,7 +89,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             state_root: state_root.into(),
             map: RwLock::new(BTreeMap::new()),
             trust: TenantTrustSettings::default(),
-            admin: Mutex::new(HashMap::new()),
+            admin: Arc::default(),
         }
     }
 
@@ -148,17 +150,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// `compile_budget`), and waits for an operation on the same tenant in progress: call it
     /// from `spawn_blocking` in async code.
     pub fn add(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(&spec.id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.get(&spec.id).is_ok() {
-            return Err(TenantError::AlreadyExists(spec.id));
-        }
-        let (tenant, held) = self.build(spec)?;
-        self.map
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(tenant.id.clone(), tenant.clone());
-        Ok(tenant.info_held(held))
+        self.admin(&spec.id).add(spec)
     }
 
     /// Adds a tenant or replaces the policy, folder, plugins and rules of the one with the same
@@ -171,49 +163,55 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// As [`Tenants::add`]: reads files, may compile, waits for the tenant's admin lock. Call it
     /// from `spawn_blocking` in async code.
     pub fn put(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(&spec.id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.admin(&spec.id).put(spec)
+    }
+
+    /// [`Tenants::add`] with the tenant's admin lock held.
+    pub(super) fn add_held(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
+        if self.get(&spec.id).is_ok() {
+            return Err(TenantError::AlreadyExists(spec.id));
+        }
+        let (tenant, held) = self.build(spec)?;
+        self.insert(&tenant);
+        Ok(tenant.info_held(held))
+    }
+
+    /// [`Tenants::put`] with the tenant's admin lock held.
+    pub(super) fn put_held(&self, spec: TenantSpec<A>) -> Result<TenantInfo, TenantError> {
         let Ok(tenant) = self.get(&spec.id) else {
             let (tenant, held) = self.build(spec)?;
-            self.map
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(tenant.id.clone(), tenant.clone());
+            self.insert(&tenant);
             return Ok(tenant.info_held(held));
         };
         let plugins = plugin_paths(&spec);
         let policy = self.host_policy(&spec, &plugins)?;
-        let host_error = |source| TenantError::Host {
-            id: spec.id.clone(),
-            source,
-        };
-        let mut failed_to_build = None;
-        let mut staged = None;
-        let report = load(
+        let (report, staged) = load(
             &spec.id,
             &spec.folder,
             &plugins,
             None,
-            |paths, opts, check| match tenant.host.stage_reconfigure(policy, paths, opts, check) {
-                Ok(Ok((report, s))) => {
-                    staged = Some(s);
-                    Ok(report)
-                }
-                Ok(Err(report)) => Err(report),
-                Err(e) => {
-                    failed_to_build = Some(e);
-                    Err(LoadReport::default())
-                }
+            |paths, opts, check| {
+                tenant
+                    .host
+                    .stage_reconfigure(policy, paths, opts, check)
+                    .map_err(|source| TenantError::Host {
+                        id: spec.id.clone(),
+                        source,
+                    })?
+                    .map_err(|report| failed_load(&spec.id, report))
             },
-        );
-        if let Some(e) = failed_to_build {
-            return Err(host_error(e));
-        }
-        let report = report?;
-        let staged = staged.ok_or_else(|| self.lost(&spec.id))?;
+        )?;
         let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
-        let held = self.gate(&tenant, staged, about, LoadCause::Put)?;
+        let held = self.settle(&tenant, staged, about, LoadCause::Put)?;
         Ok(tenant.info_held(held))
+    }
+
+    /// Serves `tenant` from now on.
+    fn insert(&self, tenant: &Arc<Tenant<A>>) {
+        self.map
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tenant.id.clone(), tenant.clone());
     }
 
     /// Every tenant, by id.
@@ -255,20 +253,12 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// # Blocking
     /// For as long as that operation takes: call it from `spawn_blocking` in async code.
     pub fn disable(&self, id: &TenantId) -> Result<TenantInfo, TenantError> {
-        self.switch(id, false)
+        self.admin(id).set_enabled(false)
     }
 
     /// Runs the tenant's hooks again; waits as [`Tenants::disable`] does.
     pub fn enable(&self, id: &TenantId) -> Result<TenantInfo, TenantError> {
-        self.switch(id, true)
-    }
-
-    fn switch(&self, id: &TenantId, enabled: bool) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let t = self.get(id)?;
-        t.host.set_enabled(enabled);
-        Ok(t.info())
+        self.admin(id).set_enabled(true)
     }
 
     /// Reloads the tenant's hooks from its plugin paths (or from `paths`, for this reload),
@@ -281,27 +271,55 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         id: &TenantId,
         paths: Option<Vec<PathBuf>>,
     ) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.admin(id).reload(paths)
+    }
+
+    /// [`Tenants::reload`] with the tenant's admin lock held.
+    pub(super) fn reload_held(
+        &self,
+        id: &TenantId,
+        paths: Option<Vec<PathBuf>>,
+    ) -> Result<TenantInfo, TenantError> {
         let t = self.get(id)?;
         let about = t.about();
-        let mut staged = None;
-        let report = load(
+        let (report, staged) = load(
             id,
             &about.folder,
             &about.plugins,
             paths.as_deref(),
             |paths, opts, check| {
-                t.host.stage_reload(paths, opts, check).map(|(report, s)| {
-                    staged = Some(s);
-                    report
-                })
+                t.host
+                    .stage_reload(paths, opts, check)
+                    .map_err(|report| failed_load(id, report))
             },
         )?;
-        let staged = staged.ok_or_else(|| self.lost(id))?;
         let next = about.reloaded_now(report.diagnostics);
-        let held = self.gate(&t, staged, next, LoadCause::Reload)?;
+        let held = self.settle(&t, staged, next, LoadCause::Reload)?;
         Ok(t.info_held(held))
+    }
+
+    /// Puts the tenant's load waiting for approval in place and records it as approved by an
+    /// admin — only if it is the one named by `digest` (the one the admin reviewed): another
+    /// is [`TenantError::StalePending`] and nothing changes.
+    ///
+    /// # Blocking
+    /// Waits for the tenant's admin lock and writes its record: call it from `spawn_blocking`
+    /// in async code.
+    pub fn approve(&self, id: &TenantId, digest: &Digest) -> Result<TenantInfo, TenantError> {
+        self.admin(id).approve(digest)
+    }
+
+    /// Drops the tenant's load waiting for approval (the old rules go on serving). With
+    /// `digest`, only if it is that one.
+    ///
+    /// # Blocking
+    /// Waits for the tenant's admin lock: call it from `spawn_blocking` in async code.
+    pub fn reject(
+        &self,
+        id: &TenantId,
+        digest: Option<&Digest>,
+    ) -> Result<TenantInfo, TenantError> {
+        self.admin(id).reject(digest)
     }
 
     /// Dispatches `event` to the tenant's hooks.

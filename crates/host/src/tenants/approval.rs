@@ -7,6 +7,7 @@ use std::sync::PoisonError;
 use hookbox_core::clock::now_ms;
 use hookbox_core::trust::{Approval, Digest};
 
+use crate::error::HostError;
 use crate::host::Staged;
 use crate::tenant_id::TenantId;
 use crate::tenant_trust::{
@@ -45,31 +46,55 @@ pub(super) struct Pending<A> {
 
 impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     /// Puts `staged` in place and records it, or holds it for approval, as the operator's
-    /// settings and the tenant's record say. Whether it was held. Under the admin lock.
-    pub(super) fn gate(
+    /// settings and the tenant's record say. Whether it was held. Under the tenant's admin lock.
+    pub(super) fn settle(
         &self,
         t: &Tenant<A>,
         staged: Staged,
         about: About<A>,
         cause: LoadCause,
     ) -> Result<bool, TenantError> {
+        self.settle_with(t, staged, about, cause, |staged| t.host.commit(staged))
+    }
+
+    /// [`Tenants::settle`], putting the rules in place with `commit`. The gate's mutex is held
+    /// only to read and change it in memory — never across the commit or the record's write,
+    /// since `info` and the trust view take it from async handlers; the admin lock (held by the
+    /// caller) is what keeps another operation from changing it meanwhile. The record is written
+    /// once the commit succeeded, so it never describes rules that are not in place.
+    fn settle_with(
+        &self,
+        t: &Tenant<A>,
+        staged: Staged,
+        about: About<A>,
+        cause: LoadCause,
+        commit: impl FnOnce(Staged) -> Result<(), HostError>,
+    ) -> Result<bool, TenantError> {
         let now = now_ms();
         let reports = subject_reports(staged.loaded());
         let subjects = tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000);
-        let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
-        let approved: Option<&[Approval]> = match &g.record {
-            Ok(Some(r)) => Some(&r.subjects),
-            _ => None,
-        };
-        let changes = tenant_trust::changes(approved.unwrap_or(&[]), &subjects);
-        let hold = match &g.record {
-            Ok(Some(_)) => self.trust.hold_changed_reloads && tenant_trust::any_change(&changes),
-            Ok(None) => self.trust.hold_first_load,
-            // A record that cannot be used approves nothing.
-            Err(_) => self.trust.hold_changed_reloads || self.trust.hold_first_load,
+        let (hold, changes, before, store) = {
+            let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            let approved: Option<&[Approval]> = match &g.record {
+                Ok(Some(r)) => Some(&r.subjects),
+                _ => None,
+            };
+            let changes = tenant_trust::changes(approved.unwrap_or(&[]), &subjects);
+            let hold = match &g.record {
+                Ok(Some(_)) => {
+                    self.trust.hold_changed_reloads && tenant_trust::any_change(&changes)
+                }
+                Ok(None) => self.trust.hold_first_load,
+                // A record that cannot be used approves nothing.
+                Err(_) => self.trust.hold_changed_reloads || self.trust.hold_first_load,
+            };
+            (hold, changes, g.record.clone(), g.store.clone())
         };
         if hold {
-            g.pending = Some(Pending {
+            t.gate
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pending = Some(Pending {
                 digest: tenant_trust::set_digest(&subjects),
                 held_at_ms: now,
                 cause,
@@ -80,81 +105,74 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             });
             return Ok(true);
         }
-        let by = match &g.record {
+        let by = match &before {
             Ok(Some(_)) => ApprovedBy::Load,
             _ => ApprovedBy::FirstLoad,
         };
-        let before = g.record.as_ref().ok().and_then(Option::as_ref);
+        let before = before.as_ref().ok().and_then(Option::as_ref);
         let record = tenant_trust::next_record(t.id.as_str(), before, subjects, by, now);
-        tenant_trust::write_record(&g.store, &record).map_err(|e| TenantError::Trust {
-            id: t.id.clone(),
-            reason: format!("cannot record its rule digests: {e}"),
-        })?;
-        g.record = Ok(Some(record));
-        // A newer load that needs no approval supersedes the one waiting.
-        g.pending = None;
-        t.host.commit(staged).map_err(|source| TenantError::Host {
+        commit(staged).map_err(|source| TenantError::Host {
             id: t.id.clone(),
             source,
         })?;
         t.set_about(about);
+        {
+            let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            g.record = Ok(Some(record.clone()));
+            // A newer load that needs no approval supersedes the one waiting.
+            g.pending = None;
+        }
+        write_record(&t.id, &store, &record, "its rules")?;
         Ok(false)
     }
 
-    /// Puts the tenant's load waiting for approval in place and records it as approved by an
-    /// admin — only if it is the one named by `digest` (the one the admin reviewed): another
-    /// is [`TenantError::StalePending`] and nothing changes.
-    pub fn approve(&self, id: &TenantId, digest: &Digest) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    /// [`Tenants::approve`] with the tenant's admin lock held.
+    pub(super) fn approve_held(
+        &self,
+        id: &TenantId,
+        digest: &Digest,
+    ) -> Result<TenantInfo, TenantError> {
         let t = self.get(id)?;
-        let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
-        let pending = match &g.pending {
-            None => return Err(TenantError::NothingPending(id.clone())),
-            Some(p) if p.digest != *digest => {
-                return Err(TenantError::StalePending {
-                    id: id.clone(),
-                    asked: *digest,
-                    pending: p.digest,
-                });
+        let (pending, before, store) = {
+            let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            match &g.pending {
+                None => return Err(TenantError::NothingPending(id.clone())),
+                Some(p) if p.digest != *digest => {
+                    return Err(TenantError::StalePending {
+                        id: id.clone(),
+                        asked: *digest,
+                        pending: p.digest,
+                    });
+                }
+                Some(_) => {}
             }
-            Some(p) => p,
+            (g.pending.take(), g.record.clone(), g.store.clone())
         };
-        let before = g.record.as_ref().ok().and_then(Option::as_ref);
-        let record = tenant_trust::next_record(
-            id.as_str(),
-            before,
-            pending.subjects.clone(),
-            ApprovedBy::Admin,
-            now_ms(),
-        );
-        tenant_trust::write_record(&g.store, &record).map_err(|e| TenantError::Trust {
-            id: id.clone(),
-            reason: format!("cannot record the approval: {e}"),
-        })?;
-        g.record = Ok(Some(record));
-        if let Some(p) = g.pending.take() {
-            t.host
-                .commit(p.staged)
-                .map_err(|source| TenantError::Host {
-                    id: id.clone(),
-                    source,
-                })?;
-            t.set_about(p.about);
-        }
-        drop(g);
+        // Taken above, under the admin lock: nothing put it back since.
+        let Some(p) = pending else {
+            return Err(TenantError::NothingPending(id.clone()));
+        };
+        let before = before.as_ref().ok().and_then(Option::as_ref);
+        let record =
+            tenant_trust::next_record(id.as_str(), before, p.subjects, ApprovedBy::Admin, now_ms());
+        t.host
+            .commit(p.staged)
+            .map_err(|source| TenantError::Host {
+                id: id.clone(),
+                source,
+            })?;
+        t.set_about(p.about);
+        t.gate.lock().unwrap_or_else(PoisonError::into_inner).record = Ok(Some(record.clone()));
+        write_record(id, &store, &record, "the approved rules")?;
         Ok(t.info())
     }
 
-    /// Drops the tenant's load waiting for approval (the old rules go on serving). With
-    /// `digest`, only if it is that one.
-    pub fn reject(
+    /// [`Tenants::reject`] with the tenant's admin lock held.
+    pub(super) fn reject_held(
         &self,
         id: &TenantId,
         digest: Option<&Digest>,
     ) -> Result<TenantInfo, TenantError> {
-        let lock = self.admin_lock(id);
-        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let t = self.get(id)?;
         let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
         match (&g.pending, digest) {
@@ -201,5 +219,102 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 rules: tenant_trust::rule_views(&p.subjects, &[]),
             }),
         })
+    }
+}
+
+/// Writes `record` to the tenant's store, after the rules it describes (`what`) were put in
+/// place: a failure leaves them serving and says they are not recorded.
+///
+/// # Blocking
+/// Two `fsync`s (the file, the folder); under the admin lock only.
+fn write_record(
+    id: &TenantId,
+    store: &ApprovalStore,
+    record: &TenantRecord,
+    what: &'static str,
+) -> Result<(), TenantError> {
+    tenant_trust::write_record(store, record).map_err(|e| TenantError::Unrecorded {
+        id: id.clone(),
+        what,
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::runtime::{HookRuntime, RuntimeSettings};
+    use crate::tenant_policy::TenantPolicy;
+    use crate::tenants::TenantSpec;
+    use crate::tenants::load::load;
+
+    fn write_rule(folder: &Path, command: &str) {
+        let hooks = folder.join("plugins/p/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        let rule = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": command}]}]}});
+        std::fs::write(hooks.join("hooks.json"), rule.to_string()).unwrap();
+    }
+
+    /// Issue 32: the record is written once the rules are in place. A commit that fails leaves
+    /// the old rules serving and the old record, on disk and in memory; before the fix the new
+    /// record was written first and described rules that never served.
+    #[test]
+    fn a_commit_that_fails_leaves_the_old_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let tenants: Arc<Tenants> = Arc::new(Tenants::new(runtime, dir.path().join("state")));
+        let id = TenantId::new("a").unwrap();
+        let folder = dir.path().join("a");
+        write_rule(&folder, "echo first");
+        tenants
+            .add(TenantSpec {
+                id: id.clone(),
+                folder: folder.clone(),
+                policy: TenantPolicy {
+                    allow_native_commands: true,
+                    ..TenantPolicy::default()
+                },
+                plugins: None,
+                attached: (),
+            })
+            .unwrap();
+        let t = tenants.get(&id).unwrap();
+        let store = t.gate.lock().unwrap().store.clone();
+        let first = tenant_trust::read_record(&store, "a").unwrap().unwrap();
+        write_rule(&folder, "echo second");
+        let _held = tenants.admin(&id);
+        let about = t.about();
+        let (report, staged) = load(&id, &folder, &about.plugins, None, |paths, opts, check| {
+            t.host
+                .stage_reload(paths, opts, check)
+                .map_err(|r| super::super::load::failed_load(&id, r))
+        })
+        .unwrap();
+        let failed = tenants.settle_with(
+            &t,
+            staged,
+            about.reloaded_now(report.diagnostics),
+            LoadCause::Reload,
+            |_| {
+                Err(HostError::Invalid {
+                    field: "wasm_cpu_share",
+                    reason: "refused by the test".into(),
+                })
+            },
+        );
+        assert!(
+            matches!(failed, Err(TenantError::Host { .. })),
+            "{failed:?}"
+        );
+        let on_disk = tenant_trust::read_record(&store, "a").unwrap().unwrap();
+        assert_eq!(on_disk, first, "the failed commit's rules were recorded");
+        let in_memory = t.gate.lock().unwrap().record.clone().unwrap().unwrap();
+        assert_eq!(in_memory, first);
+        let label = t.host.rules().rules()[0].handler.label();
+        assert!(label.contains("first"), "{label}");
     }
 }

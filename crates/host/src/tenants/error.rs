@@ -60,6 +60,29 @@ pub enum TenantError {
         /// Why.
         reason: String,
     },
+    /// The rules were put in place, but their record could not be written: they serve, and
+    /// the next load records them (until then a restart compares the folder with the record
+    /// before them).
+    #[error(
+        "tenant `{id}`: {what} are in place but could not be recorded ({reason}); the next load records them"
+    )]
+    Unrecorded {
+        /// The tenant.
+        id: TenantId,
+        /// Which rules.
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// An operation through one tenant's admin lock ([`TenantAdmin`](super::TenantAdmin)) named
+    /// another tenant.
+    #[error("the admin lock held is tenant `{held}`'s, not `{asked}`'s")]
+    NotHeld {
+        /// The tenant whose lock is held.
+        held: TenantId,
+        /// The tenant the operation named.
+        asked: TenantId,
+    },
     /// `approve` or `reject` of a tenant with no load waiting.
     #[error("tenant `{0}` has no load waiting for approval")]
     NothingPending(TenantId),

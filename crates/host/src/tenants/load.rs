@@ -123,12 +123,9 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 reason: e.to_string(),
             })?;
         let record = tenant_trust::read_record(&store, id.as_str());
-        let mut staged = None;
-        let report = load(&id, &spec.folder, &plugins, None, |paths, opts, check| {
-            host.stage_reload(paths, opts, check).map(|(report, s)| {
-                staged = Some(s);
-                report
-            })
+        let (report, staged) = load(&id, &spec.folder, &plugins, None, |paths, opts, check| {
+            host.stage_reload(paths, opts, check)
+                .map_err(|report| failed_load(&id, report))
         })?;
         let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
         let empty = about.without_diagnostics();
@@ -143,18 +140,8 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 pending: None,
             }),
         });
-        let Some(staged) = staged else {
-            return Err(self.lost(&tenant.id));
-        };
-        let held = self.gate(&tenant, staged, about, LoadCause::Add)?;
+        let held = self.settle(&tenant, staged, about, LoadCause::Add)?;
         Ok((tenant, held))
-    }
-
-    pub(super) fn lost(&self, id: &TenantId) -> TenantError {
-        TenantError::Trust {
-            id: id.clone(),
-            reason: "the load staged nothing (a bug)".into(),
-        }
     }
 }
 
@@ -165,25 +152,24 @@ pub(super) fn plugin_paths<A>(spec: &TenantSpec<A>) -> Vec<PathBuf> {
         .unwrap_or_else(|| vec![spec.folder.join("plugins")])
 }
 
-type Checked = Result<LoadReport, LoadReport>;
-
 /// Validate-then-swap of tenant `id`'s hooks from `plugins` (or `paths`, for this load) with
-/// `swap` (a reload of the rules, or a replacement of the policy too). The default
-/// `<folder>/plugins` may be missing (no rules); a path given explicitly must exist; every path
-/// and every plugin must really lie inside `folder`.
-pub(super) fn load(
+/// `stage` (a reload of the rules, or a replacement of the policy too), whose value it returns.
+/// The default `<folder>/plugins` may be missing (no rules); a path given explicitly must exist;
+/// every path and every plugin must really lie inside `folder`: `stage` is given the check of
+/// the plugins it loads.
+pub(super) fn load<T>(
     id: &TenantId,
     folder: &Path,
     plugins: &[PathBuf],
     paths: Option<&[PathBuf]>,
-    swap: impl FnOnce(&[&PathBuf], &LoadOptions, &dyn Fn(&LoadReport) -> Vec<Diagnostic>) -> Checked,
-) -> Result<LoadReport, TenantError> {
+    stage: impl FnOnce(
+        &[&PathBuf],
+        &LoadOptions,
+        &dyn Fn(&LoadReport) -> Vec<Diagnostic>,
+    ) -> Result<T, TenantError>,
+) -> Result<T, TenantError> {
     let explicit = paths.is_some();
     let paths = paths.unwrap_or(plugins);
-    let fail = |diagnostics| TenantError::Load {
-        id: id.clone(),
-        diagnostics,
-    };
     let mut refused = outside_folder(id, folder, paths);
     if explicit {
         refused.extend(
@@ -194,11 +180,22 @@ pub(super) fn load(
         );
     }
     if !refused.is_empty() {
-        return Err(fail(refused));
+        return Err(TenantError::Load {
+            id: id.clone(),
+            diagnostics: refused,
+        });
     }
     let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
     let check = |r: &LoadReport| plugins_outside(id, folder, r);
-    swap(&existing, &LoadOptions::default(), &check).map_err(|r| fail(r.diagnostics))
+    stage(&existing, &LoadOptions::default(), &check)
+}
+
+/// A load of tenant `id` that did not load without errors: its every diagnostic.
+pub(super) fn failed_load(id: &TenantId, report: LoadReport) -> TenantError {
+    TenantError::Load {
+        id: id.clone(),
+        diagnostics: report.diagnostics,
+    }
 }
 
 /// Paths named for loading that lie outside the tenant's folder.
