@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use hookbox_core::trust::Digest;
@@ -43,14 +43,7 @@ impl AdminLocks {
     /// # Blocking
     /// For as long as that operation takes.
     pub(super) fn lock(self: &Arc<Self>, id: &TenantId) -> AdminGuard {
-        let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
-        while busy.contains(id) {
-            busy = self
-                .freed
-                .wait(busy)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        busy.insert(id.clone());
+        self.free(id).insert(id.clone());
         AdminGuard {
             locks: self.clone(),
             id: id.clone(),
@@ -71,6 +64,14 @@ impl AdminLocks {
     /// # Blocking
     /// For as long as that operation takes.
     fn wait_free(&self, id: &TenantId) {
+        drop(self.free(id));
+    }
+
+    /// The set of busy tenants, once `id` is not in it.
+    ///
+    /// # Blocking
+    /// For as long as the operation on `id` takes.
+    fn free(&self, id: &TenantId) -> MutexGuard<'_, HashSet<TenantId>> {
         let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         while busy.contains(id) {
             busy = self
@@ -78,6 +79,7 @@ impl AdminLocks {
                 .wait(busy)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+        busy
     }
 }
 
