@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Dependencies point one way (style.md, README "Architecture"): hookbox-core stays pure — no async
-# runtime, no wasm engine, no process-spawning crate, no other hookbox crate; hookbox-command and
+# runtime, no wasm engine, no process-spawning crate, no other hookbox crate; hookbox-trust is as
+# pure and stands on core alone (its rule model); hookbox-command and
 # hookbox-wasm know nothing of each other or of the host. Prints what is wrong and exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ forbid() {
 }
 
 forbid hookbox-core 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-.*' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
+forbid hookbox-trust 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-(command|wasm|http|host|server|bundled|guest|test-artifacts)' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
 forbid hookbox-command 'wasmtime.*' 'hookbox-wasm' 'hookbox-host'
 forbid hookbox-wasm 'hookbox-command' 'hookbox-host' 'hookbox-http'
 forbid hookbox-http 'wasmtime.*' 'hookbox-wasm' 'hookbox-host' 'hookbox-command'
@@ -43,4 +45,4 @@ if [[ -n $back_up ]]; then
 fi
 
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core is pure; command, http and wasm are independent; the host knows no server and no host module imports back up from its facade; the binary carries no test guest; the HTTP baseline holds no hookbox)"
+echo "check-deps: ok (core and trust are pure; command, http and wasm are independent; the host knows no server and no host module imports back up from its facade; the binary carries no test guest; the HTTP baseline holds no hookbox)"

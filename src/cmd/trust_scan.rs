@@ -17,8 +17,8 @@ use hookbox_core::Dialect;
 use hookbox_core::config::{DEFAULT_MAX_FILE_BYTES, ForeignFormat, LoadReport, parse_hooks_str};
 use hookbox_core::diagnostic::Severity;
 use hookbox_core::files::read_file_beneath;
-use hookbox_core::trust::RuleTrust;
 use hookbox_host::trust::SubjectReport;
+use hookbox_trust::RuleTrust;
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value, json};
 

@@ -43,7 +43,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::event::Event;
-use hookbox_core::trust::Digest;
+use hookbox_trust::Digest;
 
 use crate::dispatch::Dispatch;
 use crate::host::HookHost;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use hookbox_core::trust::Digest;
+use hookbox_trust::Digest;
 
 use crate::tenant_id::TenantId;
 

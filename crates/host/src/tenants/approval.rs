@@ -5,7 +5,7 @@
 use std::sync::PoisonError;
 
 use hookbox_core::clock::now_ms;
-use hookbox_core::trust::{Approval, Digest};
+use hookbox_trust::{Approval, Digest};
 
 use crate::error::HostError;
 use crate::host::Staged;

@@ -1,7 +1,7 @@
 //! Why a tenant operation failed.
 
 use hookbox_core::diagnostic::Diagnostic;
-use hookbox_core::trust::Digest;
+use hookbox_trust::Digest;
 
 use crate::error::HostError;
 use crate::tenant_id::TenantId;

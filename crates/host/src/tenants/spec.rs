@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use hookbox_core::trust::Digest;
+use hookbox_trust::Digest;
 use serde::Serialize;
 
 use crate::tenant_id::TenantId;

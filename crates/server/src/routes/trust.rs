@@ -11,8 +11,8 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use hookbox_core::trust::Digest;
 use hookbox_host::{TenantError, TenantId};
+use hookbox_trust::Digest;
 use serde_json::{Value, json};
 
 use super::admin::{admin_id, not_served};
