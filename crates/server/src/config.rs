@@ -104,6 +104,8 @@ pub struct ServerConfig {
 }
 
 /// HTTP limits, each a bound on what one client (or all of them) can make the server hold.
+/// Durations are [`Duration`]s named for what they bound; their keys in the file end in `_secs`
+/// (the unit they are written in).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
@@ -116,11 +118,17 @@ pub struct Limits {
     /// most 64 MiB.
     pub max_answer_bytes: usize,
     /// Seconds to send a request head; also the idle keep-alive bound. Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub header_read_timeout_secs: Duration,
+    #[serde(
+        rename = "header_read_timeout_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub header_read_timeout: Duration,
     /// Seconds to send a body once the head is in (408 after). Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub body_read_timeout_secs: Duration,
+    #[serde(
+        rename = "body_read_timeout_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub body_read_timeout: Duration,
     /// Tenant requests (dispatch, claude-code) running hooks at once, across all tenants (503
     /// over it, at once); a request holds one only once its body is in. Admin calls have as
     /// many places of their own. Default **256**.
@@ -137,28 +145,43 @@ pub struct Limits {
     pub max_connections_per_peer: usize,
     /// Seconds a connection may sit with no request in progress and nothing received before it
     /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub idle_timeout_secs: Duration,
+    #[serde(
+        rename = "idle_timeout_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub idle_timeout: Duration,
     /// Event streams open at once (503 over it). Default **64**.
     pub max_sse_subscribers: usize,
     /// Event streams one tenant may hold (429 over it). Default **4**.
     pub max_sse_subscribers_per_tenant: usize,
     /// Seconds between keep-alive comments on an idle event stream. Default **15**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub sse_keepalive_secs: Duration,
+    #[serde(
+        rename = "sse_keepalive_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub sse_keepalive: Duration,
     /// Seconds the server keeps accepting after SIGTERM/SIGINT, answering `/readyz` 503, so a
     /// load balancer stops routing to it before it closes its port. Default **0**, at most 3600.
-    #[serde(with = "hookbox_host::duration::secs")]
-    pub shutdown_delay_secs: Duration,
+    #[serde(rename = "shutdown_delay_secs", with = "hookbox_host::duration::secs")]
+    pub shutdown_delay: Duration,
     /// Seconds accepted requests get to be answered on SIGTERM/SIGINT. Default **30**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub shutdown_grace_secs: Duration,
+    #[serde(
+        rename = "shutdown_grace_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub shutdown_grace: Duration,
     /// Seconds background hooks then get before they are cancelled. Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub drain_grace_secs: Duration,
+    #[serde(
+        rename = "drain_grace_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub drain_grace: Duration,
     /// Seconds a removed tenant's running hooks get to finish. Default **5**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub remove_grace_secs: Duration,
+    #[serde(
+        rename = "remove_grace_secs",
+        with = "hookbox_host::duration::positive_secs"
+    )]
+    pub remove_grace: Duration,
 }
 
 impl Default for Limits {
@@ -167,20 +190,20 @@ impl Default for Limits {
             max_body_bytes: 1 << 20,
             max_header_bytes: 16 << 10,
             max_answer_bytes: 4 << 20,
-            header_read_timeout_secs: Duration::from_secs(10),
-            body_read_timeout_secs: Duration::from_secs(10),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
             max_requests_in_flight: 256,
             reserved_requests: 16,
             max_connections: 1024,
             max_connections_per_peer: 64,
-            idle_timeout_secs: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(5),
             max_sse_subscribers: 64,
             max_sse_subscribers_per_tenant: 4,
-            sse_keepalive_secs: Duration::from_secs(15),
-            shutdown_delay_secs: Duration::ZERO,
-            shutdown_grace_secs: Duration::from_secs(30),
-            drain_grace_secs: Duration::from_secs(10),
-            remove_grace_secs: Duration::from_secs(5),
+            sse_keepalive: Duration::from_secs(15),
+            shutdown_delay: Duration::ZERO,
+            shutdown_grace: Duration::from_secs(30),
+            drain_grace: Duration::from_secs(10),
+            remove_grace: Duration::from_secs(5),
         }
     }
 }
@@ -379,12 +402,12 @@ impl ServerConfig {
             within("worker_threads", n as u64, 1, MAX_WORKER_THREADS as u64)?;
         }
         let l = &self.limits;
-        if l.shutdown_delay_secs > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
+        if l.shutdown_delay > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
             return Err(ConfigError::Invalid {
-                key: "limits.shutdown_delay_secs",
+                key: "limits.shutdown_delay",
                 reason: format!(
                     "is {}: it must be a number of seconds from 0 to {MAX_SHUTDOWN_DELAY_SECS}",
-                    l.shutdown_delay_secs.as_secs_f64()
+                    l.shutdown_delay.as_secs_f64()
                 ),
             });
         }
@@ -468,41 +491,6 @@ impl ServerConfig {
             max_session_dirs: r.max_session_dirs,
             ..RuntimeSettings::default()
         }
-    }
-}
-
-impl Limits {
-    /// `header_read_timeout_secs`.
-    pub fn header_read_timeout(&self) -> Duration {
-        self.header_read_timeout_secs
-    }
-    /// `idle_timeout_secs`.
-    pub fn idle_timeout(&self) -> Duration {
-        self.idle_timeout_secs
-    }
-    /// `body_read_timeout_secs`.
-    pub fn body_read_timeout(&self) -> Duration {
-        self.body_read_timeout_secs
-    }
-    /// `sse_keepalive_secs`.
-    pub fn sse_keepalive(&self) -> Duration {
-        self.sse_keepalive_secs
-    }
-    /// `shutdown_delay_secs` (zero allowed).
-    pub fn shutdown_delay(&self) -> Duration {
-        self.shutdown_delay_secs
-    }
-    /// `shutdown_grace_secs`.
-    pub fn shutdown_grace(&self) -> Duration {
-        self.shutdown_grace_secs
-    }
-    /// `drain_grace_secs`.
-    pub fn drain_grace(&self) -> Duration {
-        self.drain_grace_secs
-    }
-    /// `remove_grace_secs`.
-    pub fn remove_grace(&self) -> Duration {
-        self.remove_grace_secs
     }
 }
 
@@ -714,13 +702,13 @@ mod tests {
             assert!(e.contains(key), "{text}: {e}");
         }
         let c = ServerConfig::parse("[limits]\nbody_read_timeout_secs = 0.5").unwrap();
-        assert_eq!(c.limits.body_read_timeout(), Duration::from_millis(500));
+        assert_eq!(c.limits.body_read_timeout, Duration::from_millis(500));
         let e = ServerConfig::parse("[limits]\nshutdown_delay_secs = 7200")
             .unwrap()
             .validate()
             .unwrap_err()
             .to_string();
-        assert!(e.contains("limits.shutdown_delay_secs"), "{e}");
+        assert!(e.contains("limits.shutdown_delay"), "{e}");
     }
 
     #[test]

@@ -246,7 +246,7 @@ pub(crate) async fn remove_one(app: &App, id: &TenantId) -> bool {
     let failed = app.registry.forget(id);
     match app
         .tenants
-        .remove(id, app.config.limits.remove_grace(), false)
+        .remove(id, app.config.limits.remove_grace, false)
         .await
     {
         Ok(r) => {

@@ -199,7 +199,7 @@ impl Server {
         let background = app
             .tenants
             .runtime()
-            .drain(app.config.limits.drain_grace())
+            .drain(app.config.limits.drain_grace)
             .await;
         tracing::info!(
             finished = background.finished,
@@ -250,7 +250,7 @@ impl ServerHandle {
     /// the port closes and the drain begins ([`Server::run`] returns when it is done).
     pub async fn shutdown(&self) {
         self.app.draining.store(true, Ordering::Release);
-        let delay = self.app.config.limits.shutdown_delay();
+        let delay = self.app.config.limits.shutdown_delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }

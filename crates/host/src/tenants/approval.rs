@@ -72,7 +72,13 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     ) -> Result<bool, TenantError> {
         let now = now_ms();
         let reports = subject_reports(staged.loaded());
-        let subjects = tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000);
+        let subjects =
+            tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000).map_err(|e| {
+                TenantError::Trust {
+                    id: t.id.clone(),
+                    reason: format!("cannot name its plugins by their place in its folder: {e}"),
+                }
+            })?;
         let (hold, changes, before, store) = {
             let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             let approved: Option<&[Approval]> = match &g.record {

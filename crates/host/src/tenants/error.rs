@@ -89,7 +89,7 @@ pub enum TenantError {
     /// `approve` or `reject` naming another load than the one waiting (a newer load replaced
     /// the one the admin saw).
     #[error(
-        "tenant `{id}`: the load waiting for approval is {pending}, not {asked}; review it again (GET /v1/tenants/{id}/trust)"
+        "tenant `{id}`: the load waiting for approval is {pending}, not {asked}; review it again"
     )]
     StalePending {
         /// The tenant.

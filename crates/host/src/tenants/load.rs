@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use hookbox_core::clock::now_ms;
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::files::path;
 
 use crate::host::HookHost;
 use crate::install::rule_error;
@@ -66,11 +67,6 @@ impl<A: Clone> About<A> {
             ..self.reloaded_now(Vec::new())
         }
     }
-}
-
-fn canon(p: &Path) -> PathBuf {
-    p.canonicalize()
-        .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()))
 }
 
 impl<A: Clone + Send + Sync + 'static> Tenants<A> {
@@ -195,44 +191,109 @@ pub(super) fn failed_load(id: &TenantId, report: LoadReport) -> TenantError {
     }
 }
 
-/// Paths named for loading that lie outside the tenant's folder.
+/// Paths named for loading that lie outside the tenant's folder — or whose place cannot be
+/// resolved, which is refused too: "inside" is only ever said of a real path.
 fn outside_folder(id: &TenantId, folder: &Path, paths: &[PathBuf]) -> Vec<Diagnostic> {
-    let real = canon(folder);
+    let real = match path::canonical(folder) {
+        Ok(real) => real,
+        Err(e) => {
+            return vec![Diagnostic::error(
+                folder.to_owned(),
+                format!("tenant `{id}`'s folder: {e}"),
+            )];
+        }
+    };
     paths
         .iter()
-        .filter(|p| !canon(p).starts_with(&real))
-        .map(|p| {
-            Diagnostic::error(
+        .filter_map(|p| match path::resolve(p) {
+            Ok(rp) if rp.starts_with(&real) => None,
+            Ok(_) => Some(Diagnostic::error(
                 p.clone(),
                 format!(
                     "tenant `{id}` may only load hooks from inside its folder {}",
                     folder.display()
                 ),
-            )
+            )),
+            Err(e) => Some(Diagnostic::error(
+                p.clone(),
+                format!(
+                    "{e}: tenant `{id}` loads hooks only from paths it can place inside its folder"
+                ),
+            )),
         })
         .collect()
 }
 
-/// Plugins whose real folder (through symlinks) is outside the tenant's folder: a symlink to
-/// another tenant's plugin would otherwise load and mount that tenant's files.
+/// Plugins whose real folder (through symlinks) is outside the tenant's folder, or cannot be
+/// resolved: a symlink to another tenant's plugin would otherwise load and mount that tenant's
+/// files.
 fn plugins_outside(id: &TenantId, folder: &Path, report: &LoadReport) -> Vec<Diagnostic> {
-    let folder = canon(folder);
+    let folder = path::canonical(folder);
     report
         .plugins
         .iter()
         .enumerate()
-        .filter(|(_, p)| !canon(&p.root).starts_with(&folder))
-        .flat_map(|(i, p)| {
-            let first = report.rules.iter().find(|r| r.plugin == i);
-            let msg = format!(
-                "plugin `{}` resolves to {}, outside tenant `{id}`'s folder: a tenant's plugins must really be inside its folder (no symlink out)",
-                p.name,
-                canon(&p.root).display(),
-            );
-            match first {
-                Some(rule) => vec![rule_error(rule, Some(p), msg)],
-                None => vec![Diagnostic::error(p.root.clone(), msg)],
-            }
+        .filter_map(|(i, p)| {
+            let why = match (&folder, &path::canonical(&p.root)) {
+                (Ok(folder), Ok(real)) if real.starts_with(folder) => return None,
+                (Ok(_), Ok(real)) => format!(
+                    "plugin `{}` resolves to {}, outside tenant `{id}`'s folder: a tenant's plugins must really be inside its folder (no symlink out)",
+                    p.name,
+                    real.display(),
+                ),
+                (Err(e), _) | (_, Err(e)) => format!(
+                    "plugin `{}` cannot be placed inside tenant `{id}`'s folder: {e}",
+                    p.name
+                ),
+            };
+            Some((i, p, why))
+        })
+        .map(|(i, p, msg)| match report.rules.iter().find(|r| r.plugin == i) {
+            Some(rule) => rule_error(rule, Some(p), msg),
+            None => Diagnostic::error(p.root.clone(), msg),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{HookRuntime, RuntimeSettings};
+    use crate::tenant_policy::TenantPolicy;
+
+    /// Issue 32: a tenant's plugins folder that cannot be resolved (here a symlink loop) is a
+    /// load error naming it. The old fallback took its lexical path for its place, found it
+    /// "inside" the tenant's folder, then skipped it as missing: the tenant served no rules
+    /// without a word.
+    #[test]
+    fn a_plugins_folder_that_cannot_be_resolved_is_refused_not_loaded_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let tenants: Tenants = Tenants::new(runtime, dir.path().join("state"));
+        let folder = dir.path().join("acme");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::os::unix::fs::symlink(folder.join("loop-b"), folder.join("plugins")).unwrap();
+        std::os::unix::fs::symlink(folder.join("plugins"), folder.join("loop-b")).unwrap();
+        let e = tenants
+            .add(TenantSpec {
+                id: TenantId::new("acme").unwrap(),
+                folder: folder.clone(),
+                policy: TenantPolicy::default(),
+                plugins: None,
+                attached: (),
+            })
+            .unwrap_err();
+        let TenantError::Load { diagnostics, .. } = &e else {
+            panic!("{e}");
+        };
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].file, folder.join("plugins"));
+        assert!(
+            diagnostics[0].message.starts_with("cannot resolve")
+                && diagnostics[0].message.contains("inside its folder"),
+            "{}",
+            diagnostics[0].message
+        );
+        assert!(tenants.is_empty());
+    }
 }

@@ -107,12 +107,14 @@ fn digest_of(v: &Value) -> Result<Option<Digest>, ApiError> {
 }
 
 fn trust_error(app: &App, e: TenantError) -> ApiError {
-    match e {
-        TenantError::NotFound(id) => not_served(app, &id),
-        e @ (TenantError::NothingPending(_) | TenantError::StalePending { .. }) => {
-            ApiError::conflict(e.to_string())
+    match &e {
+        TenantError::NotFound(id) => not_served(app, id),
+        TenantError::NothingPending(_) => ApiError::conflict(e.to_string()),
+        // The host names no route; the admin is told where to review the load waiting.
+        TenantError::StalePending { id, .. } => {
+            ApiError::conflict(format!("{e} (GET /v1/tenants/{id}/trust)"))
         }
-        other => ApiError::internal(other.to_string()),
+        _ => ApiError::internal(e.to_string()),
     }
 }
 
