@@ -91,9 +91,6 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             })?;
         // Even a plugins folder that does not exist yet: a guest must not create one.
         policy.protected_paths.extend(plugins.iter().cloned());
-        // Every rule's digests are recorded at load (and commands run the bytes hashed);
-        // nothing is refused at dispatch: a tenant's approval point is the swap.
-        policy.trust.record = true;
         Ok(policy)
     }
 
