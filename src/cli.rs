@@ -170,6 +170,147 @@ pub(crate) enum Command {
     /// in hookbox's state folder ($HOOKBOX_STATE_DIR/trust, else ~/.local/state/hookbox/trust),
     /// never in a project. `dispatch --trust require` then runs only what was approved.
     Trust(TrustArgs),
+
+    /// Start a plugin from a template: hooks.json, the hook's source, a README, passing tests.
+    ///
+    /// Writes NAME/ (or --dir): .claude-plugin/plugin.json, hooks/hooks.json (Claude Code's
+    /// agent-neutral shape), the hook — a sh, python or node script, or a WebAssembly guest in
+    /// Rust (cargo), JavaScript (componentize-js) or Python (componentize-py) with its build.sh —
+    /// a README with the two commands that build and test it, and tests/ cases that pass as
+    /// generated (`hookbox test`). The templates are in the binary: nothing is downloaded.
+    /// Refuses a folder that exists and is not empty, and never writes through a symlink.
+    ///
+    /// Exit codes: 0 written (or listed with --dry-run), 2 usage or I/O error (a bad name, a
+    /// non-empty folder).
+    New(NewArgs),
+
+    /// Run a plugin's test cases (tests/*.json, tests/*.toml) and check what each must hold.
+    ///
+    /// Each case is an event (hookbox's payload, or an agent's own with `agent`), optional
+    /// project files and environment, and `expect`: the outcome, the decision, a reason or
+    /// context containing a text, the rewritten input, the failure class, a time budget —
+    /// optionally checked on the answer each listed agent would receive (a deny must be a deny
+    /// the agent honours). Cases run in parallel, each in a scratch project of its own, through
+    /// the same host as `dispatch` and `hook`: trust, limits and sandbox included. The case
+    /// format: `hookbox test --print-schema`, docs/authors.md.
+    ///
+    /// Exit codes: 0 every case passed, 1 a case failed (or a plugin does not load), 2 usage or
+    /// I/O error (an unreadable or malformed case).
+    Test(TestArgs),
+}
+
+/// `hookbox new --kind` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum KindArg {
+    /// PreToolUse on Bash: deny commands that match a list.
+    Guard,
+    /// UserPromptSubmit: add context to every prompt.
+    Context,
+    /// Stop: one more round when the last answer is empty.
+    Stop,
+    /// PostToolUse on every tool: record the call.
+    Audit,
+}
+
+/// `hookbox new --lang` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LangArg {
+    /// A POSIX sh script (native).
+    Sh,
+    /// A python3 script (native).
+    Python,
+    /// A node script (native).
+    Node,
+    /// A WebAssembly component in Rust (cargo, the guest SDK).
+    Rust,
+    /// A WebAssembly component in JavaScript (componentize-js).
+    Js,
+    /// A WebAssembly component in Python (componentize-py).
+    PythonWasm,
+}
+
+/// `hookbox new`.
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The plugin's name: lowercase letters, digits and `-`, starting with a letter.
+    #[arg(value_name = "NAME")]
+    pub(crate) name: String,
+
+    /// What the plugin does.
+    #[arg(long, value_enum)]
+    pub(crate) kind: KindArg,
+
+    /// The hook's language.
+    #[arg(long, value_enum)]
+    pub(crate) lang: LangArg,
+
+    /// The folder to create (default: ./NAME); it must not exist or be empty.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
+
+    /// List the files without writing them.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox test --format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TestFormatArg {
+    /// A line per case, the differences under a failed one.
+    Text,
+    /// JUnit XML (Apache Ant's schema), for CI.
+    Junit,
+    /// TAP version 13.
+    Tap,
+    /// One JSON document.
+    Json,
+}
+
+/// `hookbox test`.
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    /// Plugin folders whose tests/ to run (default: the current folder).
+    #[arg(value_name = "PLUGIN")]
+    pub(crate) plugins: Vec<PathBuf>,
+
+    /// Run only the cases whose name contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) filter: Option<String>,
+
+    /// How to print the results.
+    #[arg(long, value_enum, default_value_t = TestFormatArg::Text)]
+    pub(crate) format: TestFormatArg,
+
+    /// Also list the rules that no case fired (a rule never exercised is a rule never checked).
+    #[arg(long)]
+    pub(crate) coverage: bool,
+
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<usize>,
+
+    /// Rewrite the `expect` of each failing case with today's answer (then review the diff);
+    /// passing cases keep theirs.
+    #[arg(long)]
+    pub(crate) record: bool,
+
+    /// Turn the dispatches of a replay file (<state>/replay/<session>.jsonl) into cases in the
+    /// first PLUGIN's tests/ (redacted; to be completed by hand: replay keeps no payload).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) from_replay: Option<PathBuf>,
+
+    /// Whether rules must be approved (`hookbox trust add`), as for `dispatch`: off, warn
+    /// (default: unapproved rules run, with a warning) or require (they fail `untrusted`).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) trust: Option<TrustArg>,
+
+    /// Print the JSON Schema of a case and exit.
+    #[arg(long)]
+    pub(crate) print_schema: bool,
 }
 
 /// `--trust` values.
@@ -798,6 +939,11 @@ pub(crate) struct DispatchArgs {
     /// Print the dispatch as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+
+    /// Also write the event and today's answer as a `hookbox test` case to FILE (refused if it
+    /// exists), to be edited into an expectation.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) save_case: Option<PathBuf>,
 }
 
 /// `hookbox validate`.

@@ -9,8 +9,10 @@ pub(crate) mod exec;
 pub(crate) mod hook;
 pub(crate) mod inspect;
 pub(crate) mod install;
+pub(crate) mod new;
 pub(crate) mod serve;
 pub(crate) mod term;
+pub(crate) mod test;
 pub(crate) mod trust;
 pub(crate) mod trust_scan;
 pub(crate) mod trust_show;
@@ -44,5 +46,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => crate::bench::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Trust(args) => trust::run(&args),
+        Command::New(args) => new::run(&args),
+        Command::Test(args) => test::run(&args),
     }
 }

@@ -83,12 +83,37 @@ impl HostSetup {
         HostSetup::build(project, None, &opts)
     }
 
+    /// A host for one `hookbox test` case on `runtime` (shared by the run's cases): rooted at the
+    /// case's scratch `project`, its state (plugin data) in `state`, no replay.
+    pub(crate) fn for_case(
+        runtime: &HookRuntime,
+        project: &Path,
+        state: &Path,
+        trust: Option<TrustMode>,
+    ) -> anyhow::Result<HostSetup> {
+        let opts = SetupOptions {
+            no_replay: true,
+            trust,
+            ..SetupOptions::default()
+        };
+        HostSetup::build_on(runtime, project, Some(state.to_owned()), &opts)
+    }
+
     fn build(
         project: &Path,
         state: Option<PathBuf>,
         opts: &SetupOptions,
     ) -> anyhow::Result<HostSetup> {
         let runtime = HookRuntime::new(runtime_settings()).context("cannot start hookbox")?;
+        HostSetup::build_on(&runtime, project, state, opts)
+    }
+
+    fn build_on(
+        runtime: &HookRuntime,
+        project: &Path,
+        state: Option<PathBuf>,
+        opts: &SetupOptions,
+    ) -> anyhow::Result<HostSetup> {
         let mut policy = HostPolicy::for_project(project);
         // The CLI's engine meters fuel, so rules may set a `fuel` budget.
         policy.wasm.allow_fuel = true;
@@ -109,7 +134,7 @@ impl HostSetup {
         // What hookbox reads settings (and approvals) from is never writable by a guest.
         policy.protected_paths.push(project.join(".hookbox"));
         let host =
-            HookHost::with_runtime(&runtime, policy).context("cannot set up the hook host")?;
+            HookHost::with_runtime(runtime, policy).context("cannot set up the hook host")?;
         Ok(HostSetup { host })
     }
 

@@ -18,7 +18,6 @@ mod cmd;
 #[cfg(feature = "tools")]
 mod guests;
 mod host_setup;
-#[cfg(feature = "tools")]
 mod scratch;
 
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! Trust records and command resolution (`hookbox_core::trust`): any bytes as a stored approval
+//! Trust records and command resolution (`hookbox_trust`): any bytes as a stored approval
 //! record (the store is an input too), as a shell command whose scripts are pinned, or as JSON
 //! put in canonical form. The properties are in `fuzz/props/trust.rs`.
 #![no_main]

@@ -1,10 +1,10 @@
 //! The properties of trust records and of command resolution, in one place: the `trust` fuzz
-//! target checks them on arbitrary input, and hookbox-core's `tests/trust_props.rs` on the
+//! target checks them on arbitrary input, and hookbox-trust's `tests/trust_props.rs` on the
 //! corpus and on deterministic mutations, both including this file by path. Depends on
-//! hookbox-core and serde_json only.
+//! hookbox-core, hookbox-trust and serde_json only.
 
 use hookbox_core::rule::CommandSpec;
-use hookbox_core::trust::{
+use hookbox_trust::{
     Approval, ApprovalIndex, RuleStatus, RuleTrust, Site, canonical_json, diff_approval,
     resolve_command, rule_digest,
 };

@@ -35,6 +35,8 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let payload = read_payload(args)?;
+    // `--save-case` records the payload as given, before the event fills in its defaults.
+    let given_payload = args.save_case.as_ref().map(|_| payload.clone());
     let cwd = args.cwd.clone().unwrap_or_else(|| project.clone());
     let event = Event::from_payload(
         Some(event_name),
@@ -81,6 +83,13 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             eprintln!(
                 "hookbox: trust: review with `hookbox trust diff {0}`, approve with `hookbox trust add {0}`",
                 untrusted(&f.subject)
+            );
+        }
+        if let (Some(file), Some(payload)) = (&args.save_case, &given_payload) {
+            super::test::record::save_dispatch(file, payload, &dispatch)?;
+            eprintln!(
+                "hookbox: saved this event and its answer as a case: {} — edit its `expect`, then run `hookbox test`",
+                file.display()
             );
         }
         let code = answer(

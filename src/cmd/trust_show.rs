@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use hookbox_core::trust::{ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust};
 use hookbox_host::trust::SubjectReport;
+use hookbox_trust::{ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust};
 use owo_colors::OwoColorize;
 use serde_json::Value;
 

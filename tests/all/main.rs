@@ -8,6 +8,7 @@ mod demo;
 mod dispatch;
 mod hook;
 mod install;
+mod kit;
 mod packaging;
 mod serve;
 mod serve_connections;

@@ -5,7 +5,8 @@
 //! the answers into one verdict per dispatch (`aggregate`), with the markers and tags the agent
 //! shows (`render`) and the `HookFired` record (`fired`). Each coding agent's hook wire protocol
 //! — its payload in, the aggregated verdict out as that agent's answer — is in `agent`. What an
-//! approval of a plugin covers is in `trust` (records, digests, diffs — SPEC §11).
+//! approval of a plugin covers (records, digests, diffs — SPEC §11) is the `hookbox-trust` crate,
+//! on top of this one.
 //! Host-side helpers every crate shares live here once: the bounded file reader, path
 //! normalisation and safe names (`files`), and the clock of records (`clock`).
 //!
@@ -30,7 +31,6 @@ pub mod render;
 pub mod report;
 pub mod rule;
 pub mod stop_loop;
-pub mod trust;
 
 pub use aggregate::{Outcome, StopState, Verdict, aggregate};
 pub use dialect::Dialect;

@@ -76,6 +76,10 @@ pub struct RuntimeSettings {
     /// more removes the least recently used. Session ids are the client's to choose. Default
     /// **256**.
     pub max_session_dirs: usize,
+    /// Variables native hooks see on top of this process's environment, replacing an inherited
+    /// one of the same name (the `env_policy` deny-list still applies). Default: none.
+    /// `hookbox test` sets a case's `env` here.
+    pub extra_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 impl Default for RuntimeSettings {
@@ -98,6 +102,7 @@ impl Default for RuntimeSettings {
             replay_idle_close: Duration::from_secs(30),
             replay_quota: ReplayQuota::default(),
             max_session_dirs: 256,
+            extra_env: Vec::new(),
         }
     }
 }
@@ -226,10 +231,18 @@ impl HookRuntime {
         let slots = settings.slots();
         // Data folders are made by each host beneath its own state folder and come with each
         // request.
-        let commands = CommandRunner::new()
+        let mut commands = CommandRunner::new()
             .with_limits(settings.command_limits)
             .with_env_policy(settings.env_policy.clone())
             .with_containment(settings.containment.clone());
+        if !settings.extra_env.is_empty() {
+            let extra = &settings.extra_env;
+            let mut vars: Vec<_> = std::env::vars_os()
+                .filter(|(k, _)| !extra.iter().any(|(name, _)| name == k))
+                .collect();
+            vars.extend(extra.iter().cloned());
+            commands = commands.with_host_env(vars);
+        }
         let http = HttpRunner::new(settings.http_limits)?;
         let replay = ReplaySink::start(
             settings.replay_queue,

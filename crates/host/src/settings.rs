@@ -32,7 +32,7 @@ pub struct Settings {
     /// `trust`: `off`, `warn` or `require`. It can make the host's mode stricter, never looser
     /// (a checkout must not switch off the approvals of the user who runs it).
     #[serde(default)]
-    pub trust: Option<hookbox_core::trust::TrustMode>,
+    pub trust: Option<hookbox_trust::TrustMode>,
 }
 
 /// `replay` in settings.

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use hookbox_core::trust::{
+use hookbox_trust::{
     Approval, ApprovalDiff, Digest, FileRecord, RECORD_VERSION, RuleLocation, Unpinned,
     diff_approval, digest_of,
 };
@@ -456,7 +456,7 @@ pub struct TenantTrustView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hookbox_core::trust::{Base, FileRole, FileState, RuleRecord};
+    use hookbox_trust::{Base, FileRole, FileState, RuleRecord};
     use serde_json::json;
 
     fn rule(file: &str, path: &str, script: &[u8]) -> RuleRecord {

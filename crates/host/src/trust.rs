@@ -1,4 +1,4 @@
-//! Trust pinned to content, in the host (SPEC §11; the pure model is `hookbox_core::trust`).
+//! Trust pinned to content, in the host (SPEC §11; the pure model is `hookbox_trust`).
 //!
 //! - [`TrustPolicy`]: the mode (`off`, `warn`, `require`; a project's `"trust"` setting may
 //!   make it stricter, never looser), the approval store's folder, and the bounds on pinned
@@ -24,7 +24,7 @@ mod user_settings;
 
 use std::path::{Path, PathBuf};
 
-pub use hookbox_core::trust::TrustMode;
+pub use hookbox_trust::TrustMode;
 pub(crate) use pin::{fd_path, sealed_copy};
 pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
 pub use report::{RuleReport, SubjectReport, TrustFinding};

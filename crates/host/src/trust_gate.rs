@@ -11,7 +11,7 @@ use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
 use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandSpec, FailMode};
-use hookbox_core::trust::{RuleTrust, Site, TrustMode};
+use hookbox_trust::{RuleTrust, Site, TrustMode};
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hookbox_core::config::DEFAULT_MAX_FILE_BYTES;
 use hookbox_core::files::read_file_beneath;
-use hookbox_core::trust::{Digest, FileState, HookFile};
+use hookbox_trust::{Digest, FileState, HookFile};
 
 use crate::inner::Loaded;
 use crate::trust::{RuleReport, SubjectReport};

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hookbox_core::files::{CheckedFile, ReadError, ReadErrorKind, open_beneath_dir};
-use hookbox_core::trust::Digest;
+use hookbox_trust::Digest;
 use hookbox_wasm::MountDir;
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;

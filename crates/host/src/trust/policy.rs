@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use hookbox_core::trust::TrustMode;
+use hookbox_trust::TrustMode;
 
 /// Default [`TrustPolicy::max_pinned_file_bytes`]: far above any hook script.
 pub const DEFAULT_MAX_PINNED_FILE_BYTES: u64 = 16 << 20;

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use hookbox_core::trust::{
+use hookbox_trust::{
     Approval, ApprovalDiff, HookFile, RECORD_VERSION, RuleLocation, RuleRecord, RuleTrust,
     diff_approval,
 };

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
-use hookbox_core::trust::{Approval, Digest, RecordError};
+use hookbox_trust::{Approval, Digest, RecordError};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
@@ -351,7 +351,7 @@ fn check_parents(path: &Path, me: u32) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hookbox_core::trust::RECORD_VERSION;
+    use hookbox_trust::RECORD_VERSION;
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     fn approval(subject: &str) -> Approval {

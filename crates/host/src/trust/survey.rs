@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
-use hookbox_core::trust::{
+use hookbox_trust::{
     Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, RuleLocation,
     RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command, rule_content,
 };

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use hookbox_core::files::read_file_beneath;
-use hookbox_core::trust::TrustMode;
+use hookbox_trust::TrustMode;
 use serde::Deserialize;
 
 use crate::settings::{MAX_SETTINGS_BYTES, SettingsError};

@@ -7,12 +7,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use hookbox_core::Event;
-use hookbox_core::trust::Digest;
 use hookbox_host::tenant_trust::{ApprovedBy, SubjectStatus};
 use hookbox_host::{
     HookRuntime, RuntimeSettings, TenantError, TenantId, TenantPolicy, TenantSpec,
     TenantTrustSettings, Tenants,
 };
+use hookbox_trust::Digest;
 use serde_json::json;
 
 struct Fleet {

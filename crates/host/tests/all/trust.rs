@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use hookbox_core::config::LoadOptions;
 use hookbox_core::output::FailureClass;
-use hookbox_core::trust::{RuleStatus, RuleTrust, UnpinnedWhy};
 use hookbox_host::trust::{SubjectReport, TrustPolicy};
 use hookbox_host::{ApprovalStore, Dispatch, HookHost, HostPolicy, TrustMode};
 use hookbox_test_artifacts as guests;
+use hookbox_trust::{RuleStatus, RuleTrust, UnpinnedWhy};
 use serde_json::{Value, json};
 
 use crate::util::event;

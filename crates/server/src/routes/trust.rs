@@ -11,8 +11,8 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use hookbox_core::trust::Digest;
 use hookbox_host::{TenantError, TenantId};
+use hookbox_trust::Digest;
 use serde_json::{Value, json};
 
 use super::admin::{admin_id, not_served};
@@ -49,7 +49,6 @@ pub(super) async fn approve(
             "name the load you approve: {\"digest\": \"<pending.digest of GET /v1/tenants/{id}/trust>\"}",
         )
     })?;
-    let _lock = app.admin_lock.lock().await;
     let tenants = app.tenants.clone();
     let tid = id.clone();
     let info = tokio::task::spawn_blocking(move || tenants.approve(&tid, &digest))
@@ -75,10 +74,11 @@ pub(super) async fn reject(
     } else {
         digest_of(&body::parse_json(&bytes)?)?
     };
-    let _lock = app.admin_lock.lock().await;
-    let info = app
-        .tenants
-        .reject(&id, digest.as_ref())
+    let tenants = app.tenants.clone();
+    let tid = id.clone();
+    let info = tokio::task::spawn_blocking(move || tenants.reject(&tid, digest.as_ref()))
+        .await
+        .map_err(|_| ApiError::internal("the rejection did not finish"))?
         .map_err(|e| trust_error(&app, e))?;
     tracing::info!(tenant = %id, "held load rejected by an admin");
     Ok(json_body(&json!(info)))

@@ -1,0 +1,142 @@
+//! Kimi Code CLI's `~/.kimi/config.toml`: hooks are `[[hooks]]` tables (`event`, `command`,
+//! `matcher`, `timeout` in seconds, 1–600). The file holds the user's other settings and
+//! comments, so hookbox never rewrites it: its tables live in one block between two marker
+//! comments, appended at the end (an array-of-tables header is valid anywhere), replaced whole
+//! by a later install and removed whole by uninstall. The result is parsed before it is written.
+
+use super::InstallError;
+use super::command::is_ours;
+use super::shape::Entry;
+
+const BEGIN: &str = "# >>> hookbox: added by `hookbox install --agent kimi`; `hookbox uninstall --agent kimi` removes it";
+const END: &str = "# <<< hookbox";
+
+/// Kimi's largest hook timeout, in seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+
+/// The byte range of hookbox's block (its marker lines and the line break after the end).
+fn block(text: &str) -> Option<(usize, usize)> {
+    let start = text.find(BEGIN)?;
+    let from_end = text[start..].find(END)? + start;
+    let mut end = from_end + END.len();
+    if text[end..].starts_with('\n') {
+        end += 1;
+    }
+    Some((start, end))
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The commands of hookbox's entries in `text`.
+pub fn existing(text: &str, file: &str) -> Result<Vec<String>, InstallError> {
+    let Some((s, e)) = block(text) else {
+        return Ok(Vec::new());
+    };
+    let table: toml::Table = toml::from_str(&text[s..e]).map_err(|e| InstallError::Toml {
+        message: format!("hookbox's block in {file} is not valid TOML ({e}); remove it by hand"),
+    })?;
+    let commands = table
+        .get("hooks")
+        .and_then(toml::Value::as_array)
+        .map(|hooks| {
+            hooks
+                .iter()
+                .filter_map(|h| h.get("command").and_then(toml::Value::as_str))
+                .filter(|c| is_ours(c))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(commands)
+}
+
+/// `text` with exactly `wanted` in hookbox's block (no block when `wanted` is empty); the flag
+/// says nothing else is left in the file.
+pub fn apply(text: &str, wanted: &[Entry], file: &str) -> Result<(String, bool), InstallError> {
+    let mut out = match block(text) {
+        Some((s, e)) => format!("{}{}", &text[..s], &text[e..]),
+        None => text.to_owned(),
+    };
+    if !wanted.is_empty() {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(BEGIN);
+        out.push('\n');
+        for e in wanted {
+            out.push_str(&format!(
+                "[[hooks]]\nevent = {}\ncommand = {}\nmatcher = \"\"\ntimeout = {}\n",
+                toml_string(e.event),
+                toml_string(&e.command),
+                e.timeout_secs.clamp(1, MAX_TIMEOUT_SECS)
+            ));
+        }
+        out.push_str(END);
+        out.push('\n');
+    }
+    if let Err(e) = toml::from_str::<toml::Table>(&out) {
+        return Err(InstallError::Toml {
+            message: format!(
+                "{file} would not be valid TOML with hookbox's hooks (is `hooks` already something other than a list of tables?): {e}"
+            ),
+        });
+    }
+    let empty = out.trim().is_empty();
+    Ok((out, empty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(event: &'static str) -> Entry {
+        Entry {
+            event,
+            command: "/bin/hookbox hook --agent kimi --event PreToolUse --plugin '/p q'".into(),
+            timeout_secs: 15,
+            fail_closed: false,
+        }
+    }
+
+    #[test]
+    fn the_block_round_trips_and_keeps_comments() {
+        let original = "# my Kimi settings\ndefault_model = \"kimi-k2\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\n";
+        let (with, _) = apply(original, &[entry("PreToolUse")], "f").unwrap();
+        assert!(with.starts_with(original));
+        let table: toml::Table = toml::from_str(&with).unwrap();
+        assert_eq!(table["hooks"].as_array().unwrap().len(), 2);
+        assert_eq!(existing(&with, "f").unwrap().len(), 1);
+        let (again, _) = apply(&with, &[entry("PreToolUse")], "f").unwrap();
+        assert_eq!(again, with);
+        let (back, empty) = apply(&with, &[], "f").unwrap();
+        assert_eq!(back, original);
+        assert!(!empty);
+    }
+
+    #[test]
+    fn a_conflicting_hooks_key_is_refused() {
+        let e = apply("hooks = \"nope\"\n", &[entry("PreToolUse")], "f").unwrap_err();
+        assert!(e.to_string().contains("not be valid TOML"), "{e}");
+    }
+
+    #[test]
+    fn a_new_file_holds_only_the_block() {
+        let (text, _) = apply("", &[entry("PreToolUse")], "f").unwrap();
+        assert!(text.starts_with(BEGIN));
+        let (_, empty) = apply(&text, &[], "f").unwrap();
+        assert!(empty);
+    }
+}

@@ -1,0 +1,179 @@
+//! The verdict on one rule: is it approved as it is now? Used by the host when it installs a
+//! rule set, once per rule, against its subject's approval.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::diff::{Change, diff_rules};
+use crate::digest::Digest;
+use crate::record::{Approval, RuleLocation, RuleRecord};
+use hookbox_core::rule::FailMode;
+
+/// Where a rule stands against its subject's approval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum RuleTrust {
+    /// Its digest is approved.
+    Approved,
+    /// Its plugin (or file) was never approved.
+    Unapproved,
+    /// Its plugin was approved, but not this rule: it is new.
+    New,
+    /// It differs from the rule approved at its place.
+    Changed {
+        /// What changed, item by item.
+        changes: Vec<Change>,
+        /// The approved rule's `on_failure`: a guard approved as fail-closed stays
+        /// fail-closed when it is refused, whatever its new text says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        approved_on_failure: Option<FailMode>,
+    },
+}
+
+impl RuleTrust {
+    /// Whether the rule is approved as it is.
+    pub fn is_approved(&self) -> bool {
+        matches!(self, RuleTrust::Approved)
+    }
+
+    /// The state's name (`approved`, `unapproved`, `new`, `changed`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RuleTrust::Approved => "approved",
+            RuleTrust::Unapproved => "unapproved",
+            RuleTrust::New => "new",
+            RuleTrust::Changed { .. } => "changed",
+        }
+    }
+}
+
+impl fmt::Display for RuleTrust {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleTrust::Approved => f.write_str("approved"),
+            RuleTrust::Unapproved => f.write_str("not approved: its plugin was never approved"),
+            RuleTrust::New => {
+                f.write_str("not approved: a rule added since its plugin was approved")
+            }
+            RuleTrust::Changed { changes, .. } => {
+                f.write_str("changed since it was approved: ")?;
+                for (i, c) in changes.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One subject's approval, indexed for checking many rules.
+#[derive(Debug, Clone)]
+pub struct ApprovalIndex {
+    digests: HashSet<Digest>,
+    by_location: HashMap<RuleLocation, RuleRecord>,
+}
+
+impl ApprovalIndex {
+    /// Indexes `approval`.
+    pub fn new(approval: &Approval) -> ApprovalIndex {
+        ApprovalIndex {
+            digests: approval.rules.iter().map(|r| r.digest).collect(),
+            by_location: approval
+                .rules
+                .iter()
+                .map(|r| (r.location.clone(), r.clone()))
+                .collect(),
+        }
+    }
+
+    /// The verdict on `current`.
+    pub fn check(&self, current: &RuleRecord) -> RuleTrust {
+        if self.digests.contains(&current.digest) {
+            return RuleTrust::Approved;
+        }
+        match self.by_location.get(&current.location) {
+            Some(old) => RuleTrust::Changed {
+                changes: diff_rules(old, current),
+                approved_on_failure: old.on_failure(),
+            },
+            None => RuleTrust::New,
+        }
+    }
+}
+
+/// The verdict on `current` against its subject's approval, if it has one.
+pub fn check_rule(current: &RuleRecord, approval: Option<&ApprovalIndex>) -> RuleTrust {
+    match approval {
+        Some(index) => index.check(current),
+        None => RuleTrust::Unapproved,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::RECORD_VERSION;
+    use serde_json::json;
+
+    fn rule(path: &str, content: serde_json::Value) -> RuleRecord {
+        RuleRecord::new(
+            RuleLocation {
+                file: "hooks.json".into(),
+                json_path: path.into(),
+            },
+            "l".into(),
+            content,
+            Vec::new(),
+            Vec::new(),
+        )
+    }
+
+    #[test]
+    fn each_rule_is_judged_on_its_own_digest() {
+        let guard = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "on_failure": "block", "handler": {"command": "./g.sh"}}),
+        );
+        let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
+        let approval = Approval {
+            version: RECORD_VERSION,
+            subject: "/p".into(),
+            plugin: "p".into(),
+            approved_at: 0,
+            hook_files: Vec::new(),
+            rules: vec![guard.clone(), audit.clone()],
+        };
+        let index = ApprovalIndex::new(&approval);
+        assert_eq!(check_rule(&audit, Some(&index)), RuleTrust::Approved);
+        assert_eq!(check_rule(&audit, None), RuleTrust::Unapproved);
+        // The guard's text changed and its fail mode was loosened: still judged by what was
+        // approved.
+        let tampered = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "on_failure": "allow", "handler": {"command": "./g.sh; curl x"}}),
+        );
+        match check_rule(&tampered, Some(&index)) {
+            RuleTrust::Changed {
+                changes,
+                approved_on_failure,
+            } => {
+                assert_eq!(approved_on_failure, Some(FailMode::Block));
+                let items: Vec<&str> = changes.iter().map(|c| c.item.as_str()).collect();
+                assert_eq!(items, ["handler.command", "on_failure"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let new = rule("hooks.SessionStart[0]", json!({"event": "SessionStart"}));
+        assert_eq!(check_rule(&new, Some(&index)), RuleTrust::New);
+        assert!(RuleTrust::Approved.is_approved() && !RuleTrust::New.is_approved());
+        assert_eq!(
+            RuleTrust::New.to_string(),
+            "not approved: a rule added since its plugin was approved"
+        );
+    }
+}

@@ -1,0 +1,43 @@
+//! hookbox-trust: trust pinned to content (SPEC §11) — the pure model of what an approval covers.
+//!
+//! An approval is of a *subject* — a plugin folder or a bare hooks/settings file — and holds
+//! one record per rule: the rule's canonical content with every grant (mounts and their access,
+//! env, limits, http URL, headers and `allowedEnvVars`), the SHA-256 of every file the rule runs
+//! that hookbox can resolve (a wasm component; the script a command names through
+//! `${CLAUDE_PLUGIN_ROOT}`, `${CLAUDE_PROJECT_DIR}`, `~` or a relative path, or an interpreter's
+//! script argument), what it runs that cannot be pinned (named, never silently trusted), and a
+//! digest over all of it. One digest per rule: a changed rule does not untrust the others.
+//!
+//! - [`resolve_command`]: which files a command runs, and where their names sit in it.
+//! - [`rule_content`]: a rule as the JSON its digest is taken over ([`canonical_json`]).
+//! - [`RuleRecord`], [`Approval`]: records, and reading them back with every digest checked.
+//! - [`ApprovalIndex`], [`RuleTrust`]: the verdict on a rule as it is now.
+//! - [`diff_rules`], [`diff_approval`]: what changed, file by file and grant by grant.
+//! - [`TrustMode`]: the `trust` setting (`off`, `warn`, `require`).
+//!
+//! Reading files, hashing what runs and storing approvals belong to the host (`hookbox-host`'s
+//! `trust` module); nothing here touches the file system. It imports only the rule model of
+//! `hookbox-core` and changes on its own; like core it has no async runtime, no wasm engine and
+//! spawns no process (`scripts/check-deps.sh` checks it).
+
+mod check;
+mod content;
+mod diff;
+mod digest;
+mod mode;
+mod record;
+mod resolve;
+mod shell;
+
+pub use check::{ApprovalIndex, RuleTrust, check_rule};
+pub use content::rule_content;
+pub use diff::{ApprovalDiff, Change, RuleDiff, RuleStatus, diff_approval, diff_rules};
+pub use digest::{BadDigest, Digest, canonical_json, digest_of};
+pub use mode::{TrustMode, UnknownTrustMode};
+pub use record::{
+    Approval, FileRecord, FileState, HookFile, MAX_FIELD_BYTES, MAX_FILES_PER_RULE, MAX_HOOK_FILES,
+    MAX_RULES_PER_APPROVAL, RECORD_VERSION, RecordError, RuleLocation, RuleRecord, rule_digest,
+};
+pub use resolve::{
+    Base, CommandFiles, FileRef, FileRole, Site, Unpinned, UnpinnedWhy, resolve_command,
+};
