@@ -23,6 +23,10 @@ forbid() {
 }
 
 forbid hookbox-core 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-.*' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
+# The agents' protocols and configuration files are pure like core: core is the only hookbox crate
+# below them, and the host does not know them (the CLI and the server wire them in).
+forbid hookbox-agents 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'nix' 'libc' 'async-.*' 'futures.*' 'mio' 'hookbox-(command|wasm|http|host|server)'
+forbid hookbox-host 'hookbox-agents'
 forbid hookbox-trust 'tokio' 'tokio-.*' 'wasmtime.*' 'cranelift.*' 'hookbox-(command|wasm|http|host|server|bundled|guest|test-artifacts)' 'nix' 'libc' 'async-.*' 'futures.*' 'mio'
 forbid hookbox-command 'wasmtime.*' 'hookbox-wasm' 'hookbox-host'
 forbid hookbox-wasm 'hookbox-command' 'hookbox-host' 'hookbox-http'
@@ -45,4 +49,4 @@ if [[ -n $back_up ]]; then
 fi
 
 if ((fail)); then exit 1; fi
-echo "check-deps: ok (core and trust are pure; command, http and wasm are independent; the host knows no server and no host module imports back up from its facade; the binary carries no test guest; the HTTP baseline holds no hookbox)"
+echo "check-deps: ok (core, trust and agents are pure; command, http and wasm are independent; the host knows no server and no host module imports back up from its facade; the binary carries no test guest; the HTTP baseline holds no hookbox)"

@@ -1,9 +1,10 @@
 //! The properties of reading an agent's payload and answering it, in one place: the
-//! `agent_payload` fuzz target checks them on generated input, and hookbox-core's
+//! `agent_payload` fuzz target checks them on generated input, and hookbox-agents'
 //! `tests/agent_payloads.rs` on every fixture under `tests/agents/` and on cut and corrupted
-//! copies of each — each including this file by path. Depends on hookbox-core and serde_json.
+//! copies of each — each including this file by path. Depends on hookbox-core, hookbox-agents and
+//! serde_json.
 
-use hookbox_core::agent::{self, Agent, Answer, Failures, ParseOptions};
+use hookbox_agents::{self as agent, Agent, Answer, Failures, ParseOptions};
 use hookbox_core::aggregate::{StopState, aggregate};
 use hookbox_core::event::{Event, HandlerType, wire};
 use hookbox_core::output::{Effect, PermissionDecision};

@@ -2,7 +2,7 @@
 //! `hookbox exec guard.wasm` as an ordinary command hook: the payload arrives on stdin (read by
 //! the agent's adapter, `--agent` or detected), the component runs sandboxed (no network, no
 //! files but the mounts given, no environment but `--env`, bounded time and memory), and the
-//! answer leaves in the agent's protocol (`hookbox_core::agent`). Under Claude Code a `wasi:cli`
+//! answer leaves in the agent's protocol (`hookbox_agents`). Under Claude Code a `wasi:cli`
 //! component's own stdout, stderr and exit code pass through; under another agent they are read
 //! as a Claude Code hook's and answered in that agent's protocol.
 //!
@@ -18,8 +18,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use hookbox_agents::{self as agent, Agent, AgentError, Failures, ParseOptions, limits};
 use hookbox_core::Dialect;
-use hookbox_core::agent::{self, Agent, AgentError, Failures, ParseOptions, limits};
 use hookbox_core::aggregate::aggregate;
 use hookbox_core::event::wire;
 use hookbox_core::files::{Symlinks, open_path};

@@ -1,5 +1,5 @@
 //! `hookbox hook --agent NAME --plugin DIR…`: one event from any coding agent's hook command.
-//! The agent's payload is parsed by its adapter (`hookbox_core::agent`), run through the same
+//! The agent's payload is parsed by its adapter (`hookbox_agents`), run through the same
 //! host `dispatch` builds (matching, native and wasm rules, aggregation, replay), and answered in
 //! the agent's own protocol.
 //!
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hookbox_core::agent::{self, Agent, Answer, Failures, Native, ParseOptions, limits};
+use hookbox_agents::{self as agent, Agent, Answer, Failures, Native, ParseOptions, limits};
 use hookbox_core::config::LoadOptions;
 use hookbox_core::rule::FailMode;
 

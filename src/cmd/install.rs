@@ -2,19 +2,15 @@
 //! agent's own hook configuration so that every event the plugins use runs `hookbox hook`.
 //!
 //! The plugins are loaded first (a plugin that does not load is not installed), their events
-//! mapped to the agent's (`hookbox_core::agent::Agent::install_events`), and one entry per agent
+//! mapped to the agent's (`hookbox_agents::install::events`), and one entry per agent
 //! event is written with a timeout in the agent's unit: the longest timeout of the rules behind
 //! it plus [`STARTUP_MARGIN_SECS`], so hookbox — and a rule that fails closed — answers before
 //! the agent gives up. Entries carry no matcher: hookbox matches, so no tool name has to be
 //! translated into the agent's matcher dialect (and a name missing from a translation could
 //! never silently skip a guard). Installing again merges the plugin set; uninstall removes
-//! exactly hookbox's entries (`command::is_ours`).
+//! exactly hookbox's entries (`hookbox_agents::install::command::is_ours`).
 
-mod command;
 mod diff;
-mod jsonc;
-mod kimi;
-mod shape;
 mod write;
 
 use std::io::Write as _;
@@ -22,13 +18,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use hookbox_core::agent::Agent;
+use hookbox_agents::Agent;
+use hookbox_agents::install::command::{HookCommand, plugins_of, split};
+use hookbox_agents::install::{self, Entry, kimi_toml, shape};
 use hookbox_core::config::LoadOptions;
 use hookbox_core::rule::{FailMode, Handler, Rule};
 use hookbox_host::default_state_root;
 
-use self::command::{HookCommand, plugins_of, split};
-use self::shape::Entry;
 use super::EXIT_FAILURE;
 use super::term::untrusted;
 use super::validate::write_diagnostic;
@@ -129,18 +125,20 @@ fn target(agent: Agent, scope: &ScopeArgs, project_dir: Option<&Path>) -> anyhow
 fn existing(t: &Target, text: &str) -> anyhow::Result<Vec<String>> {
     let file = t.path.display().to_string();
     match t.agent {
-        Agent::Kimi => kimi::existing(text, &file),
+        Agent::Kimi => kimi_toml::existing(text, &file),
         a => shape::existing(a, text, &file),
     }
+    .map_err(anyhow::Error::from)
 }
 
 /// The file's text with exactly `wanted` as hookbox's entries, and whether nothing is left.
 fn apply(t: &Target, text: &str, wanted: &[Entry]) -> anyhow::Result<(String, bool)> {
     let file = t.path.display().to_string();
     match t.agent {
-        Agent::Kimi => kimi::apply(text, wanted, &file),
+        Agent::Kimi => kimi_toml::apply(text, wanted, &file),
         a => shape::apply(a, text, wanted, &file),
     }
+    .map_err(anyhow::Error::from)
 }
 
 /// The plugins of the existing entries, in order, once each.
@@ -194,7 +192,7 @@ fn entries(
     // (agent event, longest rule timeout, a rule fails closed), in first-use order.
     let mut per: Vec<(&'static str, f64, bool)> = Vec::new();
     for rule in &report.rules {
-        let natives = agent.install_events(rule.event);
+        let natives = install::events(agent, rule.event);
         if natives.is_empty() {
             let note = format!(
                 "{}: its {} hooks cannot run under {}, which has no such event",
@@ -228,7 +226,7 @@ fn entries(
     for (event, longest, fail_closed) in per {
         let mut secs = ((longest + STARTUP_MARGIN_SECS).ceil() as u64).clamp(1, MAX_TIMEOUT_SECS);
         if agent == Agent::Kimi {
-            secs = secs.min(kimi::MAX_TIMEOUT_SECS);
+            secs = secs.min(kimi_toml::MAX_TIMEOUT_SECS);
         }
         if agent == Agent::Codex && matches!(event, "SessionEnd" | "Interrupt") && secs > 3 {
             notes.push(format!(

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use hookbox_core::Dialect;
+use hookbox_core::agent::Agent;
 use hookbox_core::config::{DEFAULT_MAX_FILE_BYTES, ForeignFormat, LoadReport, parse_hooks_str};
 use hookbox_core::diagnostic::Severity;
 use hookbox_core::files::read_file_beneath;
@@ -25,18 +26,6 @@ use serde_json::{Map, Value, json};
 use super::EXIT_FAILURE;
 use super::term::untrusted;
 use crate::cli::TrustScanArgs;
-
-/// Gemini CLI event names and Claude Code's for the same moment.
-const GEMINI_EVENTS: &[(&str, &str)] = &[
-    ("BeforeTool", "PreToolUse"),
-    ("AfterTool", "PostToolUse"),
-    ("BeforeAgent", "UserPromptSubmit"),
-    ("AfterAgent", "Stop"),
-    ("SessionStart", "SessionStart"),
-    ("SessionEnd", "SessionEnd"),
-    ("PreCompress", "PreCompact"),
-    ("Notification", "Notification"),
-];
 
 /// One configuration file (or plugin folder) an agent reads hooks from.
 struct Place {
@@ -124,10 +113,11 @@ fn sh_quote(s: &str) -> String {
 fn gemini_as_claude(hooks: &Map<String, Value>) -> Value {
     let mut out = Map::new();
     for (event, groups) in hooks {
-        let name = GEMINI_EVENTS
+        let name = Agent::Gemini
+            .events()
             .iter()
             .find(|(g, _)| g == event)
-            .map_or(event.as_str(), |(_, c)| *c);
+            .map_or(event.as_str(), |(_, c)| c.as_str());
         let Some(groups) = groups.as_array() else {
             out.insert(name.into(), groups.clone());
             continue;
@@ -213,7 +203,7 @@ pub(crate) fn read_gemini(report: &mut LoadReport, max_bytes: u64) {
         for mut r in sub.rules {
             r.plugin += offset;
             r.index = report.rules.len();
-            if let Some((g, c)) = GEMINI_EVENTS.iter().find(|(_, c)| *c == r.event.as_str()) {
+            if let Some((g, c)) = Agent::Gemini.events().iter().find(|(_, c)| *c == r.event) {
                 let prefix = format!("hooks.{c}[");
                 if let Some(rest) = r.source.json_path.strip_prefix(&prefix) {
                     r.source.json_path = format!("hooks.{g}[{rest}");

@@ -339,7 +339,7 @@ fn hookbox_errors_answer_in_the_agents_protocol_as_on_error_says() {
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("not JSON"), "{run:?}");
     // A payload over the size limit is refused unread, in the agent's protocol.
-    let big = vec![b' '; hookbox_core::agent::limits::MAX_PAYLOAD_BYTES + 10];
+    let big = vec![b' '; hookbox_agents::limits::MAX_PAYLOAD_BYTES + 10];
     let args: Vec<String> = vec![
         "hook".into(),
         "--agent".into(),

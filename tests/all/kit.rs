@@ -498,23 +498,30 @@ fn the_project_files_and_env_of_a_case_reach_its_hooks() {
     let dir = Dir::new();
     dir.write(
         "envy/hooks/hooks.json",
-        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "printf '%s %s' \"$GREETING\" \"$(cat \"$CLAUDE_PROJECT_DIR/notes/today.txt\")\""}]}]}}"#,
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "printf '%s %s %s' \"$GREETING\" \"$(cat \"$CLAUDE_PROJECT_DIR/notes/today.txt\")\" \"${ANTHROPIC_API_KEY:-no-key}\""}]}]}}"#,
     );
     dir.write(
         "envy/tests/hello.json",
         r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "hello"},
             "project": {"files": {"notes/today.txt": "from the project"}},
-            "expect": {"context": "hello from the project"}}"#,
+            "expect": {"context": "hello from the project no-key"}}"#,
     );
     dir.write(
         "envy/tests/other.json",
         r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "bonjour"},
             "project": {"files": {"notes/today.txt": "du projet"}},
-            "expect": {"context": "bonjour du projet"}}"#,
+            "expect": {"context": "bonjour du projet no-key"}}"#,
+    );
+    // A case's env cannot hand hooks what the credential deny-list keeps from them.
+    dir.write(
+        "envy/tests/key.json",
+        r#"{"event": "UserPromptSubmit", "payload": {"prompt": "hi"}, "env": {"GREETING": "hi", "ANTHROPIC_API_KEY": "sk-ant-not-for-hooks"},
+            "project": {"files": {"notes/today.txt": "there"}},
+            "expect": {"context": "hi there no-key"}}"#,
     );
     let r = test(&dir, &[&path(&dir.path().join("envy"))]);
     assert_eq!(r.code, Some(0), "{r:?}");
-    assert!(r.stdout.contains("2 passed, 0 failed"), "{}", r.stdout);
+    assert!(r.stdout.contains("3 passed, 0 failed"), "{}", r.stdout);
 }
 
 #[test]
@@ -730,6 +737,40 @@ fn the_schema_is_printed_and_names_every_field_the_reader_takes() {
     let mut want = vec!["none"];
     want.extend(hookbox_core::output::FailureClass::ALL.map(|c| c.as_str()));
     assert_eq!(failures, want);
+    let top: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        top,
+        [
+            "$schema",
+            "description",
+            "event",
+            "agent",
+            "payload",
+            "project",
+            "env",
+            "reentries",
+            "expect"
+        ]
+    );
+    let agents: Vec<&str> = schema["properties"]["agent"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(agents, hookbox_core::agent::Agent::ALL.map(|a| a.as_str()));
+    // Every key the schema names is one the reader takes: a case using them all parses.
+    let dir2 = Dir::new();
+    let p = new_plugin(&dir2, "stopper", "stop", "sh");
+    dir2.write(
+        "stopper/tests/every-field.json",
+        r#"{"$schema": "x", "description": "d", "event": "Stop", "payload": {"last_assistant_message": "ok"},
+            "project": {"files": {"a/b.txt": "x"}}, "env": {"A": "1"}, "reentries": 0,
+            "expect": {"outcome": "allow", "decision": "none", "reason": null, "context": null, "system_message": null,
+                       "updated_input": null, "failure": "none", "max_ms": 60000, "agents": ["claude"]}}"#,
+    );
+    let r = test(&dir2, &["--filter", "every-field", &path(&p)]);
+    assert_eq!(r.code, Some(0), "{r:?}");
 }
 
 #[test]

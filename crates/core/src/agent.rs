@@ -1,53 +1,18 @@
-//! Each coding agent's hook wire protocol (issue 20): Claude Code, Codex, Gemini CLI, Cursor,
-//! GitHub Copilot (CLI and cloud agent), VS Code agent hooks, Windsurf and Kimi Code CLI.
+//! The coding agents hookbox speaks to, and their vocabulary: each agent's name, the event names
+//! it fires and the hookbox (Claude Code) event each one is. One table per agent, here once — the
+//! adapters (`hookbox-agents`), the installer, the configuration reader and `trust scan` all read
+//! these; tool names are in the matcher's alias table (`crate::matcher::alias`), which records
+//! which agent sends each name.
 //!
-//! An adapter does two pure things:
-//! - [`parse`]: the agent's stdin payload → hookbox's [`Event`] (Claude Code's event names, tool
-//!   names and tool-input keys, so a Claude Code plugin's hooks see what they would see under
-//!   Claude Code), plus what the answer needs to know about the agent's own spelling
-//!   ([`Native`]);
-//! - [`render`]: an aggregated [`Verdict`] → that agent's answer ([`Answer`]: stdout, stderr,
-//!   exit code). Where the agent cannot express a verdict the answer takes the safe side and
-//!   says so in [`Answer::notes`]: an `ask` where there is no ask is a deny with the reason, a
-//!   rewrite where rewrites are impossible is a deny naming the rewrite, context that cannot be
-//!   carried is dropped with a note.
-//!
-//! The protocol facts and their sources are in `docs/agents.md` and the team's reference notes;
-//! each agent's file cites what it follows. Payloads are bounded ([`limits`]); a bad payload is an
-//! [`AgentError`] naming the agent's own field.
-
-mod claude;
-mod codex;
-mod copilot;
-mod cursor;
-mod detect;
-mod error;
-mod fields;
-mod gemini;
-mod kimi;
-pub mod limits;
-mod plan;
-mod tools;
-mod vscode;
-mod windsurf;
+//! The wire protocols (payloads in, answers out) and the agents' configuration files are in the
+//! `hookbox-agents` crate; this module holds only names, so every crate can share them.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-pub use claude::{claude_code_json, claude_response};
-pub use detect::{detect, resolve};
-pub use error::AgentError;
-pub use plan::{Answer, Failures};
-pub use tools::{agent_tool_names, canonical_tool};
-
-use crate::aggregate::{StopState, Verdict, aggregate};
-use crate::event::{Event, EventName};
-use crate::output::{Effect, FailureClass, HookFailure};
-use crate::report::{HookRef, HookReport};
-use crate::rule::FailMode;
+use crate::event::EventName;
 
 /// A coding agent whose hook protocol hookbox speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -71,6 +36,165 @@ pub enum Agent {
     /// Moonshot's Kimi Code CLI: only a deny.
     Kimi,
 }
+
+/// Gemini CLI's events (google-gemini/gemini-cli @ 5411f113 `docs/hooks/reference.md`).
+const GEMINI: &[(&str, EventName)] = &[
+    ("SessionStart", EventName::SessionStart),
+    ("SessionEnd", EventName::SessionEnd),
+    ("BeforeAgent", EventName::UserPromptSubmit),
+    ("AfterAgent", EventName::Stop),
+    ("BeforeTool", EventName::PreToolUse),
+    ("AfterTool", EventName::PostToolUse),
+    ("PreCompress", EventName::PreCompact),
+    ("Notification", EventName::Notification),
+];
+
+/// Cursor's agent events (cursor.com/docs/hooks, late-2026 text): the general tool hooks and the
+/// per-kind ones, several of them one hookbox event.
+const CURSOR: &[(&str, EventName)] = &[
+    ("preToolUse", EventName::PreToolUse),
+    ("beforeShellExecution", EventName::PreToolUse),
+    ("beforeMCPExecution", EventName::PreToolUse),
+    ("beforeReadFile", EventName::PreToolUse),
+    ("postToolUse", EventName::PostToolUse),
+    ("afterShellExecution", EventName::PostToolUse),
+    ("afterMCPExecution", EventName::PostToolUse),
+    ("afterFileEdit", EventName::PostToolUse),
+    ("postToolUseFailure", EventName::PostToolUseFailure),
+    ("beforeSubmitPrompt", EventName::UserPromptSubmit),
+    ("stop", EventName::Stop),
+    ("subagentStart", EventName::SubagentStart),
+    ("subagentStop", EventName::SubagentStop),
+    ("sessionStart", EventName::SessionStart),
+    ("sessionEnd", EventName::SessionEnd),
+    ("preCompact", EventName::PreCompact),
+];
+
+/// GitHub Copilot's camelCase events (github/docs `cli-hooks-reference.md` @ 927566b0).
+const COPILOT: &[(&str, EventName)] = &[
+    ("sessionStart", EventName::SessionStart),
+    ("sessionEnd", EventName::SessionEnd),
+    ("userPromptSubmitted", EventName::UserPromptSubmit),
+    ("preToolUse", EventName::PreToolUse),
+    ("permissionRequest", EventName::PermissionRequest),
+    ("postToolUse", EventName::PostToolUse),
+    ("postToolUseFailure", EventName::PostToolUseFailure),
+    ("agentStop", EventName::Stop),
+    ("subagentStart", EventName::SubagentStart),
+    ("subagentStop", EventName::SubagentStop),
+    ("preCompact", EventName::PreCompact),
+    ("errorOccurred", EventName::StopFailure),
+    ("notification", EventName::Notification),
+];
+
+/// GitHub Copilot's PascalCase ("VS Code compatible") events: the same events, a snake_case
+/// payload.
+pub const COPILOT_PASCAL: &[(&str, EventName)] = &[
+    ("SessionStart", EventName::SessionStart),
+    ("SessionEnd", EventName::SessionEnd),
+    ("UserPromptSubmit", EventName::UserPromptSubmit),
+    ("PreToolUse", EventName::PreToolUse),
+    ("PermissionRequest", EventName::PermissionRequest),
+    ("PostToolUse", EventName::PostToolUse),
+    ("PostToolUseFailure", EventName::PostToolUseFailure),
+    ("Stop", EventName::Stop),
+    ("SubagentStart", EventName::SubagentStart),
+    ("SubagentStop", EventName::SubagentStop),
+    ("PreCompact", EventName::PreCompact),
+    ("ErrorOccurred", EventName::StopFailure),
+    ("Notification", EventName::Notification),
+];
+
+/// VS Code's events, all with Claude Code's names (microsoft/vscode-docs hooks reference @
+/// 6d3b01a5).
+const VSCODE: &[(&str, EventName)] = &[
+    ("SessionStart", EventName::SessionStart),
+    ("UserPromptSubmit", EventName::UserPromptSubmit),
+    ("PreToolUse", EventName::PreToolUse),
+    ("PostToolUse", EventName::PostToolUse),
+    ("PreCompact", EventName::PreCompact),
+    ("SubagentStart", EventName::SubagentStart),
+    ("SubagentStop", EventName::SubagentStop),
+    ("Stop", EventName::Stop),
+];
+
+/// Windsurf's events (docs.windsurf.com/windsurf/cascade/hooks, the twelve-event text). It has no
+/// tool names: the event says the kind.
+const WINDSURF: &[(&str, EventName)] = &[
+    ("pre_read_code", EventName::PreToolUse),
+    ("pre_write_code", EventName::PreToolUse),
+    ("pre_run_command", EventName::PreToolUse),
+    ("pre_mcp_tool_use", EventName::PreToolUse),
+    ("post_read_code", EventName::PostToolUse),
+    ("post_write_code", EventName::PostToolUse),
+    ("post_run_command", EventName::PostToolUse),
+    ("post_mcp_tool_use", EventName::PostToolUse),
+    ("pre_user_prompt", EventName::UserPromptSubmit),
+    ("post_cascade_response", EventName::Stop),
+    ("post_cascade_response_with_transcript", EventName::Stop),
+    ("post_setup_worktree", EventName::WorktreeCreate),
+];
+
+/// Kimi's events, with Claude Code's names (MoonshotAI/kimi-cli @ 4a550eff
+/// `src/kimi_cli/hooks/events.py`).
+const KIMI: &[(&str, EventName)] = &[
+    ("PreToolUse", EventName::PreToolUse),
+    ("PostToolUse", EventName::PostToolUse),
+    ("PostToolUseFailure", EventName::PostToolUseFailure),
+    ("UserPromptSubmit", EventName::UserPromptSubmit),
+    ("Stop", EventName::Stop),
+    ("StopFailure", EventName::StopFailure),
+    ("SessionStart", EventName::SessionStart),
+    ("SessionEnd", EventName::SessionEnd),
+    ("SubagentStart", EventName::SubagentStart),
+    ("SubagentStop", EventName::SubagentStop),
+    ("PreCompact", EventName::PreCompact),
+    ("PostCompact", EventName::PostCompact),
+    ("Notification", EventName::Notification),
+];
+
+/// Codex's events, all with Claude Code's names (its hooks page; `SessionEnd`, `StopFailure`,
+/// `Interrupt` per later releases).
+pub const CODEX_EVENTS: &[EventName] = &[
+    EventName::SessionStart,
+    EventName::SubagentStart,
+    EventName::UserPromptSubmit,
+    EventName::PreToolUse,
+    EventName::PermissionRequest,
+    EventName::PostToolUse,
+    EventName::PreCompact,
+    EventName::PostCompact,
+    EventName::SubagentStop,
+    EventName::Stop,
+    EventName::SessionEnd,
+    EventName::StopFailure,
+    EventName::Interrupt,
+];
+
+/// Events agents fire that no hookbox event stands for, and why: named in the error a payload
+/// of one gets, and never installed.
+const UNHANDLED: &[(Agent, &[&str], &str)] = &[
+    (
+        Agent::Gemini,
+        &["BeforeModel", "AfterModel", "BeforeToolSelection"],
+        "is about a model request, which no hookbox event carries; leave it out of the configuration",
+    ),
+    (
+        Agent::Cursor,
+        &["afterAgentResponse", "afterAgentThought"],
+        "carries the agent's text after the fact, which no hookbox event stands for; leave it out of the configuration",
+    ),
+    (
+        Agent::Cursor,
+        &["beforeTabFileRead", "afterTabFileEdit", "workspaceOpen"],
+        "is about Tab completions or the window, not the agent; leave it out of the configuration",
+    ),
+    (
+        Agent::Copilot,
+        &["userPromptTransformed", "preMcpToolCall"],
+        "is undocumented and has no hookbox equivalent (preToolUse already covers MCP calls); leave it out of the configuration",
+    ),
+];
 
 impl Agent {
     /// Every agent, in the order of the docs' tables.
@@ -115,34 +239,18 @@ impl Agent {
 
     /// The agent's own event names and the hookbox event each one is (several native events
     /// may be one hookbox event: Cursor's `beforeShellExecution` and `preToolUse` are both
-    /// `PreToolUse`).
+    /// `PreToolUse`). Empty for the agents that use Claude Code's names for all of Claude
+    /// Code's events (Claude Code itself; Codex, whose subset is [`CODEX_EVENTS`]). Copilot's
+    /// are its camelCase names; its PascalCase ones are [`COPILOT_PASCAL`].
     pub fn events(self) -> &'static [(&'static str, EventName)] {
         match self {
             Agent::Claude | Agent::Codex => &[],
-            Agent::Gemini => gemini::EVENTS,
-            Agent::Cursor => cursor::EVENTS,
-            Agent::Copilot => copilot::EVENTS,
-            Agent::VsCode => vscode::EVENTS,
-            Agent::Windsurf => windsurf::EVENTS,
-            Agent::Kimi => kimi::EVENTS,
-        }
-    }
-
-    /// The native events `hookbox install` registers so that `event` reaches hookbox: one per
-    /// hookbox event where the agent has one that covers every tool (Cursor's `preToolUse`, not
-    /// also `beforeShellExecution`, which would run hookbox twice for one call), all four of
-    /// Windsurf's pre-hooks for `PreToolUse`. Empty: the agent has no such event.
-    pub fn install_events(self, event: EventName) -> Vec<&'static str> {
-        match self {
-            // Every event but Codex's own `Interrupt`.
-            Agent::Claude if event == EventName::Interrupt => Vec::new(),
-            Agent::Claude => vec![event.as_str()],
-            Agent::Codex => codex::install_events(event),
-            Agent::Gemini => gemini::install_events(event),
-            Agent::Cursor => cursor::install_events(event),
-            Agent::Copilot | Agent::VsCode => copilot::install_events(event),
-            Agent::Windsurf => windsurf::install_events(event),
-            Agent::Kimi => kimi::install_events(event),
+            Agent::Gemini => GEMINI,
+            Agent::Cursor => CURSOR,
+            Agent::Copilot => COPILOT,
+            Agent::VsCode => VSCODE,
+            Agent::Windsurf => WINDSURF,
+            Agent::Kimi => KIMI,
         }
     }
 
@@ -152,13 +260,40 @@ impl Agent {
             Agent::Claude | Agent::Codex => native.parse().ok(),
             // Copilot's PascalCase names select its "VS Code compatible" payload; VS Code reads
             // Copilot's hook files, converting their camelCase names.
-            Agent::Copilot | Agent::VsCode => copilot::event_of(native),
+            Agent::Copilot | Agent::VsCode => COPILOT
+                .iter()
+                .chain(COPILOT_PASCAL)
+                .find(|(n, _)| *n == native)
+                .map(|(_, e)| *e),
             _ => self
                 .events()
                 .iter()
                 .find(|(n, _)| *n == native)
                 .map(|(_, e)| *e),
         }
+    }
+
+    /// Why an event the agent fires is not one hookbox handles (so its hooks are not installed
+    /// there), or `None` when it is not such an event.
+    pub fn unhandled_why(self, native: &str) -> Option<&'static str> {
+        UNHANDLED
+            .iter()
+            .find(|(a, names, _)| *a == self && names.contains(&native))
+            .map(|(_, _, why)| *why)
+    }
+
+    /// The event names only this agent fires (none of Claude Code's), handled or not: a payload
+    /// naming one is this agent's.
+    pub fn own_event_names(self) -> impl Iterator<Item = &'static str> {
+        let unhandled = UNHANDLED
+            .iter()
+            .filter(move |(a, _, _)| *a == self)
+            .flat_map(|(_, names, _)| names.iter().copied());
+        self.events()
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(unhandled)
+            .filter(|n| n.parse::<EventName>().is_err())
     }
 }
 
@@ -185,203 +320,31 @@ impl FromStr for Agent {
     }
 }
 
-/// What the answer needs to know about how the agent spelled the event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Native {
-    /// Whose payload it was.
-    pub agent: Agent,
-    /// The event as the agent named it (`BeforeTool`, `beforeShellExecution`, `preToolUse`).
-    pub event: String,
-    /// The tool as the agent named it, for tool events.
-    pub tool: Option<String>,
-    /// Tool-input keys renamed to Claude Code's, as (agent's key, Claude Code's key): a
-    /// rewrite is renamed back before it is sent.
-    pub renamed: Vec<(String, String)>,
-    /// Copilot: the payload was camelCase (a camelCase event name in the config). The answer
-    /// keys are Copilot's top-level ones either way.
-    pub camel: bool,
-    /// How many times the agent says this turn's Stop hooks already continued it (Cursor's
-    /// `loop_count`, else 1 when `stop_hook_active`): the re-entry count the Stop cap applies to.
-    pub reentries: u32,
-}
-
-impl Native {
-    /// The native record of an event the agent names `event`, with nothing else known.
-    pub fn new(agent: Agent, event: impl Into<String>) -> Native {
-        Native {
-            agent,
-            event: event.into(),
-            tool: None,
-            renamed: Vec::new(),
-            camel: false,
-            reentries: 0,
-        }
-    }
-
-    /// The Stop loop state for this event under a cap of `cap` re-entries.
-    pub fn stop_state(&self, cap: u32) -> StopState {
-        StopState {
-            reentries: self.reentries,
-            cap,
-        }
-    }
-}
-
-/// Why an event `agent` has is not one hookbox handles (so its hooks are not installed there).
-fn unsupported_why(agent: Agent, native: &str) -> Option<&'static str> {
-    match (agent, native) {
-        (Agent::Gemini, "BeforeModel" | "AfterModel" | "BeforeToolSelection") => Some(
-            "is about a model request, which no hookbox event carries; leave it out of the configuration",
-        ),
-        (Agent::Cursor, "afterAgentResponse" | "afterAgentThought") => Some(
-            "carries the agent's text after the fact, which no hookbox event stands for; leave it out of the configuration",
-        ),
-        (Agent::Cursor, "beforeTabFileRead" | "afterTabFileEdit" | "workspaceOpen") => Some(
-            "is about Tab completions or the window, not the agent; leave it out of the configuration",
-        ),
-        (Agent::Copilot, "userPromptTransformed" | "preMcpToolCall") => Some(
-            "is undocumented and has no hookbox equivalent (preToolUse already covers MCP calls); leave it out of the configuration",
-        ),
-        _ => None,
-    }
-}
-
-/// A parsed payload: the event hooks see, and the agent's own spelling of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Incoming {
-    /// The event, in hookbox's (Claude Code's) vocabulary.
-    pub event: Event,
-    /// How the agent spelled it.
-    pub native: Native,
-}
-
-/// What [`parse`] needs besides the bytes.
-#[derive(Debug, Clone, Default)]
-pub struct ParseOptions {
-    /// The event as the agent names it, from the hook's command line (`--event`). Copilot's
-    /// camelCase payloads carry no event name, so its hooks need this; elsewhere it must agree
-    /// with the payload's.
-    pub event: Option<String>,
-    /// `session_id` when the payload has none.
-    pub default_session: String,
-    /// `cwd` when the payload has none (VS Code sends none unless the hook sets one).
-    pub default_cwd: String,
-}
-
-/// Parses `bytes`, the stdin of `agent`'s hook command, into an event (see the module doc).
-/// The payload is bounded by [`limits::MAX_PAYLOAD_BYTES`] and [`limits::MAX_PAYLOAD_DEPTH`].
-pub fn parse(agent: Agent, bytes: &[u8], opts: &ParseOptions) -> Result<Incoming, AgentError> {
-    let map = limits::read_payload(agent, bytes)?;
-    parse_map(agent, map, opts)
-}
-
-/// Reads `bytes` and parses them as the payload of [`resolve`]`(given, payload)`: `given`
-/// (`--agent`), or the agent the payload shows (VS Code's under a Claude Code or Copilot hook,
-/// Cursor's under a Claude Code one), or, with no `given`, the detected agent. When the agent
-/// switches, `opts.event` — the other agent's name for the event — is not used: those payloads
-/// name their event. The error comes with the agent whose protocol should answer it.
-pub fn parse_any(
-    given: Option<Agent>,
-    bytes: &[u8],
-    opts: &ParseOptions,
-) -> Result<Incoming, (Agent, AgentError)> {
-    let fallback = given.unwrap_or(Agent::Claude);
-    let map = limits::read_payload(fallback, bytes).map_err(|e| (fallback, e))?;
-    let agent = resolve(given, &map);
-    let switched;
-    let opts = if given.is_some_and(|g| g != agent) {
-        switched = ParseOptions {
-            event: None,
-            ..opts.clone()
-        };
-        &switched
-    } else {
-        opts
-    };
-    parse_map(agent, map, opts).map_err(|e| (agent, e))
-}
-
-/// [`parse`] for a payload already read into a JSON object (bounds are the caller's).
-pub fn parse_map(
-    agent: Agent,
-    map: serde_json::Map<String, Value>,
-    opts: &ParseOptions,
-) -> Result<Incoming, AgentError> {
-    match agent {
-        Agent::Claude => claude::parse(Agent::Claude, map, opts),
-        Agent::Codex => claude::parse(Agent::Codex, map, opts),
-        Agent::Gemini => gemini::parse(map, opts),
-        Agent::Cursor => cursor::parse(map, opts),
-        Agent::Copilot => copilot::parse(map, opts),
-        Agent::VsCode => vscode::parse(map, opts),
-        Agent::Windsurf => windsurf::parse(map, opts),
-        Agent::Kimi => kimi::parse(map, opts),
-    }
-}
-
-/// The answer to `native.agent` for `verdict` on `event`, where `failures` are the hooks that
-/// failed inside hookbox (a fail-open failure with nothing else to say still tells the agent
-/// something failed, in the way that agent shows a non-blocking error).
-pub fn render(native: &Native, event: &Event, verdict: &Verdict, failures: &Failures) -> Answer {
-    let plan = plan::Plan::of(verdict);
-    match native.agent {
-        Agent::Claude => claude::render(event, verdict, failures),
-        Agent::Codex => codex::render(native, event, &plan, failures),
-        Agent::Gemini => gemini::render(native, event, &plan, failures),
-        Agent::Cursor => cursor::render(native, event, &plan, failures),
-        Agent::Copilot if native.camel => copilot::render(native, event, &plan, failures),
-        // Copilot's PascalCase events are "VS Code compatible": one answer serves both.
-        Agent::Copilot | Agent::VsCode => vscode::render(native, event, &plan, failures),
-        Agent::Windsurf => windsurf::render(native, event, &plan, failures),
-        Agent::Kimi => kimi::render(native, event, &plan, failures),
-    }
-}
-
-/// The answer when hookbox itself could not run the hooks (an unreadable payload, plugins that
-/// failed to load): `mode` says whether that blocks, exactly as a rule's `on_failure` would.
-/// `native` is what is known of the event (from `--event` or the payload); when even its kind
-/// is unknown, a block is exit 2 with the reason on stderr — the code every agent but Copilot
-/// reads as a block on its pre-events — and an allow is the agent's non-blocking error.
-pub fn render_error(
-    native: &Native,
-    event: Option<EventName>,
-    message: &str,
-    mode: FailMode,
-) -> Answer {
-    let Some(name) = event else {
-        return plan::unknown_event_error(native.agent, message, mode);
-    };
-    let ev = Event::new(name, "", "");
-    let failure = HookFailure::new(FailureClass::Internal, message);
-    let effect = Effect::from_failure(failure, mode, name);
-    let report = HookReport {
-        hook: HookRef {
-            rule_index: 0,
-            plugin: "hookbox".into(),
-            hook_name: "hookbox".into(),
-            handler_type: crate::event::HandlerType::Command,
-            hook_event: name,
-        },
-        effect,
-        duration_ms: 0.0,
-        exit_code: None,
-        output: None,
-        fuel_consumed: None,
-    };
-    let verdict = aggregate(&ev, std::slice::from_ref(&report), StopState::default());
-    let text = vec![format!("cannot run the hooks: {message}")];
-    let failures = match mode {
-        FailMode::Allow => Failures {
-            open: text,
-            closed: Vec::new(),
-        },
-        FailMode::Block => Failures {
-            open: Vec::new(),
-            closed: text,
-        },
-    };
-    render(native, &ev, &verdict, &failures)
-}
-
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in Agent::ALL {
+            assert_eq!(a.as_str().parse::<Agent>(), Ok(a));
+        }
+        assert!("claud".parse::<Agent>().is_err());
+    }
+
+    #[test]
+    fn gemini_s_own_names_are_its_event_table_and_its_model_events() {
+        let own: Vec<&str> = Agent::Gemini.own_event_names().collect();
+        for n in ["BeforeTool", "AfterAgent", "PreCompress", "BeforeModel"] {
+            assert!(own.contains(&n), "{n}");
+        }
+        // Shared with Claude Code: not proof of a Gemini payload.
+        assert!(!own.contains(&"SessionStart"));
+        assert_eq!(
+            Agent::Gemini.event_of("BeforeTool"),
+            Some(EventName::PreToolUse)
+        );
+        assert!(Agent::Gemini.unhandled_why("BeforeModel").is_some());
+        assert!(Agent::Gemini.unhandled_why("BeforeTool").is_none());
+    }
+}

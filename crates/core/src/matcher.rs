@@ -9,7 +9,7 @@
 //! Tool names are compared through [`ToolAliases`], so `Bash` and `run_shell_command` are one tool.
 //! Backtracking regexes draw on one [`MatchBudget`] per dispatch (see `budget`).
 
-pub(crate) mod alias;
+pub mod alias;
 mod budget;
 mod glob;
 mod js_regex;

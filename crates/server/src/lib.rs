@@ -7,8 +7,8 @@
 //! - [`Server`]: binds, loads the tenants, serves the API (`docs/api.md`) and drains on
 //!   shutdown; [`ServerHandle`] shuts it down or reloads every tenant;
 //!
-//! The dispatch answer is the host's `hookbox_host::dispatch_json` and Claude Code's is core's
-//! `agent::claude_code_json`: the CLI prints the same objects without this crate.
+//! The dispatch answer is the host's `hookbox_host::dispatch_json` and Claude Code's is
+//! `hookbox_agents::claude_code_json`: the CLI prints the same objects without this crate.
 //!
 //! The server speaks plain HTTP/1.1 and listens on loopback by default: TLS belongs to a proxy in
 //! front of it. It keeps no state but the tenants folder, the compile cache and the replay

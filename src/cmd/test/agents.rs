@@ -1,5 +1,5 @@
 //! A case's expectations, checked on the answer each listed agent would receive: the verdict is
-//! rendered by that agent's adapter (`hookbox_core::agent::render`, exactly what `hookbox hook`
+//! rendered by that agent's adapter (`hookbox_agents::render`, exactly what `hookbox hook`
 //! prints), then read back the way the agent reads its hooks' answers — so "deny" holds for an
 //! agent only if the agent would refuse the call, not merely if hookbox said so somewhere (an
 //! `ask` Codex cannot express becomes a deny; a context Cursor drops on a prompt never reaches
@@ -9,7 +9,7 @@
 //! "Failures"). Where an agent's readings disagree (Copilot's exit codes), the one that does
 //! *less* is taken: a deny counts only if every reading denies.
 
-use hookbox_core::agent::{self, Agent, Answer, Failures, Native, agent_tool_names};
+use hookbox_agents::{self as agent, Agent, Answer, Failures, Native, agent_tool_names};
 use hookbox_core::aggregate::Verdict;
 use hookbox_core::{Event, EventName};
 use serde_json::{Value, json};
@@ -104,7 +104,7 @@ pub(crate) fn native_for(
     if let Some(n) = given.filter(|n| n.agent == agent) {
         return Ok(n.clone());
     }
-    let names = agent.install_events(event.name);
+    let names = agent::install::events(agent, event.name);
     let tool = event.tool_name();
     let pick = if agent == Agent::Windsurf && !names.is_empty() && tool.is_some() {
         // One Windsurf hook per kind of tool.
@@ -315,8 +315,8 @@ pub(crate) fn read(agent: Agent, kind: Kind, a: &Answer) -> Result<Reading, Stri
             }
         }
     }
-    // A rewrite in an agent's own keys is compared in Claude Code's: the renderer was given none
-    // to rename (a synthesised event), or the case's own agent renamed them back.
+    // An allow that carries a rewrite runs the rewritten call: that is the rewrite, not a grant
+    // of the call as it was.
     if r.allow && r.rewrite.is_some() {
         r.allow = false;
     }

@@ -89,8 +89,9 @@ pub(crate) fn text(suites: &[Suite], results: &[SuiteResult], coverage: bool) ->
     for (suite, result) in suites.iter().zip(results) {
         let _ = writeln!(
             s,
-            "{} — {} case{}",
-            suite.shown.bold(),
+            "{} at {} — {} case{}",
+            plugin_name(&suite.plugin).bold(),
+            suite.shown,
             suite.cases.len(),
             if suite.cases.len() == 1 { "" } else { "s" }
         );
@@ -135,22 +136,17 @@ pub(crate) fn text(suites: &[Suite], results: &[SuiteResult], coverage: bool) ->
             .flat_map(|c| c.untrusted.iter())
             .collect();
         if !untrusted_rules.is_empty() {
+            let n = untrusted_rules.len();
+            let (plural, they, them) = if n == 1 {
+                (" is", "it is", "it")
+            } else {
+                ("s are", "they are", "them")
+            };
             let _ = writeln!(
                 s,
-                "  {}: {} rule{} not approved as {} (`hookbox trust add {}` approves)",
+                "  {}: {n} rule{plural} not approved as {they} — `hookbox trust add {}` approves {them}",
                 "trust".yellow(),
-                untrusted_rules.len(),
-                if untrusted_rules.len() == 1 {
-                    " is"
-                } else {
-                    "s are"
-                },
-                if untrusted_rules.len() == 1 {
-                    "it is"
-                } else {
-                    "they are"
-                },
-                suite.shown
+                suite.shown,
             );
         }
         if coverage {

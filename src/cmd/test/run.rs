@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use hookbox_core::agent::{self, Failures, ParseOptions};
+use hookbox_agents::{self as agent, Failures, ParseOptions};
 use hookbox_core::aggregate::StopState;
 use hookbox_core::config::{LoadOptions, LoadReport};
 use hookbox_core::rule::Rule;

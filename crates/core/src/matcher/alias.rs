@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use crate::agent::Agent;
 
 /// Another agent's name for a tool, with the agents that send it.
-type AgentName = (&'static str, &'static [Agent]);
+pub type AgentName = (&'static str, &'static [Agent]);
 
 /// Claude Code name → the names the same tool has in other agents, each with the agents that
 /// send it (an empty list: Agentao's, matched but sent by no adapter). Sources: the agents'
 /// tool tables in `docs/agents.md`. Codex's `apply_patch` carries a patch, not a file path; its
 /// matchers treat it as `Edit` (and `Write`), so it joins `Edit` here.
-pub(crate) const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
+pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
     use Agent::{Codex, Copilot, Cursor, Gemini, Kimi, VsCode};
     &[
         (

@@ -21,8 +21,8 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
+use hookbox_agents::claude_code_json;
 use hookbox_core::StopState;
-use hookbox_core::agent::claude_code_json;
 use hookbox_host::{DispatchRefused, DispatchTicket};
 
 use super::path_id;

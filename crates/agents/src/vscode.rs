@@ -19,24 +19,13 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::PermissionDecision;
+
 use super::fields::{Flat, Payload, event_named, finish};
 use super::plan::{Plan, proceed_after_failure, rewrite_as_deny};
 use super::tools::{canonical_tool, to_agent_keys, to_claude_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// VS Code's events (all with Claude Code's names).
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("SessionStart", EventName::SessionStart),
-    ("UserPromptSubmit", EventName::UserPromptSubmit),
-    ("PreToolUse", EventName::PreToolUse),
-    ("PostToolUse", EventName::PostToolUse),
-    ("PreCompact", EventName::PreCompact),
-    ("SubagentStart", EventName::SubagentStart),
-    ("SubagentStop", EventName::SubagentStop),
-    ("Stop", EventName::Stop),
-];
 
 /// Takes the first of `keys` present (camelCase envelope first, snake_case second).
 fn either(p: &mut Payload, keys: [&str; 2]) -> Result<Option<String>, AgentError> {

@@ -18,37 +18,13 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::PermissionDecision;
+
 use super::fields::{Flat, Payload, event_named, finish, native_event};
 use super::plan::{Plan, proceed_after_failure, rewrite_as_deny};
 use super::tools::{canonical_tool, mcp_name};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Gemini CLI's events and the hookbox event each one is.
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("SessionStart", EventName::SessionStart),
-    ("SessionEnd", EventName::SessionEnd),
-    ("BeforeAgent", EventName::UserPromptSubmit),
-    ("AfterAgent", EventName::Stop),
-    ("BeforeTool", EventName::PreToolUse),
-    ("AfterTool", EventName::PostToolUse),
-    ("PreCompress", EventName::PreCompact),
-    ("Notification", EventName::Notification),
-];
-
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    let event = match event {
-        // AfterTool carries failures too.
-        EventName::PostToolUseFailure => EventName::PostToolUse,
-        e => e,
-    };
-    EVENTS
-        .iter()
-        .filter(|(_, e)| *e == event)
-        .map(|(n, _)| *n)
-        .collect()
-}
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
     let mut p = Payload::new(Agent::Gemini, map);

@@ -14,11 +14,12 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::aggregate::Verdict;
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::{HookResponse, to_claude_json};
+
 use super::plan::{Plan, proceed_after_failure};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::aggregate::Verdict;
-use crate::event::{Event, EventName};
-use crate::output::{HookResponse, to_claude_json};
 
 /// Reads a Claude Code (or Codex) payload: the flat snake_case object of Claude Code's hooks
 /// reference §2, its event in `hook_event_name` (or `--event`).
@@ -86,7 +87,7 @@ fn exit_two_blocks(event: EventName) -> bool {
 
 pub(super) fn render(event: &Event, verdict: &Verdict, failures: &Failures) -> Answer {
     let out = claude_code_json(event.name, verdict);
-    let blocks = verdict.outcome() == crate::Outcome::Block;
+    let blocks = verdict.outcome() == hookbox_core::Outcome::Block;
     if blocks && !failures.closed.is_empty() && exit_two_blocks(event.name) {
         return Answer {
             stdout: out.to_string(),
@@ -105,10 +106,10 @@ pub(super) fn render(event: &Event, verdict: &Verdict, failures: &Failures) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::{
+    use hookbox_core::aggregate::{
         Outcome, PreCompactResult, PreToolUseResult, StopHookResult, UserPromptSubmitResult,
     };
-    use crate::output::PermissionDecision;
+    use hookbox_core::output::PermissionDecision;
 
     #[test]
     fn nothing_to_say_is_an_empty_object() {

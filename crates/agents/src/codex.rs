@@ -17,36 +17,11 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::PermissionDecision;
+
 use super::plan::{Plan, ask_as_deny, proceed_after_failure, rewrite_as_deny};
 use super::{Agent, Answer, Failures, Native};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Codex's events, all with Claude Code's names (its hooks page; `SessionEnd`, `StopFailure`,
-/// `Interrupt` per later releases).
-const CODEX_EVENTS: &[EventName] = &[
-    EventName::SessionStart,
-    EventName::SubagentStart,
-    EventName::UserPromptSubmit,
-    EventName::PreToolUse,
-    EventName::PermissionRequest,
-    EventName::PostToolUse,
-    EventName::PreCompact,
-    EventName::PostCompact,
-    EventName::SubagentStop,
-    EventName::Stop,
-    EventName::SessionEnd,
-    EventName::StopFailure,
-    EventName::Interrupt,
-];
-
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    CODEX_EVENTS
-        .iter()
-        .filter(|e| **e == event)
-        .map(|e| e.as_str())
-        .collect()
-}
 
 /// What a PreToolUse/PermissionRequest answer decides, after the safe-side mapping.
 enum Decision {

@@ -1,14 +1,15 @@
 //! Tool names and tool-input keys between an agent and Claude Code, both ways, from the one
-//! alias table the matcher uses (`crate::matcher::ToolAliases`): an agent's `run_shell_command`
+//! alias table the matcher uses (`hookbox_core::matcher::ToolAliases`): an agent's `run_shell_command`
 //! becomes `Bash` for hooks, and a rewrite of `file_path` goes back as the agent's `filePath`.
 
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use hookbox_core::matcher::ToolAliases;
+use hookbox_core::matcher::alias::DEFAULT_ALIASES;
+
 use super::Agent;
-use crate::matcher::ToolAliases;
-use crate::matcher::alias::DEFAULT_ALIASES;
 
 fn aliases() -> &'static ToolAliases {
     static TABLE: OnceLock<ToolAliases> = OnceLock::new();

@@ -4,9 +4,10 @@
 
 use serde_json::{Value, json};
 
+use hookbox_core::aggregate::{PreToolUseResult, StopHookResult, UserPromptSubmitResult};
+use hookbox_core::output::PermissionDecision;
+
 use super::*;
-use crate::aggregate::{PreToolUseResult, StopHookResult, UserPromptSubmitResult};
-use crate::output::PermissionDecision;
 
 /// A representative payload of `agent` for `event` ("pre", "prompt", "stop").
 fn payload(agent: Agent, event: &str) -> (Value, Option<&'static str>) {
@@ -642,7 +643,7 @@ fn a_stop_continuation_continues_where_the_agent_can() {
         system_message: None,
         messages: vec![],
         matched_rule_count: 1,
-        outcome: crate::Outcome::Continue,
+        outcome: hookbox_core::Outcome::Continue,
     });
     for agent in Agent::ALL {
         let a = answer(agent, "stop", &v, &Failures::default());
@@ -814,7 +815,7 @@ fn every_native_event_maps_and_install_events_round_trip() {
             assert_eq!(agent.event_of(native), Some(*event), "{agent} {native}");
         }
         for event in EventName::ALL {
-            for native in agent.install_events(*event) {
+            for native in install::events(agent, *event) {
                 let back = agent
                     .event_of(native)
                     .unwrap_or_else(|| panic!("{agent} {native}"));
@@ -825,18 +826,14 @@ fn every_native_event_maps_and_install_events_round_trip() {
         }
     }
     assert_eq!(
-        Agent::Cursor.install_events(EventName::PreToolUse),
+        install::events(Agent::Cursor, EventName::PreToolUse),
         vec!["preToolUse"]
     );
     assert_eq!(
-        Agent::Windsurf.install_events(EventName::PreToolUse).len(),
+        install::events(Agent::Windsurf, EventName::PreToolUse).len(),
         4
     );
-    assert!(
-        Agent::Codex
-            .install_events(EventName::Notification)
-            .is_empty()
-    );
+    assert!(install::events(Agent::Codex, EventName::Notification).is_empty());
 }
 
 #[test]

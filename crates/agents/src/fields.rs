@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName, json_type};
+
 use super::{Agent, AgentError, limits};
-use crate::event::{Event, EventName, json_type};
 
 /// The fields of one payload object (or of a nested one, with its dotted prefix).
 pub(crate) struct Payload {
@@ -198,7 +199,7 @@ pub(crate) fn event_named(agent: Agent, native: &str) -> Result<EventName, Agent
         .ok_or_else(|| AgentError::UnknownEvent {
             agent: agent.display_name(),
             name: native.to_owned(),
-            why: match super::unsupported_why(agent, native) {
+            why: match agent.unhandled_why(native) {
                 Some(why) => why.to_owned(),
                 None => format!(
                     "is not a {} hook event hookbox knows ({})",

@@ -13,18 +13,6 @@ use serde_json::{Map, Value};
 
 use super::Agent;
 
-/// Gemini CLI event names no other agent uses.
-const GEMINI_ONLY: &[&str] = &[
-    "BeforeTool",
-    "AfterTool",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "AfterModel",
-    "BeforeToolSelection",
-    "PreCompress",
-];
-
 /// The agent whose payload `map` is, when a field settles it; `None` for Claude Code's shape.
 pub fn detect(map: &Map<String, Value>) -> Option<Agent> {
     let has = |k: &str| map.contains_key(k);
@@ -44,7 +32,8 @@ pub fn detect(map: &Map<String, Value>) -> Option<Agent> {
             .any(|k| has(k))
             .then_some(Agent::Copilot);
     };
-    if GEMINI_ONLY.contains(&event.as_str()) {
+    // Gemini CLI's own event names (not Claude Code's): no other agent uses them.
+    if Agent::Gemini.own_event_names().any(|n| n == event) {
         return Some(Agent::Gemini);
     }
     if has("turn_id") {

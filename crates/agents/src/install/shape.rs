@@ -9,21 +9,25 @@
 //! (`{command, timeout, failClosed}`, `{type, bash, timeoutSec}`); Windsurf is flat without a
 //! timeout.
 
-use anyhow::{Context, bail};
 use hookbox_core::agent::Agent;
 use serde_json::{Value, json};
 
+use super::InstallError;
 use super::command::is_ours;
 use super::jsonc::{self, Node};
 
 /// One wanted entry: the agent's event, the command, its timeout and whether a failure of
 /// hookbox itself must block (Cursor's `failClosed`).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Entry {
-    pub(super) event: &'static str,
-    pub(super) command: String,
-    pub(super) timeout_secs: u64,
-    pub(super) fail_closed: bool,
+pub struct Entry {
+    /// The agent's event name.
+    pub event: &'static str,
+    /// The command line (`command::HookCommand::render`).
+    pub command: String,
+    /// The timeout, in seconds (converted to the agent's unit where it differs).
+    pub timeout_secs: u64,
+    /// A failure of hookbox itself must block.
+    pub fail_closed: bool,
 }
 
 /// A new file's text.
@@ -40,7 +44,7 @@ fn nested(agent: Agent) -> bool {
 }
 
 /// The entry as the agent's file holds it.
-pub(super) fn item(agent: Agent, e: &Entry) -> Value {
+pub fn item(agent: Agent, e: &Entry) -> Value {
     match agent {
         Agent::Claude | Agent::Codex => json!({"hooks": [
             {"type": "command", "command": e.command, "timeout": e.timeout_secs}
@@ -84,25 +88,37 @@ fn ours(agent: Agent, item: &Value) -> Option<String> {
     }
 }
 
+fn shape_error(message: String) -> InstallError {
+    InstallError::Shape { message }
+}
+
+/// `text` read as the agent's JSON (with comments).
+fn parse(text: &str, file: &str) -> Result<Node, InstallError> {
+    jsonc::parse(text).map_err(|source| InstallError::Syntax {
+        file: file.to_owned(),
+        source,
+    })
+}
+
 /// The file's root and its `hooks` object, checked.
-fn root_and_hooks(text: &str, file: &str) -> anyhow::Result<(Node, Option<Node>)> {
-    let root = jsonc::parse(text).with_context(|| format!("{file} is not valid JSON"))?;
+fn root_and_hooks(text: &str, file: &str) -> Result<(Node, Option<Node>), InstallError> {
+    let root = parse(text, file)?;
     if root.members().is_none() {
-        bail!("{file} must hold a JSON object");
+        return Err(shape_error(format!("{file} must hold a JSON object")));
     }
     let hooks = root.member("hooks").map(|m| m.value.clone());
     if let Some(h) = &hooks {
         let Some(members) = h.members() else {
-            bail!(
+            return Err(shape_error(format!(
                 "`hooks` in {file} is not an object; fix the file (hookbox adds its entries there)"
-            );
+            )));
         };
         for m in members {
             if m.value.items().is_none() {
-                bail!(
+                return Err(shape_error(format!(
                     "`hooks.{}` in {file} is not a list; fix the file (hookbox adds its entries there)",
                     m.key
-                );
+                )));
             }
         }
     }
@@ -110,7 +126,7 @@ fn root_and_hooks(text: &str, file: &str) -> anyhow::Result<(Node, Option<Node>)
 }
 
 /// The commands of hookbox's entries in `text`.
-pub(super) fn existing(agent: Agent, text: &str, file: &str) -> anyhow::Result<Vec<String>> {
+pub fn existing(agent: Agent, text: &str, file: &str) -> Result<Vec<String>, InstallError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -131,7 +147,7 @@ fn remove_one(
     text: &str,
     wanted: &[Entry],
     file: &str,
-) -> anyhow::Result<Option<(String, String)>> {
+) -> Result<Option<(String, String)>, InstallError> {
     let (_, hooks) = root_and_hooks(text, file)?;
     let Some(hooks) = hooks else { return Ok(None) };
     for m in hooks.members().unwrap_or(&[]) {
@@ -153,19 +169,19 @@ fn remove_one(
 /// `text` (a file of `agent`'s, or empty for a new one) with exactly `wanted` as hookbox's
 /// entries. Containers left empty by a removal are removed; the flag says the file holds
 /// nothing any more (a file hookbox can delete).
-pub(super) fn apply(
+pub fn apply(
     agent: Agent,
     text: &str,
     wanted: &[Entry],
     file: &str,
-) -> anyhow::Result<(String, bool)> {
+) -> Result<(String, bool), InstallError> {
     let mut text = if text.trim().is_empty() {
         template(agent).to_owned()
     } else {
         text.to_owned()
     };
     let unit = {
-        let root = jsonc::parse(&text).with_context(|| format!("{file} is not valid JSON"))?;
+        let root = parse(&text, file)?;
         jsonc::indent_unit(&text, &root)
     };
     let mut emptied: Vec<String> = Vec::new();
@@ -232,8 +248,11 @@ pub(super) fn apply(
             }
         }
     }
-    let root = jsonc::parse(&text)
-        .with_context(|| format!("{file}: hookbox made invalid JSON (a bug)"))?;
+    let root = jsonc::parse(&text).map_err(|e| {
+        shape_error(format!(
+            "{file}: hookbox made invalid JSON (a bug; nothing was written): {e}"
+        ))
+    })?;
     let value = jsonc::value_of(&text, &root);
     let empty =
         (value == json!({}) || value == json!({"version": 1})) && !jsonc::has_comments(&text);

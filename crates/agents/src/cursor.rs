@@ -20,51 +20,13 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::Event;
+use hookbox_core::output::PermissionDecision;
+
 use super::fields::{Flat, Payload, event_named, finish, native_event};
 use super::plan::{Plan, ask_as_deny, proceed_after_failure, rewrite_as_deny};
 use super::tools::{canonical_tool, mcp_name, to_agent_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Cursor's agent events and the hookbox event each one is.
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("preToolUse", EventName::PreToolUse),
-    ("beforeShellExecution", EventName::PreToolUse),
-    ("beforeMCPExecution", EventName::PreToolUse),
-    ("beforeReadFile", EventName::PreToolUse),
-    ("postToolUse", EventName::PostToolUse),
-    ("afterShellExecution", EventName::PostToolUse),
-    ("afterMCPExecution", EventName::PostToolUse),
-    ("afterFileEdit", EventName::PostToolUse),
-    ("postToolUseFailure", EventName::PostToolUseFailure),
-    ("beforeSubmitPrompt", EventName::UserPromptSubmit),
-    ("stop", EventName::Stop),
-    ("subagentStart", EventName::SubagentStart),
-    ("subagentStop", EventName::SubagentStop),
-    ("sessionStart", EventName::SessionStart),
-    ("sessionEnd", EventName::SessionEnd),
-    ("preCompact", EventName::PreCompact),
-];
-
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    // The general hooks only: `preToolUse` already sees shell, MCP and read calls, and
-    // registering `beforeShellExecution` too would run hookbox twice for one command.
-    let native = match event {
-        EventName::PreToolUse => "preToolUse",
-        EventName::PostToolUse => "postToolUse",
-        EventName::PostToolUseFailure => "postToolUseFailure",
-        EventName::UserPromptSubmit => "beforeSubmitPrompt",
-        EventName::Stop => "stop",
-        EventName::SubagentStart => "subagentStart",
-        EventName::SubagentStop => "subagentStop",
-        EventName::SessionStart => "sessionStart",
-        EventName::SessionEnd => "sessionEnd",
-        EventName::PreCompact => "preCompact",
-        _ => return Vec::new(),
-    };
-    vec![native]
-}
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
     let mut p = Payload::new(Agent::Cursor, map);

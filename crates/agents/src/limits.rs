@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value};
 
+use hookbox_core::event::json_type;
+
 use super::{Agent, AgentError};
-use crate::event::json_type;
 
 /// The largest payload an adapter reads: 16 MiB (the same bound as `hookbox exec`'s stdin).
 /// Agents' payloads are a few KiB; the largest real ones carry a tool's output or a file's

@@ -11,31 +11,40 @@ const MAX_DEPTH: usize = 64;
 
 /// A value and where it is in the text (`end` is exclusive).
 #[derive(Debug, Clone)]
-pub(super) struct Node {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) kind: Kind,
+pub struct Node {
+    /// Its first byte.
+    pub start: usize,
+    /// The byte after its last.
+    pub end: usize,
+    /// What it is.
+    pub kind: Kind,
 }
 
 /// What a node is.
 #[derive(Debug, Clone)]
-pub(super) enum Kind {
+pub enum Kind {
+    /// An object, its members in order.
     Object(Vec<Member>),
+    /// An array, its items in order.
     Array(Vec<Node>),
+    /// A string, number, boolean or `null`.
     Scalar,
 }
 
 /// An object member: its key (decoded), where the key starts, and its value.
 #[derive(Debug, Clone)]
-pub(super) struct Member {
-    pub(super) key: String,
-    pub(super) start: usize,
-    pub(super) value: Node,
+pub struct Member {
+    /// The key, decoded.
+    pub key: String,
+    /// Where the key's opening quote is.
+    pub start: usize,
+    /// The value.
+    pub value: Node,
 }
 
 impl Node {
     /// The members, for an object.
-    pub(super) fn members(&self) -> Option<&[Member]> {
+    pub fn members(&self) -> Option<&[Member]> {
         match &self.kind {
             Kind::Object(m) => Some(m),
             _ => None,
@@ -43,7 +52,7 @@ impl Node {
     }
 
     /// The items, for an array.
-    pub(super) fn items(&self) -> Option<&[Node]> {
+    pub fn items(&self) -> Option<&[Node]> {
         match &self.kind {
             Kind::Array(i) => Some(i),
             _ => None,
@@ -51,17 +60,20 @@ impl Node {
     }
 
     /// The member `key` of an object.
-    pub(super) fn member(&self, key: &str) -> Option<&Member> {
+    pub fn member(&self, key: &str) -> Option<&Member> {
         self.members()?.iter().find(|m| m.key == key)
     }
 }
 
 /// A syntax error, located (1-based line and column, in characters).
 #[derive(Debug)]
-pub(super) struct SyntaxError {
-    pub(super) line: usize,
-    pub(super) column: usize,
-    pub(super) message: String,
+pub struct SyntaxError {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1, in characters.
+    pub column: usize,
+    /// What is wrong there.
+    pub message: String,
 }
 
 impl std::error::Error for SyntaxError {}
@@ -275,7 +287,7 @@ impl Reader<'_> {
 }
 
 /// Reads `text` as one JSON value with comments.
-pub(super) fn parse(text: &str) -> Result<Node, SyntaxError> {
+pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     let mut r = Reader {
         text,
         b: text.as_bytes(),
@@ -292,7 +304,7 @@ pub(super) fn parse(text: &str) -> Result<Node, SyntaxError> {
 
 /// `text` with every comment blanked to spaces (strings untouched): plain JSON at the same
 /// offsets.
-pub(super) fn strip_comments(text: &str) -> String {
+pub fn strip_comments(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let mut i = 0;
@@ -329,12 +341,12 @@ pub(super) fn strip_comments(text: &str) -> String {
 }
 
 /// The JSON value of `node`.
-pub(super) fn value_of(text: &str, node: &Node) -> Value {
+pub fn value_of(text: &str, node: &Node) -> Value {
     serde_json::from_str(&strip_comments(&text[node.start..node.end])).unwrap_or(Value::Null)
 }
 
 /// Whether `text` holds a comment.
-pub(super) fn has_comments(text: &str) -> bool {
+pub fn has_comments(text: &str) -> bool {
     strip_comments(text) != text
 }
 
@@ -348,7 +360,7 @@ fn line_indent(text: &str, pos: usize) -> &str {
 
 /// The file's indentation step: how much deeper the root's first member sits than the root,
 /// else two spaces.
-pub(super) fn indent_unit(text: &str, root: &Node) -> String {
+pub fn indent_unit(text: &str, root: &Node) -> String {
     let base = line_indent(text, root.start);
     match root.members().and_then(|m| m.first()) {
         Some(m) if text[root.start..m.start].contains('\n') => {
@@ -379,7 +391,7 @@ fn splice(text: &str, start: usize, end: usize, with: &str) -> String {
 }
 
 /// Adds `"key": v` as the last member of `obj`.
-pub(super) fn insert_member(text: &str, obj: &Node, key: &str, v: &Value, unit: &str) -> String {
+pub fn insert_member(text: &str, obj: &Node, key: &str, v: &Value, unit: &str) -> String {
     let outer = line_indent(text, obj.start);
     let inner = format!("{outer}{unit}");
     let member = format!("{}: {}", Value::String(key.into()), render(v, &inner, unit));
@@ -413,7 +425,7 @@ pub(super) fn insert_member(text: &str, obj: &Node, key: &str, v: &Value, unit: 
 }
 
 /// Adds `v` as the last item of `arr`.
-pub(super) fn append_item(text: &str, arr: &Node, v: &Value, unit: &str) -> String {
+pub fn append_item(text: &str, arr: &Node, v: &Value, unit: &str) -> String {
     let outer = line_indent(text, arr.start);
     let inner = format!("{outer}{unit}");
     let item = render(v, &inner, unit);
@@ -441,7 +453,7 @@ pub(super) fn append_item(text: &str, arr: &Node, v: &Value, unit: &str) -> Stri
 }
 
 /// Replaces `node` with `v`.
-pub(super) fn replace(text: &str, node: &Node, v: &Value, unit: &str) -> String {
+pub fn replace(text: &str, node: &Node, v: &Value, unit: &str) -> String {
     let base = line_indent(text, node.start).to_owned();
     splice(text, node.start, node.end, &render(v, &base, unit))
 }
@@ -459,7 +471,7 @@ fn remove_at(text: &str, container: &Node, spans: &[(usize, usize)], i: usize) -
 }
 
 /// Removes item `i` of `arr`.
-pub(super) fn remove_item(text: &str, arr: &Node, i: usize) -> String {
+pub fn remove_item(text: &str, arr: &Node, i: usize) -> String {
     let spans: Vec<(usize, usize)> = arr
         .items()
         .unwrap_or(&[])
@@ -470,7 +482,7 @@ pub(super) fn remove_item(text: &str, arr: &Node, i: usize) -> String {
 }
 
 /// Removes member `i` of `obj`.
-pub(super) fn remove_member(text: &str, obj: &Node, i: usize) -> String {
+pub fn remove_member(text: &str, obj: &Node, i: usize) -> String {
     let spans: Vec<(usize, usize)> = obj
         .members()
         .unwrap_or(&[])

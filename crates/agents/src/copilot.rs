@@ -24,69 +24,13 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::PermissionDecision;
+
 use super::fields::{Flat, Payload, event_named, finish, native_event};
 use super::plan::{Plan, proceed_after_failure, rewrite_as_deny};
 use super::tools::{canonical_tool, to_agent_keys, to_claude_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Copilot's camelCase events and the hookbox event each one is.
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("sessionStart", EventName::SessionStart),
-    ("sessionEnd", EventName::SessionEnd),
-    ("userPromptSubmitted", EventName::UserPromptSubmit),
-    ("preToolUse", EventName::PreToolUse),
-    ("permissionRequest", EventName::PermissionRequest),
-    ("postToolUse", EventName::PostToolUse),
-    ("postToolUseFailure", EventName::PostToolUseFailure),
-    ("agentStop", EventName::Stop),
-    ("subagentStart", EventName::SubagentStart),
-    ("subagentStop", EventName::SubagentStop),
-    ("preCompact", EventName::PreCompact),
-    ("errorOccurred", EventName::StopFailure),
-    ("notification", EventName::Notification),
-];
-
-/// Copilot's PascalCase ("VS Code compatible") events.
-const PASCAL: &[(&str, EventName)] = &[
-    ("SessionStart", EventName::SessionStart),
-    ("SessionEnd", EventName::SessionEnd),
-    ("UserPromptSubmit", EventName::UserPromptSubmit),
-    ("PreToolUse", EventName::PreToolUse),
-    ("PermissionRequest", EventName::PermissionRequest),
-    ("PostToolUse", EventName::PostToolUse),
-    ("PostToolUseFailure", EventName::PostToolUseFailure),
-    ("Stop", EventName::Stop),
-    ("SubagentStart", EventName::SubagentStart),
-    ("SubagentStop", EventName::SubagentStop),
-    ("PreCompact", EventName::PreCompact),
-    ("ErrorOccurred", EventName::StopFailure),
-    ("Notification", EventName::Notification),
-];
-
-pub(super) fn event_of(native: &str) -> Option<EventName> {
-    EVENTS
-        .iter()
-        .chain(PASCAL)
-        .find(|(n, _)| *n == native)
-        .map(|(_, e)| *e)
-}
-
-/// One `.github/hooks/` file serves Copilot and VS Code, which converts camelCase names to
-/// PascalCase — `userPromptSubmitted` and `agentStop` would become names VS Code does not fire,
-/// so those two are registered in PascalCase (a Copilot dialect of its own, same events).
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    match event {
-        EventName::UserPromptSubmit => vec!["UserPromptSubmit"],
-        EventName::Stop => vec!["Stop"],
-        e => EVENTS
-            .iter()
-            .filter(|(_, x)| *x == e)
-            .map(|(n, _)| *n)
-            .collect(),
-    }
-}
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
     let pascal = map.contains_key("hook_event_name") && !map.contains_key("sessionId");

@@ -16,37 +16,13 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::{Event, EventName};
+use hookbox_core::output::PermissionDecision;
+
 use super::fields::{Flat, Payload, event_named, finish, native_event};
 use super::plan::{Plan, ask_as_deny, proceed_after_failure, rewrite_as_deny};
 use super::tools::{canonical_tool, to_claude_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Kimi's events (Claude Code's names).
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("PreToolUse", EventName::PreToolUse),
-    ("PostToolUse", EventName::PostToolUse),
-    ("PostToolUseFailure", EventName::PostToolUseFailure),
-    ("UserPromptSubmit", EventName::UserPromptSubmit),
-    ("Stop", EventName::Stop),
-    ("StopFailure", EventName::StopFailure),
-    ("SessionStart", EventName::SessionStart),
-    ("SessionEnd", EventName::SessionEnd),
-    ("SubagentStart", EventName::SubagentStart),
-    ("SubagentStop", EventName::SubagentStop),
-    ("PreCompact", EventName::PreCompact),
-    ("PostCompact", EventName::PostCompact),
-    ("Notification", EventName::Notification),
-];
-
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    EVENTS
-        .iter()
-        .filter(|(_, e)| *e == event)
-        .map(|(n, _)| *n)
-        .collect()
-}
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
     let mut p = Payload::new(Agent::Kimi, map);

@@ -1,8 +1,9 @@
 //! Why an agent's payload could not become an event: each error names the agent and the field
 //! as that agent spells it, so the message points at what the agent (or a test) sent.
 
+use hookbox_core::event::PayloadError;
+
 use super::Agent;
-use crate::event::PayloadError;
 
 /// A payload an adapter refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

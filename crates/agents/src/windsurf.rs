@@ -15,41 +15,14 @@
 
 use serde_json::{Map, Value, json};
 
+use hookbox_core::event::Event;
+use hookbox_core::output::PermissionDecision;
+
 use super::cursor::edit_input;
 use super::fields::{Flat, Payload, event_named, finish, native_event};
 use super::plan::{Plan, ask_as_deny, proceed_after_failure, rewrite_as_deny};
 use super::tools::mcp_name;
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
-use crate::event::{Event, EventName};
-use crate::output::PermissionDecision;
-
-/// Windsurf's events and the hookbox event each one is.
-pub(super) const EVENTS: &[(&str, EventName)] = &[
-    ("pre_read_code", EventName::PreToolUse),
-    ("pre_write_code", EventName::PreToolUse),
-    ("pre_run_command", EventName::PreToolUse),
-    ("pre_mcp_tool_use", EventName::PreToolUse),
-    ("post_read_code", EventName::PostToolUse),
-    ("post_write_code", EventName::PostToolUse),
-    ("post_run_command", EventName::PostToolUse),
-    ("post_mcp_tool_use", EventName::PostToolUse),
-    ("pre_user_prompt", EventName::UserPromptSubmit),
-    ("post_cascade_response", EventName::Stop),
-    ("post_cascade_response_with_transcript", EventName::Stop),
-    ("post_setup_worktree", EventName::WorktreeCreate),
-];
-
-pub(super) fn install_events(event: EventName) -> Vec<&'static str> {
-    match event {
-        // One of the two Stop-like events: the plain one (the other adds the transcript).
-        EventName::Stop => vec!["post_cascade_response"],
-        e => EVENTS
-            .iter()
-            .filter(|(_, x)| *x == e)
-            .map(|(n, _)| *n)
-            .collect(),
-    }
-}
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
     let mut p = Payload::new(Agent::Windsurf, map);

@@ -5,11 +5,12 @@
 
 use serde_json::Value;
 
+use hookbox_core::aggregate::Verdict;
+use hookbox_core::output::{DEFAULT_STOP_REASON, PermissionDecision};
+use hookbox_core::report::HookReport;
+use hookbox_core::rule::FailMode;
+
 use super::Agent;
-use crate::aggregate::Verdict;
-use crate::output::{DEFAULT_STOP_REASON, PermissionDecision};
-use crate::report::HookReport;
-use crate::rule::FailMode;
 
 /// What an agent is asked to do, from an aggregated verdict.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -7,20 +7,24 @@ use std::path::{Path, PathBuf};
 use hookbox_core::agent::Agent;
 
 /// What one entry runs.
-pub(super) struct HookCommand<'a> {
-    pub(super) bin: &'a Path,
+pub struct HookCommand<'a> {
+    /// The hookbox binary.
+    pub bin: &'a Path,
     /// The agent named on the command line (Copilot's for the file Copilot and VS Code share).
-    pub(super) agent: Agent,
-    pub(super) event: &'a str,
-    pub(super) project: Option<&'a Path>,
-    pub(super) plugins: &'a [PathBuf],
+    pub agent: Agent,
+    /// The agent's event name (`--event`).
+    pub event: &'a str,
+    /// `--project-dir`, for project files.
+    pub project: Option<&'a Path>,
+    /// The plugins to load, in order.
+    pub plugins: &'a [PathBuf],
     /// `--on-error block`: a rule of these plugins fails closed.
-    pub(super) block_on_error: bool,
+    pub block_on_error: bool,
 }
 
 impl HookCommand<'_> {
     /// The shell command line.
-    pub(super) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let mut words: Vec<String> = vec![
             self.bin.display().to_string(),
             "hook".into(),
@@ -46,7 +50,7 @@ impl HookCommand<'_> {
 }
 
 /// `w` as one `sh` word.
-pub(super) fn quote(w: &str) -> String {
+pub fn quote(w: &str) -> String {
     let plain = !w.is_empty()
         && w.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
@@ -60,7 +64,7 @@ pub(super) fn quote(w: &str) -> String {
 /// Splits a command line as `sh` would split plain words, single and double quotes and
 /// backslashes; `None` for anything else (a variable, a pipe): such a command is not one
 /// hookbox wrote.
-pub(super) fn split(cmd: &str) -> Option<Vec<String>> {
+pub fn split(cmd: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -111,7 +115,7 @@ pub(super) fn split(cmd: &str) -> Option<Vec<String>> {
 }
 
 /// Whether `cmd` is an entry `hookbox install` wrote: `<hookbox> hook … --agent … --plugin …`.
-pub(super) fn is_ours(cmd: &str) -> bool {
+pub fn is_ours(cmd: &str) -> bool {
     split(cmd).is_some_and(|w| {
         w.len() >= 2
             && w[1] == "hook"
@@ -121,7 +125,7 @@ pub(super) fn is_ours(cmd: &str) -> bool {
 }
 
 /// The plugins an entry of ours loads, in order.
-pub(super) fn plugins_of(cmd: &str) -> Vec<PathBuf> {
+pub fn plugins_of(cmd: &str) -> Vec<PathBuf> {
     let Some(words) = split(cmd) else {
         return Vec::new();
     };

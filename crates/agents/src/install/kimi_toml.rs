@@ -4,8 +4,7 @@
 //! comments, appended at the end (an array-of-tables header is valid anywhere), replaced whole
 //! by a later install and removed whole by uninstall. The result is parsed before it is written.
 
-use anyhow::{Context, bail};
-
+use super::InstallError;
 use super::command::is_ours;
 use super::shape::Entry;
 
@@ -13,7 +12,7 @@ const BEGIN: &str = "# >>> hookbox: added by `hookbox install --agent kimi`; `ho
 const END: &str = "# <<< hookbox";
 
 /// Kimi's largest hook timeout, in seconds.
-pub(super) const MAX_TIMEOUT_SECS: u64 = 600;
+pub const MAX_TIMEOUT_SECS: u64 = 600;
 
 /// The byte range of hookbox's block (its marker lines and the line break after the end).
 fn block(text: &str) -> Option<(usize, usize)> {
@@ -42,12 +41,12 @@ fn toml_string(s: &str) -> String {
 }
 
 /// The commands of hookbox's entries in `text`.
-pub(super) fn existing(text: &str, file: &str) -> anyhow::Result<Vec<String>> {
+pub fn existing(text: &str, file: &str) -> Result<Vec<String>, InstallError> {
     let Some((s, e)) = block(text) else {
         return Ok(Vec::new());
     };
-    let table: toml::Table = toml::from_str(&text[s..e]).with_context(|| {
-        format!("hookbox's block in {file} is not valid TOML; remove it by hand")
+    let table: toml::Table = toml::from_str(&text[s..e]).map_err(|e| InstallError::Toml {
+        message: format!("hookbox's block in {file} is not valid TOML ({e}); remove it by hand"),
     })?;
     let commands = table
         .get("hooks")
@@ -66,7 +65,7 @@ pub(super) fn existing(text: &str, file: &str) -> anyhow::Result<Vec<String>> {
 
 /// `text` with exactly `wanted` in hookbox's block (no block when `wanted` is empty); the flag
 /// says nothing else is left in the file.
-pub(super) fn apply(text: &str, wanted: &[Entry], file: &str) -> anyhow::Result<(String, bool)> {
+pub fn apply(text: &str, wanted: &[Entry], file: &str) -> Result<(String, bool), InstallError> {
     let mut out = match block(text) {
         Some((s, e)) => format!("{}{}", &text[..s], &text[e..]),
         None => text.to_owned(),
@@ -89,9 +88,11 @@ pub(super) fn apply(text: &str, wanted: &[Entry], file: &str) -> anyhow::Result<
         out.push('\n');
     }
     if let Err(e) = toml::from_str::<toml::Table>(&out) {
-        bail!(
-            "{file} would not be valid TOML with hookbox's hooks (is `hooks` already something other than a list of tables?): {e}"
-        );
+        return Err(InstallError::Toml {
+            message: format!(
+                "{file} would not be valid TOML with hookbox's hooks (is `hooks` already something other than a list of tables?): {e}"
+            ),
+        });
     }
     let empty = out.trim().is_empty();
     Ok((out, empty))
