@@ -12,6 +12,7 @@
 
 mod compare;
 mod engine;
+mod floor;
 mod host_figures;
 mod machine;
 mod measure;
@@ -34,7 +35,7 @@ use crate::cli::{BenchArgs, BenchSection};
 use crate::guests;
 use crate::host_setup::{runtime, wasm_runtime_config};
 use host_figures::{Latency, bash_event, idle, load_times, memory, one_rule_host};
-use measure::{latencies, percentile, quiet_policy, throughput};
+use measure::{latencies, quiet_policy, throughput};
 use report::Report;
 
 /// Runs `hookbox bench`.
@@ -117,24 +118,43 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
             &hooks,
             Some(("noop_cli.wasm", guests::wasm("noop_cli")?)),
         )?;
-        for (kind, host, runs) in [
-            ("native sh -c", &native, args.native_runs / scale),
-            ("wasm typed (hook world)", &typed, args.wasm_runs / scale),
-            ("wasm wasi:cli command", &cli, args.wasm_runs / scale),
+        let typed_floor = floor::FloorRun::new(&hooks, guests::wasm("noop")?, &event, "null")?;
+        let cli_floor = floor::FloorRun::new(&hooks, guests::wasm("noop_cli")?, &event, "null")?;
+        for (kind, host, runs, at_floor) in [
+            ("native sh -c", &native, args.native_runs / scale, None),
+            (
+                "wasm typed (hook world)",
+                &typed,
+                args.wasm_runs / scale,
+                Some(&typed_floor),
+            ),
+            (
+                "wasm wasi:cli command",
+                &cli,
+                args.wasm_runs / scale,
+                Some(&cli_floor),
+            ),
         ] {
             let row = section(kind, || {
-                let samples = rt.block_on(latencies(host, &event, runs.max(10)));
+                let Some(at_floor) = at_floor else {
+                    let samples = rt.block_on(latencies(host, &event, runs.max(10)));
+                    return Ok(Latency::of(
+                        kind,
+                        &samples,
+                        rt.block_on(throughput(host, &event, 1, dur)),
+                        rt.block_on(throughput(host, &event, n, dur)),
+                    ));
+                };
+                // Hookbox and the floor alternate: rounds of latencies, then each throughput.
+                let (samples, bare) =
+                    rt.block_on(floor::side_by_side(host, &event, at_floor, runs.max(10)))?;
                 let throughput_1 = rt.block_on(throughput(host, &event, 1, dur));
+                let floor_1 = rt.block_on(at_floor.throughput(1, dur))?;
                 let throughput_n = rt.block_on(throughput(host, &event, n, dur));
-                Ok(Latency {
-                    kind,
-                    runs: samples.len(),
-                    p50_us: percentile(&samples, 0.50),
-                    p99_us: percentile(&samples, 0.99),
-                    mean_us: samples.iter().sum::<f64>() / samples.len() as f64,
-                    throughput_1,
-                    throughput_n,
-                })
+                let floor_n = rt.block_on(at_floor.throughput(n, dur))?;
+                let mut row = Latency::of(kind, &samples, throughput_1, throughput_n);
+                row.floor = Some(floor::figures(&bare, row.p50_us, Some((floor_1, floor_n))));
+                Ok(row)
             })?;
             report.latency.push(row);
         }
@@ -150,15 +170,12 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
                 }
                 measure::sample_within(runs, || host_figures::bare_spawn(&payload)).await
             })?;
-            Ok(Latency {
-                kind: "bare sh -c (no hookbox)",
-                runs: samples.len(),
-                p50_us: percentile(&samples, 0.50),
-                p99_us: percentile(&samples, 0.99),
-                mean_us: samples.iter().sum::<f64>() / samples.len() as f64,
-                throughput_1: rt.block_on(host_figures::bare_throughput(&payload, 1, dur)),
-                throughput_n: rt.block_on(host_figures::bare_throughput(&payload, n, dur)),
-            })
+            Ok(Latency::of(
+                "bare sh -c (no hookbox)",
+                &samples,
+                rt.block_on(host_figures::bare_throughput(&payload, 1, dur)),
+                rt.block_on(host_figures::bare_throughput(&payload, n, dur)),
+            ))
         })?;
         report.latency.push(row);
         let (nat, typ, cl) = (&report.latency[0], &report.latency[1], &report.latency[2]);

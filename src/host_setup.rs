@@ -55,7 +55,9 @@ pub(crate) struct SetupOptions {
 impl HostSetup {
     /// A host rooted at `project`, its state under the user's state folder.
     pub(crate) fn new(project: &Path, opts: &SetupOptions) -> anyhow::Result<HostSetup> {
-        let state = default_state_root().map(|root| project_state_dir(&root, project));
+        let state = default_state_root()
+            .map(|root| project_state_dir(&root, project))
+            .transpose()?;
         HostSetup::build(project, state, opts)
     }
 

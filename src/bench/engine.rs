@@ -15,6 +15,8 @@ use hookbox_wasm::RuntimeConfig;
 use serde::Serialize;
 use serde_json::json;
 
+use super::floor::FloorRun;
+
 /// One engine configuration's latency.
 #[derive(Debug, Serialize)]
 pub(crate) struct Variant {
@@ -23,6 +25,10 @@ pub(crate) struct Variant {
     pub(crate) p99_us: f64,
     /// Whether `PAGEMAP_SCAN` was really in use (it needs Linux ≥ 6.7 and no swap).
     pub(crate) pagemap_scan_active: bool,
+    /// The same component at the floor on the same engine (least wasmtime needs), p50 µs.
+    pub(crate) floor_p50_us: f64,
+    /// `p50_us ÷ floor_p50_us`.
+    pub(crate) ratio_over_floor_p50: f64,
 }
 
 /// The engine comparisons.
@@ -65,8 +71,9 @@ fn host(scratch: &Path, name: &str, config: RuntimeConfig) -> anyhow::Result<Hoo
 
 async fn samples(host: &HookHost, event: &Event, runs: usize, out: &mut Vec<f64>) {
     for _ in 0..runs {
+        let event = event.clone();
         let t = Instant::now();
-        host.dispatch(event.clone()).await;
+        host.dispatch(event).await;
         out.push(t.elapsed().as_secs_f64() * 1e6);
     }
 }
@@ -115,23 +122,43 @@ pub(crate) async fn measure(
         "/",
     )
     .context("event")?;
-    let mut all: Vec<Vec<f64>> = vec![Vec::new(); hosts.len()];
+    let mut floors = Vec::new();
     for (_, h) in &hosts {
+        floors.push(FloorRun::new(
+            h.runtime(),
+            guests::wasm("noop")?,
+            &event,
+            "null",
+        )?);
+    }
+    let mut all: Vec<Vec<f64>> = vec![Vec::new(); hosts.len()];
+    let mut at_floor: Vec<Vec<f64>> = vec![Vec::new(); hosts.len()];
+    for ((_, h), f) in hosts.iter().zip(&floors) {
         samples(h, &event, 100, &mut Vec::new()).await;
+        for _ in 0..100 {
+            f.once().await?;
+        }
     }
     let rounds = 10;
+    let per_round = (runs / rounds).max(10);
     for _ in 0..rounds {
         for (i, (_, h)) in hosts.iter().enumerate() {
-            samples(h, &event, (runs / rounds).max(10), &mut all[i]).await;
+            samples(h, &event, per_round, &mut all[i]).await;
+            at_floor[i]
+                .extend(super::measure::sample_within(per_round, || floors[i].once()).await?);
         }
     }
     let mut variants = Vec::new();
-    for ((name, h), mut v) in hosts.iter().zip(all) {
+    for (((name, h), mut v), mut f) in hosts.iter().zip(all).zip(at_floor) {
+        let p50_us = pct(&mut v, 0.5);
+        let floor_p50_us = pct(&mut f, 0.5);
         variants.push(Variant {
             name,
-            p50_us: pct(&mut v, 0.5),
+            p50_us,
             p99_us: pct(&mut v, 0.99),
             pagemap_scan_active: h.runtime().wasm().pagemap_scan_active(),
+            floor_p50_us,
+            ratio_over_floor_p50: p50_us / floor_p50_us,
         });
     }
     Ok(EngineNumbers {

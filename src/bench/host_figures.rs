@@ -16,6 +16,7 @@ use hookbox_wasm::{CacheStatus, WasmRuntime};
 use serde::Serialize;
 use serde_json::json;
 
+use super::floor::FloorFigures;
 use super::measure::{host_with_rule, percentile, rss_mib};
 use crate::guests;
 use crate::host_setup::wasm_runtime_config;
@@ -32,6 +33,30 @@ pub(crate) struct Latency {
     pub(crate) throughput_1: f64,
     /// Dispatches per second with `concurrency` in flight.
     pub(crate) throughput_n: f64,
+    /// The same component at the floor, in alternating rounds (wasm rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) floor: Option<FloorFigures>,
+}
+
+impl Latency {
+    /// A row from its sorted samples (µs) and throughputs.
+    pub(crate) fn of(
+        kind: &'static str,
+        samples: &[f64],
+        throughput_1: f64,
+        throughput_n: f64,
+    ) -> Latency {
+        Latency {
+            kind,
+            runs: samples.len(),
+            p50_us: percentile(samples, 0.50),
+            p99_us: percentile(samples, 0.99),
+            mean_us: samples.iter().sum::<f64>() / samples.len().max(1) as f64,
+            throughput_1,
+            throughput_n,
+            floor: None,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]

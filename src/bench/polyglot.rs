@@ -21,6 +21,7 @@ use hookbox_host::{HookRuntime, RuntimeSettings};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::floor::{FloorFigures, FloorRun, figures as floor_figures, side_by_side};
 use super::measure::{host_with_rule, latencies, percentile};
 use crate::guests;
 use crate::host_setup::wasm_runtime_config;
@@ -44,6 +45,10 @@ pub(crate) struct PolyglotRow {
     /// issue 8 #23), when the kernel offers it: how much of a big guest's time is memory reset.
     pub(crate) in_host_pagemap_p50_us: Option<f64>,
     pub(crate) in_host_pagemap_p99_us: Option<f64>,
+    /// A guest's floor: the same component run by the least wasmtime needs, in alternating
+    /// rounds with the host's dispatches (the interpreter's own cost is below it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) floor: Option<FloorFigures>,
     pub(crate) process_runs: usize,
     /// Median wall time of one whole process (spawn, run, exit), in milliseconds.
     pub(crate) process_median_ms: f64,
@@ -188,7 +193,8 @@ pub(crate) async fn measure(
         )
         .await?;
         if let Some(pm) = &pagemap {
-            let (p50, p99) = in_host(&dir.join("pagemap"), pm, &guest, guest_runs).await?;
+            let (p50, p99, _) =
+                in_host(&dir.join("pagemap"), pm, &guest, guest_runs, false).await?;
             g.in_host_pagemap_p50_us = Some(p50);
             g.in_host_pagemap_p99_us = Some(p99);
         }
@@ -222,7 +228,7 @@ async fn measure_form(
     process_runs: usize,
 ) -> anyhow::Result<PolyglotRow> {
     eprintln!("bench: {}…", form.name);
-    let (p50, p99) = in_host(dir, runtime, form, host_runs).await?;
+    let (p50, p99, floor) = in_host(dir, runtime, form, host_runs, true).await?;
     let payload = form.payload.to_string();
     // One unmeasured run fills `hookbox exec`'s compile cache (and the OS page cache).
     run_process(&form.process, &payload, exec_cache)?;
@@ -238,18 +244,21 @@ async fn measure_form(
         in_host_p99_us: p99,
         in_host_pagemap_p50_us: None,
         in_host_pagemap_p99_us: None,
+        floor,
         process_runs: times.len(),
         process_median_ms: percentile(&times, 0.50),
     })
 }
 
-/// p50 and p99 of `runs` dispatches of `form`'s rule in a host on `runtime`.
+/// p50 and p99 of `runs` dispatches of `form`'s rule in a host on `runtime`, and, for a guest
+/// when `with_floor`, its floor measured in alternating rounds with them.
 async fn in_host(
     dir: &Path,
     runtime: &HookRuntime,
     form: &Form,
     runs: usize,
-) -> anyhow::Result<(f64, f64)> {
+    with_floor: bool,
+) -> anyhow::Result<(f64, f64, Option<FloorFigures>)> {
     std::fs::create_dir_all(dir).context("cannot create a bench folder")?;
     let slug: String = form
         .name
@@ -271,8 +280,26 @@ async fn in_host(
     if let Some(f) = check.reports.iter().find_map(|r| r.effect.failure.as_ref()) {
         bail!("{}: the hook failed: {f}", form.name);
     }
-    let samples = latencies(&host, &event, runs).await;
-    Ok((percentile(&samples, 0.50), percentile(&samples, 0.99)))
+    match form.component {
+        Some((_, bytes)) if with_floor => {
+            let config = form
+                .rule
+                .get("config")
+                .map_or_else(|| "null".to_owned(), Value::to_string);
+            let at_floor = FloorRun::new(runtime, bytes, &event, &config)?;
+            let (samples, bare) = side_by_side(&host, &event, &at_floor, runs).await?;
+            let p50 = percentile(&samples, 0.50);
+            Ok((
+                p50,
+                percentile(&samples, 0.99),
+                Some(floor_figures(&bare, p50, None)),
+            ))
+        }
+        _ => {
+            let samples = latencies(&host, &event, runs).await;
+            Ok((percentile(&samples, 0.50), percentile(&samples, 0.99), None))
+        }
+    }
 }
 
 /// Milliseconds from spawn to exit of `argv` with `payload` on stdin; it must exit 0 with JSON or

@@ -34,6 +34,20 @@ pub(crate) fn table(r: &Report) -> String {
             "  {:<26} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>12.0} {:>12.0}",
             l.kind, l.runs, l.p50_us, l.p99_us, l.mean_us, l.throughput_1, l.throughput_n
         );
+        if let Some(f) = &l.floor {
+            let _ = writeln!(
+                s,
+                "  {:<26} {:>8} {:>10.1} {:>10.1} {:>10} {:>12.0} {:>12.0}   hookbox/floor p50 = {:.2}x (goal <= 1.25)",
+                "  at the floor (wasmtime)",
+                f.runs,
+                f.p50_us,
+                f.p99_us,
+                "",
+                f.throughput_1.unwrap_or(f64::NAN),
+                f.throughput_n.unwrap_or(f64::NAN),
+                f.ratio_over_floor_p50
+            );
+        }
     }
     if let (Some(typed), Some(cli), Some(tput), Some(scale)) = (
         r.ratio_native_over_typed_wasm_p50,
@@ -79,10 +93,12 @@ pub(crate) fn table(r: &Report) -> String {
         for v in &engine.variants {
             let _ = writeln!(
                 s,
-                "  {:<42} p50 {:>7.1} µs   p99 {:>7.1} µs{}",
+                "  {:<42} p50 {:>7.1} µs   p99 {:>7.1} µs   floor p50 {:>7.1} µs ({:.2}x){}",
                 v.name,
                 v.p50_us,
                 v.p99_us,
+                v.floor_p50_us,
+                v.ratio_over_floor_p50,
                 if v.name.contains("pagemap_scan on") && !v.pagemap_scan_active {
                     "   (PAGEMAP_SCAN not available here: measured without it)"
                 } else {
@@ -118,6 +134,13 @@ pub(crate) fn table(r: &Report) -> String {
                 "  {:<40} in a host p50 {:>9.1} µs  p99 {:>9.1} µs   whole process {:>7.1} ms",
                 row.form, row.in_host_p50_us, row.in_host_p99_us, row.process_median_ms
             );
+            if let Some(f) = &row.floor {
+                let _ = writeln!(
+                    s,
+                    "  {:<40} at the floor p50 {:>9.1} µs  p99 {:>9.1} µs   hookbox/floor p50 = {:.2}x",
+                    "", f.p50_us, f.p99_us, f.ratio_over_floor_p50
+                );
+            }
             if let (Some(p50), Some(p99)) = (row.in_host_pagemap_p50_us, row.in_host_pagemap_p99_us)
             {
                 let _ = writeln!(

@@ -72,18 +72,27 @@ pub(crate) struct TenantOverHost {
     pub(crate) ratio_tenant_over_host: f64,
     /// `tenant_p50_us ÷ host_p50_us`.
     pub(crate) ratio_tenant_over_host_without_replay: f64,
+    /// The same component at the floor on the same runtime (least wasmtime needs), p50 µs.
+    pub(crate) floor_p50_us: f64,
+    /// `tenant_p50_us ÷ floor_p50_us`.
+    pub(crate) ratio_tenant_over_floor: f64,
+    /// `host_p50_us ÷ floor_p50_us`.
+    pub(crate) ratio_host_over_floor: f64,
 }
 
 impl TenantOverHost {
     /// The figures as one line of the bench table.
     pub(crate) fn line(&self) -> String {
         format!(
-            "same hook, same runtime, p50: plain host {:.1} µs, plain host with replay {:.1} µs, quiet tenant {:.1} µs: tenant ÷ host with replay {:.2}x, ÷ host without {:.2}x",
+            "same hook, same runtime, p50: plain host {:.1} µs, plain host with replay {:.1} µs, quiet tenant {:.1} µs, floor {:.1} µs: tenant ÷ host with replay {:.2}x, ÷ host without {:.2}x; tenant ÷ floor {:.2}x, host ÷ floor {:.2}x",
             self.host_p50_us,
             self.host_with_replay_p50_us,
             self.tenant_p50_us,
+            self.floor_p50_us,
             self.ratio_tenant_over_host,
             self.ratio_tenant_over_host_without_replay,
+            self.ratio_tenant_over_floor,
+            self.ratio_host_over_floor,
         )
     }
 }
@@ -146,9 +155,12 @@ fn event(json: Value) -> anyhow::Result<Event> {
 /// The quiet tenant's dispatch p50 (µs) over `runs` dispatches, or as many as fit in the
 /// sampling budget: under a flood that slows it by orders of magnitude the section still ends.
 async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> anyhow::Result<f64> {
-    let one = || async {
-        tenants.dispatch(tenant, e.clone()).await?;
-        Ok(())
+    let one = || {
+        let e = e.clone();
+        async move {
+            tenants.dispatch(tenant, e).await?;
+            Ok(())
+        }
     };
     let samples = super::measure::sample_within(runs, one).await?;
     Ok(samples[samples.len() / 2])
@@ -194,27 +206,37 @@ async fn over_host(
     )?;
     let e = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))?;
     let quiet = id("quiet")?;
-    step("the quiet tenant beside plain hosts");
-    let (mut h, mut r, mut t) = (Vec::new(), Vec::new(), Vec::new());
+    let at_floor = FloorRun::new(runtime, guests::wasm("noop")?, &e, "null")?;
+    step("the quiet tenant beside plain hosts and the floor");
+    let (mut h, mut r, mut t, mut f) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..OVER_HOST_ROUNDS {
         let plain = latencies(&host, &e, runs).await;
         h.push(plain[plain.len() / 2]);
         let with_replay = latencies(&replaying, &e, runs).await;
         r.push(with_replay[with_replay.len() / 2]);
         t.push(p50(tenants, &quiet, &e, runs).await?);
+        let bare = super::measure::sample_within(runs, || at_floor.once()).await?;
+        f.push(bare[bare.len() / 2]);
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let (host_p50_us, host_with_replay_p50_us, tenant_p50_us) =
-        (median(&mut h), median(&mut r), median(&mut t));
+    let (host_p50_us, host_with_replay_p50_us, tenant_p50_us, floor_p50_us) = (
+        median(&mut h),
+        median(&mut r),
+        median(&mut t),
+        median(&mut f),
+    );
     Ok(TenantOverHost {
         host_p50_us,
         host_with_replay_p50_us,
         tenant_p50_us,
         ratio_tenant_over_host: tenant_p50_us / host_with_replay_p50_us,
         ratio_tenant_over_host_without_replay: tenant_p50_us / host_p50_us,
+        floor_p50_us,
+        ratio_tenant_over_floor: tenant_p50_us / floor_p50_us,
+        ratio_host_over_floor: host_p50_us / floor_p50_us,
     })
 }
 
@@ -438,5 +460,6 @@ pub(crate) async fn measure(
         reload_10_cached_ms: reloads[reloads.len() / 2],
     })
 }
+use super::floor::FloorRun;
 use super::measure::{host_with_policy, host_with_rule, latencies};
 use crate::guests;

@@ -89,6 +89,31 @@ fn human(name: &str, r: &InspectReport) -> String {
         };
         let _ = writeln!(s, "    {:<44} {mark}", i.name);
     }
+    if matches!(r.kind, InspectKind::TypedHook | InspectKind::WasiCommand) {
+        let wasi = r
+            .imports
+            .iter()
+            .filter(|i| i.name.starts_with("wasi:"))
+            .count();
+        let _ = match (wasi, r.kind) {
+            (0, InspectKind::TypedHook) => writeln!(
+                s,
+                "  WASI:        none: it runs without a WASI context (the cheapest hook to start)"
+            ),
+            (n, InspectKind::TypedHook) => writeln!(
+                s,
+                "  WASI:        {n} interfaces (its WASI context is made at its first WASI call)"
+            ),
+            (n, _) => writeln!(s, "  WASI:        {n} interfaces"),
+        };
+    }
+    if let Some(shape) = &r.shape {
+        let _ = writeln!(
+            s,
+            "  per event:   {} core instance(s), {} linear memory(ies), {} table(s)",
+            shape.core_instances, shape.memories, shape.tables
+        );
+    }
     if r.accepted {
         let _ = writeln!(s, "  accepted:    {}", "yes".green().bold());
     } else {

@@ -737,6 +737,40 @@ fn the_schema_is_printed_and_names_every_field_the_reader_takes() {
     let mut want = vec!["none"];
     want.extend(hookbox_core::output::FailureClass::ALL.map(|c| c.as_str()));
     assert_eq!(failures, want);
+    let top: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        top,
+        [
+            "$schema",
+            "description",
+            "event",
+            "agent",
+            "payload",
+            "project",
+            "env",
+            "reentries",
+            "expect"
+        ]
+    );
+    let agents: Vec<&str> = schema["properties"]["agent"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(agents, hookbox_core::agent::Agent::ALL.map(|a| a.as_str()));
+    // Every key the schema names is one the reader takes: a case using them all parses.
+    let dir2 = Dir::new();
+    let p = new_plugin(&dir2, "stopper", "stop", "sh");
+    dir2.write(
+        "stopper/tests/every-field.json",
+        r#"{"$schema": "x", "description": "d", "event": "Stop", "payload": {"last_assistant_message": "ok"},
+            "project": {"files": {"a/b.txt": "x"}}, "env": {"A": "1"}, "reentries": 0,
+            "expect": {"outcome": "allow", "decision": "none", "reason": null, "context": null, "system_message": null,
+                       "updated_input": null, "failure": "none", "max_ms": 60000, "agents": ["claude"]}}"#,
+    );
+    let r = test(&dir2, &["--filter", "every-field", &path(&p)]);
+    assert_eq!(r.code, Some(0), "{r:?}");
 }
 
 #[test]

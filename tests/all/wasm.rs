@@ -73,6 +73,30 @@ fn inspect_accepts_a_hook_and_names_the_network_imports_it_refuses() {
 }
 
 #[test]
+fn inspect_says_which_hooks_need_no_wasi_context_and_what_one_event_instantiates() {
+    let run = hookbox(["inspect", guests::NOOP]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("WASI:        none: it runs without a WASI context"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("per event:   1 core instance(s)"),
+        "{}",
+        run.stdout
+    );
+    let run = hookbox(["inspect", guests::SHELL_GUARD]);
+    assert!(
+        run.stdout
+            .contains("interfaces (its WASI context is made at its first WASI call)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn exec_is_a_claude_code_command_hook() {
     let cache = Dir::new();
     let run = exec(&cache, &[guests::SHELL_GUARD, "--timeout", "2"], RM);

@@ -10,8 +10,8 @@
 //! `PUT`), the units its running hooks hold stay counted and only the cap changes, so a swap can
 //! never let a tenant run more than its quota.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -95,11 +95,18 @@ impl Quota {
 }
 
 /// Capacity shared by every host of a runtime, with a reserve for hosts holding none.
+///
+/// Every hook and every wasm run of every host takes a unit and gives it back, on whichever
+/// core it runs: the count is one atomic (no lock), and giving a unit back wakes only when
+/// someone is waiting for one (an uncontended `notify_waiters` still takes the `Notify`'s lock,
+/// which the two cores fought over on every hook).
 #[derive(Debug)]
 pub(crate) struct Pool {
     total: usize,
     reserve: usize,
-    in_use: Mutex<usize>,
+    in_use: AtomicUsize,
+    /// Takers waiting in [`Pool::take`] for a unit to be freed.
+    waiting: AtomicUsize,
     freed: Notify,
 }
 
@@ -120,32 +127,35 @@ impl Pool {
         Pool {
             total,
             reserve,
-            in_use: Mutex::new(0),
+            in_use: AtomicUsize::new(0),
+            waiting: AtomicUsize::new(0),
             freed: Notify::new(),
         }
     }
 
     /// Units in use now, across all hosts.
     pub(crate) fn in_use(&self) -> usize {
-        *self.in_use.lock().unwrap_or_else(PoisonError::into_inner)
+        self.in_use.load(Ordering::Relaxed)
     }
 
     fn try_take_shared(&self, holder_had: usize) -> bool {
-        let mut used = self.in_use.lock().unwrap_or_else(PoisonError::into_inner);
-        let free = self.total.saturating_sub(*used);
-        // The reserve is only for a host that holds nothing right now.
-        let ok = free > self.reserve || (holder_had == 0 && free > 0);
-        if ok {
-            *used += 1;
-        }
-        ok
+        // SeqCst, paired with `give_back`: a waiter that counted itself in `waiting` and then
+        // found no unit is seen by the giver that frees one afterwards.
+        self.in_use
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                let free = self.total.saturating_sub(used);
+                // The reserve is only for a host that holds nothing right now.
+                (free > self.reserve || (holder_had == 0 && free > 0)).then_some(used + 1)
+            })
+            .is_ok()
     }
 
     fn give_back(&self) {
-        let mut used = self.in_use.lock().unwrap_or_else(PoisonError::into_inner);
-        *used = used.saturating_sub(1);
-        drop(used);
-        self.freed.notify_waiters();
+        // `in_use` never goes below the units taken: each unit gives back once.
+        self.in_use.fetch_sub(1, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            self.freed.notify_waiters();
+        }
     }
 
     /// Takes one unit for a host with `quota`: refused at once over the quota; waits at most
@@ -159,15 +169,23 @@ impl Pool {
             return Err(Refusal::Quota { cap: quota.cap() });
         }
         let had = quota.held() - 1;
+        let unit = || Unit {
+            pool: self.clone(),
+            quota: quota.clone(),
+        };
+        if self.try_take_shared(had) {
+            return Ok(unit());
+        }
+        // The shared capacity is taken: wait for a unit to be freed, counted in `waiting` so
+        // that givers wake us.
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let _counted = Waiting(&self.waiting);
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            // Register interest before checking, so a release between check and wait is seen.
+            // Made before checking, so a unit freed between check and wait is seen.
             let freed = self.freed.notified();
             if self.try_take_shared(had) {
-                return Ok(Unit {
-                    pool: self.clone(),
-                    quota: quota.clone(),
-                });
+                return Ok(unit());
             }
             if tokio::time::timeout_at(deadline, freed).await.is_err() {
                 quota.give_back();
@@ -177,6 +195,15 @@ impl Pool {
                 });
             }
         }
+    }
+}
+
+/// One taker counted in [`Pool::waiting`] until it stops waiting (taken, refused or dropped).
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

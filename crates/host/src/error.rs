@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use hookbox_core::files::PathError;
 use hookbox_wasm::{MountError, PolicyError};
 
 use crate::runtime::RuntimeError;
@@ -31,6 +32,17 @@ pub enum HostError {
         field: &'static str,
         /// The value found and what it must be.
         reason: String,
+    },
+    /// A path of the policy cannot be made absolute or resolved (an empty path, a working
+    /// directory that cannot be read, a folder on the way that cannot be searched): refused,
+    /// never guessed.
+    #[error("host policy `{field}`: {source}")]
+    Path {
+        /// The [`HostPolicy`](crate::HostPolicy) field.
+        field: &'static str,
+        /// Why (core's path error, quoting the path).
+        #[source]
+        source: PathError,
     },
     /// An extra mount root (`HostPolicy::extra_mount_roots`) cannot be opened.
     #[error("extra mount root: {0}")]

@@ -17,6 +17,7 @@
 //! [`HostPolicy::fired_queue_bytes`]: crate::HostPolicy::fired_queue_bytes
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use hookbox_core::HookFired;
@@ -82,6 +83,9 @@ impl Subscriber {
 pub(crate) struct FiredHub {
     /// Live subscribers; a receiver dropped leaves a dead `Weak`, pruned at the next send.
     subscribers: Mutex<Vec<Weak<Subscriber>>>,
+    /// Receivers not dropped yet: every dispatch asks whether anyone listens, from every core,
+    /// so the answer is one atomic load instead of the subscribers' lock.
+    receivers: Arc<AtomicUsize>,
 }
 
 /// One subscriber's end of a HookFired stream.
@@ -90,6 +94,14 @@ pub struct FiredReceiver {
     sub: Arc<Subscriber>,
     /// The lag was reported: only `Closed` from now on.
     done: bool,
+    /// The hub's count of receivers, this one included until it is dropped.
+    receivers: Arc<AtomicUsize>,
+}
+
+impl Drop for FiredReceiver {
+    fn drop(&mut self) {
+        self.receivers.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl FiredHub {
@@ -99,7 +111,12 @@ impl FiredHub {
         let mut subs = self.lock();
         subs.retain(|w| w.strong_count() > 0);
         subs.push(Arc::downgrade(&sub));
-        FiredReceiver { sub, done: false }
+        self.receivers.fetch_add(1, Ordering::AcqRel);
+        FiredReceiver {
+            sub,
+            done: false,
+            receivers: self.receivers.clone(),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Weak<Subscriber>>> {
@@ -110,7 +127,7 @@ impl FiredHub {
 
     /// Whether anyone listens (so a host nobody watches never copies a record).
     pub(crate) fn has_subscribers(&self) -> bool {
-        self.lock().iter().any(|w| w.strong_count() > 0)
+        self.receivers.load(Ordering::Acquire) > 0
     }
 
     /// Sends `fired` to every subscriber; one that has no room left is dropped.

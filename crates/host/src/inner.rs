@@ -6,7 +6,6 @@
 //! `&Inner`, never further `impl Inner` blocks.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
@@ -129,10 +128,6 @@ pub(crate) struct Inner {
     pub(crate) trust: crate::trust::HostTrust,
 }
 
-fn absolute(p: &std::path::Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_owned())
-}
-
 impl Inner {
     /// A generation under `policy`, with no rules: its state folder opened (created), its
     /// mount roots opened.
@@ -145,11 +140,18 @@ impl Inner {
         runtime.wasm().check_policy(&policy.wasm)?;
         let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
         let trust = host_trust(&policy)?;
-        let project = MountDir::open(&absolute(&policy.project_dir)).ok();
+        let absolute = |field, p| {
+            hookbox_core::files::path::absolute(p)
+                .map_err(|source| HostError::Path { field, source })
+        };
+        // A project folder that does not exist is no mount root (nothing to mount there).
+        let project = MountDir::open(&absolute("project_dir", &policy.project_dir)?).ok();
         let extra_roots = policy
             .extra_mount_roots
             .iter()
-            .map(|r| MountDir::open(&absolute(r)).map_err(HostError::MountRoot))
+            .map(|r| {
+                MountDir::open(&absolute("extra_mount_roots", r)?).map_err(HostError::MountRoot)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Inner {
             runtime: runtime.clone(),

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::files::path;
 use hookbox_core::index::RuleSet;
 use hookbox_core::rule::{Access, Handler, PluginInfo, Rule};
 use hookbox_wasm::{MountDir, MountTemplate, PluginData, PrepareInput, PreparedHook, prepare};
@@ -63,7 +64,8 @@ impl PluginHandles {
         self.roots
             .entry(i)
             .or_insert_with(|| {
-                let abs = std::path::absolute(&p.root).unwrap_or_else(|_| p.root.clone());
+                let abs = path::absolute(&p.root)
+                    .map_err(|e| format!("cannot open the plugin folder: {e}"))?;
                 MountDir::open(&abs).map_err(|e| format!("cannot open the plugin folder: {e}"))
             })
             .clone()
@@ -83,8 +85,9 @@ impl PluginHandles {
 
 /// Something hookbox reads rules, policy or settings from, that no read-write mount may reach.
 pub(crate) struct Protected {
-    /// Its real path (symlinks resolved as far as it exists).
-    path: PathBuf,
+    /// Its real path (symlinks resolved as far as it exists), or why it cannot be resolved —
+    /// then every read-write mount is refused, since whether one reaches it cannot be told.
+    path: Result<PathBuf, String>,
     /// What hookbox reads there, for the message.
     what: &'static str,
 }
@@ -101,24 +104,10 @@ pub(crate) fn protected_by_load<P: AsRef<Path>>(paths: &[P]) -> Vec<Protected> {
 }
 
 /// `p` made absolute with its symlinks resolved as far as it exists (the rest as written), so a
-/// path not created yet is compared where it would be created.
-fn real_path(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(mut real) = existing.canonicalize() {
-            real.extend(rest.iter().rev());
-            return real;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => return abs,
-        }
-    }
+/// path not created yet is compared where it would be created; an error when it cannot be
+/// resolved (never a guess).
+fn real_path(p: &Path) -> Result<PathBuf, String> {
+    path::resolve(p).map_err(|e| e.to_string())
 }
 
 /// Everything this build must keep out of read-write mounts, most specific first (so a refusal
@@ -173,19 +162,35 @@ fn rw_mount_over_protected(prepared: &PreparedHook, protected: &[Protected]) -> 
         if r.access != Access::Rw {
             return None;
         }
-        let mount = real_path(r.host.path());
-        // A file the mount would expose names the danger best; then what it lies inside.
-        let holds = protected.iter().find(|p| p.path.starts_with(&mount));
-        let (how, p) = match holds {
-            Some(p) => ("holds", p),
-            None => ("lies inside", protected.iter().find(|p| mount.starts_with(&p.path))?),
+        let refused = |shown: &Path, why: String| {
+            Some(format!(
+                "the read-write mount `{}` (guest `{}`) is refused: {why}",
+                shown.display(),
+                r.guest
+            ))
         };
-        Some(format!(
-            "the read-write mount `{}` (guest `{}`) is refused: it {how} {}, where hookbox reads {} — a guest writing there could change what the host runs next. Mount a folder that holds none of them (a hook's own files go in ${{CLAUDE_PLUGIN_DATA}}), or use \"access\": \"ro\"",
-            mount.display(),
-            r.guest,
-            p.path.display(),
-            p.what
+        let mount = match real_path(r.host.path()) {
+            Ok(mount) => mount,
+            Err(e) => return refused(r.host.path(), format!("its real place cannot be resolved ({e}), so whether it holds what hookbox reads rules from cannot be told")),
+        };
+        let mut resolved = Vec::with_capacity(protected.len());
+        for p in protected {
+            match &p.path {
+                Ok(path) => resolved.push((path, p.what)),
+                Err(e) => {
+                    return refused(&mount, format!("a path where hookbox reads {} cannot be resolved ({e}), so whether the mount reaches it cannot be told", p.what));
+                }
+            }
+        }
+        // A file the mount would expose names the danger best; then what it lies inside.
+        let holds = resolved.iter().find(|(p, _)| p.starts_with(&mount));
+        let (how, (path, what)) = match holds {
+            Some(p) => ("holds", p),
+            None => ("lies inside", resolved.iter().find(|(p, _)| mount.starts_with(p))?),
+        };
+        refused(&mount, format!(
+            "it {how} {}, where hookbox reads {what} — a guest writing there could change what the host runs next. Mount a folder that holds none of them (a hook's own files go in ${{CLAUDE_PLUGIN_DATA}}), or use \"access\": \"ro\"",
+            path.display(),
         ))
     })
 }

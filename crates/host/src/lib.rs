@@ -80,6 +80,8 @@ pub use tenant_policy::{
     MAX_MEMORY_MB, OverMaximum, TENANT_FILE, TenantMaxima, TenantPolicy, TenantPolicyError,
 };
 pub use tenant_trust::TenantTrustSettings;
-pub use tenants::{Removed, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants};
+pub use tenants::{
+    Removed, TenantAdmin, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants,
+};
 pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookbox_core::aggregate::DEFAULT_STOP_REENTRY_CAP;
+use hookbox_core::files::path;
 use hookbox_core::matcher::ToolAliases;
 use hookbox_core::rule::FailMode;
 use hookbox_http::HttpPolicy;
@@ -34,7 +35,8 @@ pub struct RateLimit {
 #[derive(Debug, Clone)]
 pub struct HostPolicy {
     /// The project root: `CLAUDE_PROJECT_DIR` for hooks, and a folder rules may mount. Default:
-    /// the process's working directory.
+    /// the process's working directory — empty when it cannot be read, which a host refuses
+    /// ([`HostError::Path`]) rather than guessing `.`.
     pub project_dir: PathBuf,
     /// Where this host keeps its state: plugin data folders (`data/`) and replay files
     /// (`replay/`). It must not be inside the project or any folder rules may mount: hooks must
@@ -136,7 +138,7 @@ pub struct HostPolicy {
 impl Default for HostPolicy {
     fn default() -> Self {
         HostPolicy {
-            project_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            project_dir: std::env::current_dir().unwrap_or_default(),
             state_dir: None,
             replay: true,
             stop_reentry_cap: DEFAULT_STOP_REENTRY_CAP,
@@ -222,33 +224,23 @@ impl HostPolicy {
     }
 }
 
-/// `p` with its longest existing ancestor resolved (symlinks and all), the rest appended: the
-/// real place of a folder that may not exist yet.
-fn canonical_existing(p: &Path) -> PathBuf {
-    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
-    let mut rest = Vec::new();
-    let mut cur = abs.as_path();
-    loop {
-        if let Ok(real) = cur.canonicalize() {
-            return rest.iter().rev().fold(real, |acc, c| acc.join(c));
-        }
-        match (cur.parent(), cur.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                cur = parent;
-            }
-            _ => return abs,
-        }
-    }
-}
-
 impl HostPolicy {
     /// Refuses an approval store inside (or containing) the project or a mount root: hooks
     /// must never reach the approvals.
+    /// Each folder is compared where it really is (symlinks resolved, a folder not created yet
+    /// through its nearest existing one): one that cannot be resolved is an error, never a
+    /// guess.
     pub fn check_trust_store_outside(&self, store: &Path) -> Result<(), HostError> {
-        let s = canonical_existing(store);
-        for r in std::iter::once(&self.project_dir).chain(&self.extra_mount_roots) {
-            let r = crate::trust::canonical_path(r);
+        let resolved =
+            |field, p: &Path| path::resolve(p).map_err(|source| HostError::Path { field, source });
+        let s = resolved("trust.store", store)?;
+        let roots = std::iter::once(("project_dir", &self.project_dir)).chain(
+            self.extra_mount_roots
+                .iter()
+                .map(|r| ("extra_mount_roots", r)),
+        );
+        for (field, r) in roots {
+            let r = resolved(field, r)?;
             if s.starts_with(&r) || r.starts_with(&s) {
                 return Err(HostError::TrustStoreOverlaps {
                     store: store.to_owned(),
@@ -338,6 +330,49 @@ mod tests {
                     ..
                 })
             ),
+            "{e}"
+        );
+    }
+
+    /// Issue 32: a path a host is built from or compares either resolves or is refused, naming
+    /// the field — never replaced by a guess (`.` for an unreadable working folder, the lexical
+    /// path for one that cannot be resolved, under which an overlap would go unseen).
+    #[test]
+    fn paths_that_cannot_be_resolved_are_refused_never_guessed() {
+        let rt = HookRuntime::new(RuntimeSettings::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let e = refused(
+            &rt,
+            HostPolicy {
+                project_dir: PathBuf::new(),
+                ..HostPolicy::for_project(dir.path()).with_state_dir(dir.path().join("state"))
+            },
+        );
+        assert!(e.to_string().contains("the path is empty"), "{e}");
+        // A store folder beneath a symlink loop: whether it lies in the project cannot be told.
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("b"), dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("b")).unwrap();
+        let e = HostPolicy::for_project(&project)
+            .check_trust_store_outside(&dir.path().join("a/trust"))
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                HostError::Path {
+                    field: "trust.store",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = HostPolicy::for_project(dir.path().join("a/project"))
+            .check_trust_store_outside(&dir.path().join("trust"))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("host policy `project_dir`: cannot resolve"),
             "{e}"
         );
     }

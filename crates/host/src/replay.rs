@@ -18,10 +18,13 @@
 //! counted. Removals are counted too ([`ReplaySink::files_removed`]).
 //!
 //! [`record`] is the record format (what a line holds, how a session names its file, reading
-//! a file back); [`sink`] is the writer thread and the folder quota.
+//! a file back); [`sink`] is the handle a runtime holds, [`writer`] the thread behind it, and
+//! [`folder`] one folder's quota and open files.
 
+mod folder;
 mod record;
 mod sink;
+mod writer;
 
 pub(crate) use record::RawRecord;
 pub use record::{

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookbox_core::Dialect;
-use hookbox_core::files::safe_component;
+use hookbox_core::files::{PathError, path, safe_component};
 use hookbox_core::rule::PluginInfo;
 use hookbox_wasm::{MountDir, MountError};
 use sha2::{Digest, Sha256};
@@ -39,18 +39,19 @@ pub fn default_state_root() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|d| d.join(".local").join("state").join("hookbox")))
 }
 
-/// The state folder of `project` under `root`: `root/projects/<name>-<hash of its canonical
-/// path>`, so two projects never share data or replay files.
-pub fn project_state_dir(root: &Path, project: &Path) -> PathBuf {
-    let canon = project
-        .canonicalize()
-        .unwrap_or_else(|_| std::path::absolute(project).unwrap_or_else(|_| project.to_owned()));
+/// The state folder of `project` under `root`: `root/projects/<name>-<hash of its real path>`,
+/// so two projects never share data or replay files. A project that cannot be resolved (a
+/// folder on the way that cannot be searched, a working directory that is gone) is an error:
+/// a guessed path would key another project's state.
+pub fn project_state_dir(root: &Path, project: &Path) -> Result<PathBuf, PathError> {
+    let canon = path::resolve(project)?;
     let name = canon
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "root".into());
-    root.join("projects")
-        .join(format!("{}-{}", safe_component(&name), hash16(&canon)))
+    Ok(root
+        .join("projects")
+        .join(format!("{}-{}", safe_component(&name), hash16(&canon))))
 }
 
 /// First 16 hex digits of the sha256 of a path.
@@ -103,11 +104,6 @@ fn temp_state() -> std::io::Result<PathBuf> {
     }
 }
 
-fn canon(p: &Path) -> PathBuf {
-    p.canonicalize()
-        .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()))
-}
-
 impl StateDir {
     /// Opens (creating, 0700) the host's state folder and checks it is out of every mountable
     /// root.
@@ -137,10 +133,16 @@ impl StateDir {
                 .create(&root)
                 .map_err(|e| err(format!("cannot create it: {e}")))?;
         }
-        let state = canon(&root);
+        let state = path::canonical(&root).map_err(|e| err(e.to_string()))?;
         let roots = std::iter::once(&policy.project_dir).chain(&policy.extra_mount_roots);
         for r in roots {
-            let r = canon(r);
+            // Compared where it really is, or not at all: an overlap must never be missed
+            // because a path could not be resolved.
+            let r = path::resolve(r).map_err(|e| {
+                err(format!(
+                    "cannot tell whether it overlaps a folder hooks may mount: {e}"
+                ))
+            })?;
             if state.starts_with(&r) || r.starts_with(&state) {
                 return Err(err(format!(
                     "it overlaps {}, a folder hooks may mount: keep hookbox's state outside the project and every mount root (e.g. ~/.local/state/hookbox)",
@@ -183,11 +185,11 @@ impl StateDir {
 
     /// The plugin's own folder under `data/` (persistent; the Ghast sessions live beneath it).
     pub(crate) fn plugin_dir(&self, plugin: &PluginInfo) -> Result<MountDir, MountError> {
-        let key = format!(
-            "{}-{}",
-            safe_component(&plugin.name),
-            hash16(&canon(&plugin.root))
-        );
+        let root = path::canonical(&plugin.root).map_err(|e| MountError::Io {
+            path: plugin.root.clone(),
+            reason: format!("the plugin folder's data folder is keyed by its real path: {e}"),
+        })?;
+        let key = format!("{}-{}", safe_component(&plugin.name), hash16(&root));
         self.data.create_beneath(Path::new(&key), 0o700)
     }
 

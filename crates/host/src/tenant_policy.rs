@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use hookbox_core::matcher::ToolAliases;
 use hookbox_core::rule::FailMode;
 use hookbox_http::{Destination, HttpPolicy};
 use hookbox_wasm::{WasmLimits, WasmPolicy};
@@ -18,8 +19,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::HostError;
 use crate::policy::{HostPolicy, RateLimit};
+use crate::trust::{TrustMode, TrustPolicy};
 
 const MIB: u64 = 1 << 20;
+
+/// HookFired records queued for one of a tenant's `/fired` subscribers that does not read: the
+/// host's default, written here so that a change there is a decision here.
+const TENANT_FIRED_QUEUE_RECORDS: usize = 1024;
+
+/// Bytes of HookFired records queued for one of a tenant's subscribers: the host's default.
+const TENANT_FIRED_QUEUE_BYTES: usize = 1 << 20;
 
 /// The file in a tenant's folder holding its token digest and policy (`hookbox serve`). Hooks
 /// never get a read-write mount holding it.
@@ -414,11 +423,17 @@ impl TenantPolicy {
         wasm.maxima.timeout = max_timeout;
         wasm.maxima.fuel = fuel_metered.then_some(self.max_fuel);
         wasm.maxima.memory_bytes = self.max_memory_mb.saturating_mul(MIB);
+        // Every field named (no `..HostPolicy::default()`): the host's defaults suit a developer
+        // running their own plugins, so a field added there must not reach tenants unseen — it
+        // does not compile here until someone decides its tenant value.
         let policy = HostPolicy {
             project_dir: folder.to_owned(),
             state_dir: Some(state_dir.to_owned()),
             replay: self.replay,
             stop_reentry_cap: self.stop_reentry_cap,
+            // Replay keeps previews only: a tenant's hooks' whole output is not the server's to
+            // keep.
+            capture_full_output: false,
             fail_mode: self.fail_mode,
             allow_native_commands: self.allow_native_commands,
             http: if self.allow_http {
@@ -426,8 +441,12 @@ impl TenantPolicy {
             } else {
                 HttpPolicy::tenant()
             },
+            // A tenant's `http` hooks never read the server's environment.
             http_env: false,
+            dedup_commands: true,
+            aliases: ToolAliases::default(),
             wasm,
+            // Only the tenant's own folder (and each rule's plugin inside it) may be mounted.
             extra_mount_roots: Vec::new(),
             // The tenant's own file is its operator's: no hook may get a writable mount of it.
             protected_paths: vec![folder.join(TENANT_FILE)],
@@ -439,12 +458,23 @@ impl TenantPolicy {
             max_pool_slots: self.max_pool_slots,
             wasm_cpu_share: self.wasm_cpu_share,
             max_dispatches_in_flight: self.max_dispatches_in_flight,
-            compile_budget: self.compile_budget_secs,
             dispatch_rate: self.dispatches_per_second.map(|per_second| RateLimit {
                 per_second,
                 burst: self.dispatch_burst,
             }),
-            ..HostPolicy::default()
+            // A guard that denies the rewritten input still wins.
+            recheck_updated_input: true,
+            compile_budget: self.compile_budget_secs,
+            fired_queue_records: TENANT_FIRED_QUEUE_RECORDS,
+            fired_queue_bytes: TENANT_FIRED_QUEUE_BYTES,
+            // Nothing is refused at dispatch (a tenant's approval point is the swap, where its
+            // loads are held), but every rule is recorded at load, with the digests of what it
+            // runs, for that comparison; the pinning bounds are the host's.
+            trust: TrustPolicy {
+                mode: TrustMode::Off,
+                record: true,
+                ..TrustPolicy::default()
+            },
         };
         // What every host policy is checked for (quotas of 0, a burst of 0), located at the
         // tenant.toml key it came from.
@@ -493,6 +523,48 @@ mod tests {
             (no_fuel.wasm.defaults.fuel, no_fuel.wasm.allow_fuel),
             (None, false)
         );
+    }
+
+    /// Issue 32: the tenant value of every host field whose host default is permissive (or
+    /// merely generous) is pinned here, so a change to the host's defaults — or a field added
+    /// to it — cannot loosen tenants unseen (`host_policy` names every field, so a new one does
+    /// not compile until its tenant value is decided).
+    #[test]
+    fn every_permissive_host_field_has_its_tenant_value_pinned() {
+        let h = TenantPolicy::default()
+            .host_policy(Path::new("/t/acme"), Path::new("/s/acme"), true)
+            .unwrap();
+        let host = HostPolicy::default();
+        // Grants that are on for a developer's own host and off for a tenant.
+        assert!(host.allow_native_commands && !h.allow_native_commands);
+        assert!(host.http.enabled && !h.http.enabled);
+        assert!(host.http_env && !h.http_env);
+        assert!(!h.capture_full_output && !h.wasm.allow_rw_mounts);
+        assert!(h.extra_mount_roots.is_empty());
+        assert_eq!(h.protected_paths, [Path::new("/t/acme/tenant.toml")]);
+        assert_eq!(h.project_dir, Path::new("/t/acme"));
+        assert_eq!(h.state_dir.as_deref(), Some(Path::new("/s/acme")));
+        // Bounds: the host's are generous, a tenant's are its policy's.
+        assert_eq!((h.max_rules, host.max_rules), (64, 10_000), "max_rules");
+        assert_eq!(h.max_component_bytes, 32 * MIB);
+        assert_eq!(h.max_matched_rules, 32);
+        assert_eq!(h.dispatch_deadline, Duration::from_secs(15));
+        assert_eq!(h.max_hooks_in_flight, 16);
+        assert_eq!(h.max_pool_slots, 8);
+        assert_eq!((h.wasm_cpu_share, host.wasm_cpu_share), (1, usize::MAX));
+        assert_eq!(h.max_dispatches_in_flight, 32);
+        assert_eq!(h.dispatch_rate, None);
+        assert_eq!(h.compile_budget, Duration::from_secs(60));
+        assert_eq!(h.stop_reentry_cap, 3);
+        assert_eq!(h.fail_mode, FailMode::Allow);
+        assert_eq!(
+            (h.fired_queue_records, h.fired_queue_bytes),
+            (1024, 1 << 20)
+        );
+        // Safety switches stay on; trust records every rule and refuses nothing at dispatch.
+        assert!(h.recheck_updated_input && h.dedup_commands && h.replay);
+        assert_eq!((h.trust.mode, h.trust.record), (TrustMode::Off, true));
+        assert_eq!(h.trust.store, None);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use hookbox_core::files::{PathError, path};
 use hookbox_trust::{
     Approval, ApprovalDiff, Digest, FileRecord, RECORD_VERSION, RuleLocation, Unpinned,
     diff_approval, digest_of,
@@ -176,14 +177,15 @@ pub enum SubjectStatus {
 }
 
 /// A tenant's subjects as approvals: each plugin named by its folder relative to the tenant's
-/// folder (so moving the tenants folder changes no approval), `approved_at` in seconds.
+/// folder (so moving the tenants folder changes no approval), `approved_at` in seconds. A
+/// tenant folder that cannot be resolved is an error (it was loaded from a moment ago).
 pub(crate) fn tenant_subjects(
     reports: &[SubjectReport],
     folder: &Path,
     approved_at: u64,
-) -> Vec<Approval> {
-    let folder = crate::trust::canonical_path(folder);
-    reports
+) -> Result<Vec<Approval>, PathError> {
+    let folder = path::canonical(folder)?;
+    Ok(reports
         .iter()
         .map(|r| {
             let subject = Path::new(&r.subject)
@@ -195,7 +197,7 @@ pub(crate) fn tenant_subjects(
             a.subject = subject;
             a
         })
-        .collect()
+        .collect())
 }
 
 /// The digest of a tenant's rule set: every plugin, its hook files and each rule's place and

@@ -29,7 +29,7 @@ pub(crate) use pin::{fd_path, sealed_copy};
 pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
 pub use report::{RuleReport, SubjectReport, TrustFinding};
 pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreError};
-pub(crate) use survey::{LoadedTrust, Pin, RuleCheck, canonical as canonical_path, survey};
+pub(crate) use survey::{LoadedTrust, Pin, RuleCheck, survey};
 pub use user_settings::{UserSettings, default_config_dir};
 
 /// The approval store's folder under a state root: `<root>/trust`.

@@ -1,7 +1,7 @@
 //! The state every request handler shares: the configuration, the tenants (the one map of them,
-//! each its long-lived owner, with its token digest attached) and the tenants that failed to
-//! load, the admin lock that serialises every operation changing a tenant, the bounds (admin
-//! requests in flight, event streams), HTTP counters, and readiness.
+//! each its long-lived owner, with its token digest attached; every operation changing one holds
+//! that tenant's admin lock, [`Tenants::admin`]) and the tenants that failed to load, the
+//! bounds (admin requests in flight, event streams), HTTP counters, and readiness.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,9 +20,6 @@ pub(crate) struct App {
     pub(crate) config: ServerConfig,
     pub(crate) tenants: Arc<Tenants<TokenHash>>,
     pub(crate) registry: Registry,
-    /// Held by every operation that changes a tenant (load, reload, disable, enable, remove),
-    /// so two never interleave.
-    pub(crate) admin_lock: tokio::sync::Mutex<()>,
     /// `limits.max_requests_in_flight` permits for admin requests (tenant requests are admitted
     /// per tenant by the host).
     pub(crate) in_flight: Arc<Semaphore>,
@@ -47,7 +44,6 @@ impl App {
             streams: Streams::default(),
             http: HttpMetrics::default(),
             registry: Registry::default(),
-            admin_lock: tokio::sync::Mutex::new(()),
             loaded: AtomicBool::new(false),
             draining: AtomicBool::new(false),
             shutdown,

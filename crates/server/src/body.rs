@@ -26,9 +26,9 @@ pub(crate) async fn read_bytes(
         return Err(ApiError::too_large(cap));
     }
     let limited = Limited::new(body, usize::try_from(cap).unwrap_or(usize::MAX));
-    match tokio::time::timeout(limits.body_read_timeout(), limited.collect()).await {
+    match tokio::time::timeout(limits.body_read_timeout, limited.collect()).await {
         Err(_) => Err(ApiError::body_timeout(
-            limits.body_read_timeout_secs.as_secs_f64(),
+            limits.body_read_timeout.as_secs_f64(),
         )),
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {

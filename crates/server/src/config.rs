@@ -13,11 +13,17 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookbox_host::{RuntimeError, RuntimeSettings, TenantMaxima, TenantTrustSettings};
-use hookbox_wasm::{PoolingMode, RuntimeConfig};
+use hookbox_host::{TenantMaxima, TenantTrustSettings};
 use serde::Deserialize;
 
 use crate::token::TokenHash;
+
+mod limits;
+mod runtime;
+
+pub use limits::Limits;
+pub use runtime::RuntimeKnobs;
+use runtime::located;
 
 /// Largest `limits.max_body_bytes`: a request body is held in memory while it is parsed.
 pub const MAX_BODY_BYTES_LIMIT: u64 = 64 << 20;
@@ -101,152 +107,6 @@ pub struct ServerConfig {
     pub tenant_maxima: TenantMaxima,
     /// Whether a tenant's changed rules wait for an admin's approval (`[trust]`).
     pub trust: TenantTrustSettings,
-}
-
-/// HTTP limits, each a bound on what one client (or all of them) can make the server hold.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Limits {
-    /// Largest request body in bytes (413 over it). Default **1 MiB**, at most 64 MiB.
-    pub max_body_bytes: u64,
-    /// Largest request head in bytes (431 over it). Default **16 KiB**, at most 1 MiB.
-    pub max_header_bytes: usize,
-    /// Largest dispatch answer in bytes: hook outputs in an answer are previews, and an answer
-    /// still over it drops its per-hook reports (the verdict stays whole). Default **4 MiB**, at
-    /// most 64 MiB.
-    pub max_answer_bytes: usize,
-    /// Seconds to send a request head; also the idle keep-alive bound. Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub header_read_timeout_secs: Duration,
-    /// Seconds to send a body once the head is in (408 after). Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub body_read_timeout_secs: Duration,
-    /// Tenant requests (dispatch, claude-code) running hooks at once, across all tenants (503
-    /// over it, at once); a request holds one only once its body is in. Admin calls have as
-    /// many places of their own. Default **256**.
-    pub max_requests_in_flight: usize,
-    /// Of those, how many are kept for tenants with none in flight, so no single tenant can
-    /// take the last ones. Default **16**.
-    pub reserved_requests: usize,
-    /// Open connections (closed at accept over it). Default **1024**.
-    pub max_connections: usize,
-    /// Open connections from one peer — one IPv4 address, or one IPv6 /64 (what one host is
-    /// usually given) — closed at accept over it, so one client cannot hold every slot.
-    /// Default **64**. Behind a proxy every connection is the proxy's: raise it to
-    /// `max_connections` there and cap clients at the proxy.
-    pub max_connections_per_peer: usize,
-    /// Seconds a connection may sit with no request in progress and nothing received before it
-    /// is closed (idle keep-alive; also a fresh connection that sends nothing). Default **5**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub idle_timeout_secs: Duration,
-    /// Event streams open at once (503 over it). Default **64**.
-    pub max_sse_subscribers: usize,
-    /// Event streams one tenant may hold (429 over it). Default **4**.
-    pub max_sse_subscribers_per_tenant: usize,
-    /// Seconds between keep-alive comments on an idle event stream. Default **15**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub sse_keepalive_secs: Duration,
-    /// Seconds the server keeps accepting after SIGTERM/SIGINT, answering `/readyz` 503, so a
-    /// load balancer stops routing to it before it closes its port. Default **0**, at most 3600.
-    #[serde(with = "hookbox_host::duration::secs")]
-    pub shutdown_delay_secs: Duration,
-    /// Seconds accepted requests get to be answered on SIGTERM/SIGINT. Default **30**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub shutdown_grace_secs: Duration,
-    /// Seconds background hooks then get before they are cancelled. Default **10**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub drain_grace_secs: Duration,
-    /// Seconds a removed tenant's running hooks get to finish. Default **5**.
-    #[serde(with = "hookbox_host::duration::positive_secs")]
-    pub remove_grace_secs: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_body_bytes: 1 << 20,
-            max_header_bytes: 16 << 10,
-            max_answer_bytes: 4 << 20,
-            header_read_timeout_secs: Duration::from_secs(10),
-            body_read_timeout_secs: Duration::from_secs(10),
-            max_requests_in_flight: 256,
-            reserved_requests: 16,
-            max_connections: 1024,
-            max_connections_per_peer: 64,
-            idle_timeout_secs: Duration::from_secs(5),
-            max_sse_subscribers: 64,
-            max_sse_subscribers_per_tenant: 4,
-            sse_keepalive_secs: Duration::from_secs(15),
-            shutdown_delay_secs: Duration::ZERO,
-            shutdown_grace_secs: Duration::from_secs(30),
-            drain_grace_secs: Duration::from_secs(10),
-            remove_grace_secs: Duration::from_secs(5),
-        }
-    }
-}
-
-/// The [`RuntimeSettings`] an operator tunes; the rest keep the library's defaults.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RuntimeKnobs {
-    /// Meter wasm fuel. Default **true**.
-    pub fuel_metering: bool,
-    /// Instance pool mode. Default **auto**.
-    pub pooling: PoolingMode,
-    /// Wasm hooks running at once (pool slots). Default **256**.
-    pub pool_slots: u32,
-    /// Hooks of any kind running at once. Default **256**.
-    pub max_hooks_in_flight: usize,
-    /// Hook permits kept for idle tenants. Default **16**.
-    pub reserved_hooks: usize,
-    /// Pool slots kept for idle tenants. Default **16**.
-    pub reserved_slots: usize,
-    /// Milliseconds a hook may wait for shared capacity. Default **1000**.
-    pub admission_wait_ms: u64,
-    /// Replay records queued before new ones are dropped. Default **4096**.
-    pub replay_queue: usize,
-    /// Bytes of replay records (hook output above all) that may wait for the writer thread to
-    /// redact them; past it a dispatch redacts its own record. Default **16 MiB**.
-    pub replay_queue_bytes: usize,
-    /// Replay files kept open. Default **64**.
-    pub replay_open_files: usize,
-    /// Bytes of replay files one tenant's folder may hold; over it its least recently written
-    /// files are removed. Default **64 MiB**.
-    pub replay_max_bytes: u64,
-    /// Replay files (sessions) one tenant's folder may hold; the same. Default **256**.
-    pub replay_max_files: usize,
-    /// Per-session data folders (Ghast plugins') one tenant's plugin may keep; opening one more
-    /// removes the least recently used. Default **256**.
-    pub max_session_dirs: usize,
-    /// Reset a freed pool slot by restoring only the pages its guest dirtied (Linux
-    /// `PAGEMAP_SCAN`). Must stay **false** (the default; `true` is refused by
-    /// [`ServerConfig::validate`]): in wasmtime 48.0.8 the scan keeps only pages that are
-    /// present, so a dirty page swapped out or being migrated by the kernel survives into the
-    /// next instance of its slot, and in a server that instance may be another tenant's. The key
-    /// is kept so that a configuration setting it gets that explanation, not "unknown key".
-    pub pagemap_scan: bool,
-}
-
-impl Default for RuntimeKnobs {
-    fn default() -> Self {
-        let lib = RuntimeSettings::default();
-        RuntimeKnobs {
-            fuel_metering: true,
-            pooling: PoolingMode::Auto,
-            pool_slots: lib.wasm.pool.slots,
-            max_hooks_in_flight: lib.max_hooks_in_flight,
-            reserved_hooks: lib.reserved_hooks,
-            reserved_slots: lib.reserved_slots,
-            admission_wait_ms: u64::try_from(lib.admission_wait.as_millis()).unwrap_or(u64::MAX),
-            replay_queue: lib.replay_queue,
-            replay_queue_bytes: lib.replay_queue_bytes,
-            replay_open_files: lib.replay_open_files,
-            replay_max_bytes: lib.replay_quota.max_bytes,
-            replay_max_files: lib.replay_quota.max_files,
-            max_session_dirs: lib.max_session_dirs,
-            pagemap_scan: lib.wasm.pool.pagemap_scan,
-        }
-    }
 }
 
 impl Default for ServerConfig {
@@ -379,12 +239,12 @@ impl ServerConfig {
             within("worker_threads", n as u64, 1, MAX_WORKER_THREADS as u64)?;
         }
         let l = &self.limits;
-        if l.shutdown_delay_secs > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
+        if l.shutdown_delay > Duration::from_secs(MAX_SHUTDOWN_DELAY_SECS) {
             return Err(ConfigError::Invalid {
-                key: "limits.shutdown_delay_secs",
+                key: "limits.shutdown_delay",
                 reason: format!(
                     "is {}: it must be a number of seconds from 0 to {MAX_SHUTDOWN_DELAY_SECS}",
-                    l.shutdown_delay_secs.as_secs_f64()
+                    l.shutdown_delay.as_secs_f64()
                 ),
             });
         }
@@ -439,71 +299,6 @@ impl ServerConfig {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         })
     }
-
-    /// The runtime settings: the library's defaults with the operator's knobs, the compile cache
-    /// in `cache_dir`.
-    pub fn runtime_settings(&self, cache_dir: &Path) -> RuntimeSettings {
-        let r = &self.runtime;
-        let mut wasm = RuntimeConfig::default()
-            .with_cache_dir(cache_dir)
-            .with_fuel(r.fuel_metering);
-        wasm.pooling = r.pooling;
-        wasm.pool.slots = r.pool_slots;
-        wasm.pool.pagemap_scan = r.pagemap_scan;
-        RuntimeSettings {
-            wasm,
-            max_hooks_in_flight: r.max_hooks_in_flight,
-            reserved_hooks: r.reserved_hooks,
-            reserved_slots: r.reserved_slots,
-            admission_wait: Duration::from_millis(r.admission_wait_ms),
-            max_dispatches_in_flight: self.limits.max_requests_in_flight,
-            reserved_dispatches: self.limits.reserved_requests,
-            replay_queue: r.replay_queue,
-            replay_queue_bytes: r.replay_queue_bytes,
-            replay_open_files: r.replay_open_files,
-            replay_quota: hookbox_host::replay::ReplayQuota {
-                max_bytes: r.replay_max_bytes,
-                max_files: r.replay_max_files,
-            },
-            max_session_dirs: r.max_session_dirs,
-            ..RuntimeSettings::default()
-        }
-    }
-}
-
-impl Limits {
-    /// `header_read_timeout_secs`.
-    pub fn header_read_timeout(&self) -> Duration {
-        self.header_read_timeout_secs
-    }
-    /// `idle_timeout_secs`.
-    pub fn idle_timeout(&self) -> Duration {
-        self.idle_timeout_secs
-    }
-    /// `body_read_timeout_secs`.
-    pub fn body_read_timeout(&self) -> Duration {
-        self.body_read_timeout_secs
-    }
-    /// `sse_keepalive_secs`.
-    pub fn sse_keepalive(&self) -> Duration {
-        self.sse_keepalive_secs
-    }
-    /// `shutdown_delay_secs` (zero allowed).
-    pub fn shutdown_delay(&self) -> Duration {
-        self.shutdown_delay_secs
-    }
-    /// `shutdown_grace_secs`.
-    pub fn shutdown_grace(&self) -> Duration {
-        self.shutdown_grace_secs
-    }
-    /// `drain_grace_secs`.
-    pub fn drain_grace(&self) -> Duration {
-        self.drain_grace_secs
-    }
-    /// `remove_grace_secs`.
-    pub fn remove_grace(&self) -> Duration {
-        self.remove_grace_secs
-    }
 }
 
 /// Reads the configuration file with core's reader for untrusted small files: opened without
@@ -531,39 +326,6 @@ fn within(key: &'static str, v: u64, min: u64, max: u64) -> Result<(), ConfigErr
         });
     }
     Ok(())
-}
-
-/// A runtime setting's error, at the `serve.toml` key that set it.
-fn located(e: RuntimeError) -> ConfigError {
-    match e {
-        RuntimeError::Invalid { field, reason } => ConfigError::Invalid {
-            key: key_of(field),
-            reason: format!("{reason} (the runtime's `{field}`)"),
-        },
-        other => ConfigError::Invalid {
-            key: "runtime",
-            reason: other.to_string(),
-        },
-    }
-}
-
-/// The `serve.toml` key that sets a [`RuntimeSettings`] field.
-fn key_of(field: &str) -> &'static str {
-    match field {
-        "max_hooks_in_flight" => "runtime.max_hooks_in_flight",
-        "reserved_hooks" => "runtime.reserved_hooks",
-        "wasm.pool.slots" => "runtime.pool_slots",
-        "reserved_slots" => "runtime.reserved_slots",
-        "max_dispatches_in_flight" => "limits.max_requests_in_flight",
-        "reserved_dispatches" => "limits.reserved_requests",
-        "replay_queue" => "runtime.replay_queue",
-        "replay_queue_bytes" => "runtime.replay_queue_bytes",
-        "replay_open_files" => "runtime.replay_open_files",
-        "replay_quota.max_bytes" => "runtime.replay_max_bytes",
-        "replay_quota.max_files" => "runtime.replay_max_files",
-        "max_session_dirs" => "runtime.max_session_dirs",
-        _ => "runtime",
-    }
 }
 
 fn at_least_one(key: &'static str, v: u64) -> Result<(), ConfigError> {
@@ -714,13 +476,13 @@ mod tests {
             assert!(e.contains(key), "{text}: {e}");
         }
         let c = ServerConfig::parse("[limits]\nbody_read_timeout_secs = 0.5").unwrap();
-        assert_eq!(c.limits.body_read_timeout(), Duration::from_millis(500));
+        assert_eq!(c.limits.body_read_timeout, Duration::from_millis(500));
         let e = ServerConfig::parse("[limits]\nshutdown_delay_secs = 7200")
             .unwrap()
             .validate()
             .unwrap_err()
             .to_string();
-        assert!(e.contains("limits.shutdown_delay_secs"), "{e}");
+        assert!(e.contains("limits.shutdown_delay"), "{e}");
     }
 
     #[test]

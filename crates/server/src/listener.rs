@@ -44,10 +44,10 @@ pub(crate) async fn serve(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout())
+        .header_read_timeout(limits.header_read_timeout)
         .max_header_size(limits.max_header_bytes)
         .keep_alive(true);
-    let idle = limits.idle_timeout();
+    let idle = limits.idle_timeout;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let peers = Peers::new(limits.max_connections_per_peer);
     let mut conns = JoinSet::new();
@@ -121,7 +121,7 @@ pub(crate) async fn serve(
         });
     }
     drop(listener);
-    let grace = app.config.limits.shutdown_grace();
+    let grace = app.config.limits.shutdown_grace;
     let drained =
         tokio::time::timeout(grace, async { while conns.join_next().await.is_some() {} }).await;
     let cut = if drained.is_err() { conns.len() } else { 0 };

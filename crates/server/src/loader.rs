@@ -7,14 +7,18 @@
 //! Loads of different tenants are independent: a load of every tenant runs several at once
 //! (as many as the machine has cores), and each tenant serves as soon as its own rules are in,
 //! so one tenant's slow components (bounded by its `compile_budget_secs`) never keep the others
-//! answering 404. The caller holds the admin lock, so no other admin operation interleaves.
+//! answering 404. A load holds its own tenant's admin lock ([`Tenants::admin`]) from the read of
+//! `tenant.toml` to the record of its outcome, so no other operation on that tenant interleaves,
+//! and none on another tenant waits for it.
+//!
+//! [`Tenants::admin`]: hookbox_host::Tenants::admin
 
 use hookbox_core::clock::now_ms;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use hookbox_core::diagnostic::Diagnostic;
-use hookbox_host::{TenantError, TenantId, TenantInfo};
+use hookbox_host::{TenantAdmin, TenantError, TenantId, TenantInfo, TenantMaxima};
 use serde::Serialize;
 
 use crate::app::App;
@@ -65,42 +69,23 @@ struct Outcome {
 }
 
 /// Loads tenant `id` from `<tenants_dir>/<id>` (its `tenant.toml`, then its plugins) and serves
-/// it, in place of the running one if any. The caller holds the admin lock.
-pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, LoadError> {
+/// it, in place of the running one if any — on the blocking pool, under the tenant's admin lock
+/// from the read of its files to the record of the outcome.
+pub(crate) async fn load_one(app: &Arc<App>, id: &TenantId) -> Result<TenantInfo, LoadError> {
+    let (app2, tid) = (app.clone(), id.clone());
+    tokio::task::spawn_blocking(move || load_held(&app2, &tid))
+        .await
+        .unwrap_or_else(|_| Err(LoadError::Lost(id.clone())))
+}
+
+/// [`load_one`], on a blocking thread.
+///
+/// # Blocking
+/// Waits for the tenant's admin lock, reads its files, may compile its components.
+fn load_held(app: &App, id: &TenantId) -> Result<TenantInfo, LoadError> {
+    let admin = app.tenants.admin(id);
     let folder = app.config.tenants_dir.join(id.as_str());
-    let tenants = app.tenants.clone();
-    let maxima = app.config.tenant_maxima.clone();
-    let tid = id.clone();
-    let outcome = tokio::task::spawn_blocking(move || {
-        if !folder.is_dir() {
-            return Outcome {
-                result: Err(LoadError::NoFolder(folder)),
-                token: None,
-            };
-        }
-        let file = match TenantFile::read(&folder, &maxima) {
-            Ok(f) => f,
-            Err(e) => {
-                return Outcome {
-                    token: e.token(),
-                    result: Err(e.into()),
-                };
-            }
-        };
-        let rw = file.policy.allow_rw_mounts;
-        Outcome {
-            token: Some(file.token_sha256),
-            result: tenants
-                .put(file.spec(tid, folder))
-                .map(|info| (info, rw))
-                .map_err(LoadError::from),
-        }
-    })
-    .await
-    .unwrap_or_else(|_| Outcome {
-        result: Err(LoadError::Lost(id.clone())),
-        token: None,
-    });
+    let outcome = read_and_put(&admin, folder, &app.config.tenant_maxima);
     match outcome.result {
         Ok((info, rw)) => {
             app.registry.loaded(id);
@@ -108,7 +93,7 @@ pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, Loa
                 tracing::info!(tenant = %id, "policy allows rw mounts: no mount may hold its tenant.toml, its plugins or their files (refused at load)");
             }
             if info.held {
-                tracing::warn!(tenant = %id, "tenant load held for approval: its rules differ from the approved ones; the old rules keep serving (GET /v1/tenants/{id}/trust, POST /v1/tenants/{id}/approve)");
+                tracing::warn!(tenant = %id, digest = ?info.pending_approval.map(|d| d.to_string()), "tenant load held for approval: its rules differ from the approved ones; the old rules keep serving until an admin approves or rejects it");
             } else {
                 tracing::info!(tenant = %id, rules = info.rules.values().sum::<usize>(), warnings = info.diagnostic_count, "tenant loaded");
             }
@@ -118,7 +103,7 @@ pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, Loa
         // list would then show tenants that never existed, one per mistyped id).
         Err(e @ LoadError::NoFolder(_)) => Err(e),
         Err(e) => {
-            tracing::warn!(tenant = %id, error = %e, diagnostics = e.diagnostics().len(), "tenant did not load");
+            log_failed(id, "tenant did not load", &e);
             app.registry.set_failed(
                 &app.tenants,
                 Failed {
@@ -135,14 +120,68 @@ pub(crate) async fn load_one(app: &App, id: &TenantId) -> Result<TenantInfo, Loa
     }
 }
 
+/// Reads the tenant's folder and `tenant.toml` and puts it in place, under `admin`.
+fn read_and_put(
+    admin: &TenantAdmin<'_, TokenHash>,
+    folder: PathBuf,
+    maxima: &TenantMaxima,
+) -> Outcome {
+    if !folder.is_dir() {
+        return Outcome {
+            result: Err(LoadError::NoFolder(folder)),
+            token: None,
+        };
+    }
+    let file = match TenantFile::read(&folder, maxima) {
+        Ok(f) => f,
+        Err(e) => {
+            return Outcome {
+                token: e.token(),
+                result: Err(e.into()),
+            };
+        }
+    };
+    let rw = file.policy.allow_rw_mounts;
+    Outcome {
+        token: Some(file.token_sha256),
+        result: admin
+            .put(file.spec(admin.id().clone(), folder))
+            .map(|info| (info, rw))
+            .map_err(LoadError::from),
+    }
+}
+
+/// Longest run of diagnostics a log line carries (the admin API has them all).
+const LOGGED_DIAGNOSTICS: usize = 20;
+
+/// Logs a failed load with its error and its located diagnostics (the first
+/// [`LOGGED_DIAGNOSTICS`] of them), so an operator reading the logs sees why without asking
+/// the admin API.
+pub(crate) fn log_failed(id: &TenantId, what: &str, e: &LoadError) {
+    let diagnostics = e.diagnostics();
+    let shown: Vec<String> = diagnostics
+        .iter()
+        .take(LOGGED_DIAGNOSTICS)
+        .map(ToString::to_string)
+        .collect();
+    let more = diagnostics.len().saturating_sub(LOGGED_DIAGNOSTICS);
+    tracing::warn!(
+        tenant = %id,
+        error = %e,
+        diagnostics = %shown.join(" | "),
+        more_diagnostics = more,
+        "{what}"
+    );
+}
+
 /// How many tenants a load of every tenant loads at once.
 fn parallel_loads() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
 /// Loads every tenant of the tenants folder, several at once, each serving as soon as it is
-/// loaded; tenants being served whose folder is gone are removed. The caller holds the admin
-/// lock.
+/// loaded (each under its own admin lock); tenants being served whose folder is gone are
+/// removed.
 pub(crate) async fn load_all(app: &Arc<App>) -> LoadSummary {
     let mut summary = LoadSummary::default();
     let dir = app.config.tenants_dir.clone();
@@ -207,7 +246,7 @@ pub(crate) async fn remove_one(app: &App, id: &TenantId) -> bool {
     let failed = app.registry.forget(id);
     match app
         .tenants
-        .remove(id, app.config.limits.remove_grace(), false)
+        .remove(id, app.config.limits.remove_grace, false)
         .await
     {
         Ok(r) => {

@@ -176,10 +176,7 @@ impl Server {
         let loading = {
             let app = app.clone();
             tokio::spawn(async move {
-                let summary = {
-                    let _lock = app.admin_lock.lock().await;
-                    loader::load_all(&app).await
-                };
+                let summary = loader::load_all(&app).await;
                 app.loaded.store(true, Ordering::Release);
                 tracing::info!(
                     loaded = summary.loaded.len(),
@@ -202,7 +199,7 @@ impl Server {
         let background = app
             .tenants
             .runtime()
-            .drain(app.config.limits.drain_grace())
+            .drain(app.config.limits.drain_grace)
             .await;
         tracing::info!(
             finished = background.finished,
@@ -253,7 +250,7 @@ impl ServerHandle {
     /// the port closes and the drain begins ([`Server::run`] returns when it is done).
     pub async fn shutdown(&self) {
         self.app.draining.store(true, Ordering::Release);
-        let delay = self.app.config.limits.shutdown_delay();
+        let delay = self.app.config.limits.shutdown_delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
@@ -264,7 +261,6 @@ impl ServerHandle {
     /// folder does not load keeps its previous rules), adds new folders and removes tenants
     /// whose folder is gone.
     pub async fn reload_all(&self) -> ReloadSummary {
-        let _lock = self.app.admin_lock.lock().await;
         let s = loader::load_all(&self.app).await;
         ReloadSummary {
             loaded: s.loaded.len(),

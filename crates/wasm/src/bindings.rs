@@ -32,7 +32,7 @@ mod generated {
     });
 }
 
-use generated::hookbox::hook::{host, types};
+pub(crate) use generated::hookbox::hook::{host, types};
 pub(crate) use generated::{Hook, HookPre};
 
 /// The WIT package this module binds.

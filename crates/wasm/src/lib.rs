@@ -62,6 +62,7 @@ mod config;
 mod cpu_share;
 mod engine;
 mod error;
+pub mod floor;
 mod fs_guard;
 mod inspect;
 mod limits;

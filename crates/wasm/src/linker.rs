@@ -32,9 +32,9 @@ pub(crate) fn build(engine: &Engine) -> wasmtime::Result<Linker<StoreState>> {
     io::streams::add_to_linker::<StoreState, IoData>(l, |s| &mut s.table)?;
     clocks::wall_clock::add_to_linker::<StoreState, WasiClocks>(l, StoreState::clocks)?;
     clocks::monotonic_clock::add_to_linker::<StoreState, WasiClocks>(l, StoreState::clocks)?;
-    random::random::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.random())?;
-    random::insecure::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.random())?;
-    random::insecure_seed::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.random())?;
+    random::random::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.get().random())?;
+    random::insecure::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.get().random())?;
+    random::insecure_seed::add_to_linker::<StoreState, WasiRandom>(l, |s| s.wasi.get().random())?;
     filesystem::types::add_to_linker::<StoreState, WasiFilesystem>(l, StoreState::filesystem)?;
     filesystem::preopens::add_to_linker::<StoreState, WasiFilesystem>(l, StoreState::filesystem)?;
     // Special files refused, writes to `rw` mounts charged to the run's budget.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use wasmtime::component::ResourceTable;
 use wasmtime::{Store, UpdateDeadline};
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, I32Exit};
 
 use crate::bindings;
 use crate::capture::{CappedPipe, Captured};
@@ -25,14 +25,10 @@ use crate::mount::MountDir;
 use crate::quota::WriteQuota;
 use crate::runtime::{LoadedComponent, Prepared, WasmRuntime};
 use crate::scope::{FuelMeter, RunScope};
-use crate::state::{HostState, Limiter, StoreState};
+use crate::state::{HostState, Limiter, StoreState, Wasi};
 
 /// How long after its timeout a run stuck in a host call (where epochs cannot reach) is dropped.
 const BACKSTOP_GRACE: Duration = Duration::from_millis(10);
-
-/// Largest `get-random-bytes` request, far below wasmtime-wasi's 64 MiB default: a guest cannot
-/// make the host allocate much on its behalf.
-const MAX_RANDOM_BYTES: u64 = 1 << 20;
 
 /// A host folder made visible to the guest, opened once as a handle (see [`MountDir`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -396,40 +392,41 @@ impl WasmRuntime {
         turn: Option<Turn>,
     ) -> Result<Store<StoreState>, HookFailure> {
         let limits = inv.limits;
-        // WasiCtxBuilder starts closed: no preopens, env, args, network; stdin empty.
-        let mut wasi = WasiCtxBuilder::new();
-        wasi.stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .max_random_size(MAX_RANDOM_BYTES);
-        if let Prepared::Command(_) = component.pre {
-            wasi.stdin(MemoryInputPipe::new(Bytes::copy_from_slice(
-                inv.payload_json.as_bytes(),
-            )));
-        }
-        for (k, v) in inv.env {
-            wasi.env(k, v);
-        }
-        for m in inv.mounts {
-            let perms = match m.access {
-                Access::Ro => FsPerms::ReadOnly,
-                Access::Rw => FsPerms::ReadWrite,
-            };
-            wasi.preopened_dir(m.host.preopen_path(), &m.guest, perms)
-                .map_err(|e| {
-                    HookFailure::new(
-                        FailureClass::InstantiateError,
-                        format!(
-                            "cannot mount `{}` at `{}`: {e:#}",
-                            m.host.path().display(),
-                            m.guest
-                        ),
-                    )
-                })?;
-        }
+        // WasiCtxBuilder starts closed: no preopens, env, args, network; stdin empty. A typed
+        // hook without mounts gets it at its first WASI call (see `state`).
+        let wasi = match (&component.pre, inv.mounts) {
+            (Prepared::Typed(_), []) => Wasi::later(stdout, stderr, inv.env),
+            _ => {
+                let mut wasi = Wasi::closed(stdout, stderr, inv.env);
+                if let Prepared::Command(_) = component.pre {
+                    wasi.stdin(MemoryInputPipe::new(Bytes::copy_from_slice(
+                        inv.payload_json.as_bytes(),
+                    )));
+                }
+                for m in inv.mounts {
+                    let perms = match m.access {
+                        Access::Ro => FsPerms::ReadOnly,
+                        Access::Rw => FsPerms::ReadWrite,
+                    };
+                    wasi.preopened_dir(m.host.preopen_path(), &m.guest, perms)
+                        .map_err(|e| {
+                            HookFailure::new(
+                                FailureClass::InstantiateError,
+                                format!(
+                                    "cannot mount `{}` at `{}`: {e:#}",
+                                    m.host.path().display(),
+                                    m.guest
+                                ),
+                            )
+                        })?;
+                }
+                Wasi::ready(wasi.build(), stdout, stderr)
+            }
+        };
         let mut table = ResourceTable::new();
         table.set_max_capacity(usize::try_from(limits.resource_handles).unwrap_or(usize::MAX));
         let state = StoreState {
-            wasi: wasi.build(),
+            wasi,
             table,
             limiter: Limiter::new(limits),
             host: HostState::new(inv.label.clone(), inv.config_json.clone(), limits),

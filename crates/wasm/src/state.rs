@@ -1,21 +1,101 @@
 //! The data of one event's `Store`: a closed WASI context, the resource table, the limiter that
 //! records which limit a guest hit, and the `host` interface's state (rule config, capped logs).
 //! A fresh one is built per event and dropped with the store.
+//!
+//! The WASI context of a typed hook without mounts is made when the guest first calls WASI, not
+//! with the store: most typed hooks never do, and making one costs more than the rest of the
+//! store (wasmtime-wasi's builder seeds four random number generators and boxes its clocks and
+//! streams — twice, since `build` leaves a fresh builder behind). It is the same closed context
+//! either way; one with mounts is made with the store, so a mount that cannot be opened fails
+//! the run before the guest starts.
 
 use std::sync::Arc;
 
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use crate::capture::CappedPipe;
 use crate::limits::WasmLimits;
 use crate::links::MountLinks;
 use crate::quota::WriteQuota;
 use crate::run::{GuestLog, LogLevel};
 
+/// Largest `get-random-bytes` request, far below wasmtime-wasi's 64 MiB default: a guest cannot
+/// make the host allocate much on its behalf.
+const MAX_RANDOM_BYTES: u64 = 1 << 20;
+
+/// A run's WASI context, made at the first WASI call unless it was made with the store.
+pub(crate) struct Wasi {
+    ctx: Option<WasiCtx>,
+    stdout: CappedPipe,
+    stderr: CappedPipe,
+    env: Vec<(String, String)>,
+}
+
+impl Wasi {
+    /// The closed context's builder: captured and capped stdout and stderr, the rule's
+    /// environment and nothing else (no stdin, preopens, arguments or network).
+    pub(crate) fn closed(
+        stdout: &CappedPipe,
+        stderr: &CappedPipe,
+        env: &[(String, String)],
+    ) -> WasiCtxBuilder {
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .max_random_size(MAX_RANDOM_BYTES);
+        for (k, v) in env {
+            wasi.env(k, v);
+        }
+        wasi
+    }
+
+    /// A context made now (from a builder that may hold more: stdin, mounts).
+    pub(crate) fn ready(ctx: WasiCtx, stdout: &CappedPipe, stderr: &CappedPipe) -> Wasi {
+        Wasi {
+            ctx: Some(ctx),
+            stdout: stdout.clone(),
+            stderr: stderr.clone(),
+            env: Vec::new(),
+        }
+    }
+
+    /// A closed context with `env` to be made at the first WASI call.
+    pub(crate) fn later(
+        stdout: &CappedPipe,
+        stderr: &CappedPipe,
+        env: &[(String, String)],
+    ) -> Wasi {
+        Wasi {
+            ctx: None,
+            stdout: stdout.clone(),
+            stderr: stderr.clone(),
+            env: env.to_vec(),
+        }
+    }
+
+    /// The context, made now if it was not yet.
+    pub(crate) fn get(&mut self) -> &mut WasiCtx {
+        let Wasi {
+            ctx,
+            stdout,
+            stderr,
+            env,
+        } = self;
+        ctx.get_or_insert_with(|| Wasi::closed(stdout, stderr, env).build())
+    }
+
+    /// Whether the context was made (the guest called WASI, or it was made with the store).
+    #[cfg(test)]
+    pub(crate) fn is_made(&self) -> bool {
+        self.ctx.is_some()
+    }
+}
+
 /// Everything a store holds for one run.
 pub(crate) struct StoreState {
-    pub(crate) wasi: WasiCtx,
+    pub(crate) wasi: Wasi,
     pub(crate) table: ResourceTable,
     pub(crate) limiter: Limiter,
     pub(crate) host: HostState,
@@ -28,7 +108,7 @@ pub(crate) struct StoreState {
 impl WasiView for StoreState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView {
-            ctx: &mut self.wasi,
+            ctx: self.wasi.get(),
             table: &mut self.table,
         }
     }
@@ -248,6 +328,19 @@ mod tests {
             "{}",
             h.logs[0].message.capacity()
         );
+    }
+
+    #[test]
+    fn a_typed_hooks_wasi_context_is_made_at_its_first_use_and_only_once() {
+        let (out, err) = (CappedPipe::new(16), CappedPipe::new(16));
+        let env = [("MODE".to_owned(), "strict".to_owned())];
+        let mut wasi = Wasi::later(&out, &err, &env);
+        assert!(!wasi.is_made(), "no WASI call yet: no context");
+        let first: *const WasiCtx = wasi.get();
+        assert!(wasi.is_made());
+        let again: *const WasiCtx = wasi.get();
+        assert_eq!(first, again, "made once, then kept for the run");
+        // The chaos guest's `env` behaviour checks what the guest sees in it (rust_guests.rs).
     }
 
     #[test]

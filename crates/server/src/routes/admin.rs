@@ -1,10 +1,11 @@
 //! The admin routes (admin token only): list tenants, show one (state, rules, diagnostics,
 //! metrics), load one from its folder (`PUT`), reload its plugins, disable, enable, remove.
-//! Every operation that changes a tenant holds the admin lock, so none interleaves with another
-//! (a disable racing a `PUT` is applied before or after it, never lost: the enabled flag belongs
-//! to the tenant's long-lived owner, which a `PUT` does not replace); every load is
-//! validate-then-swap, and a failed one answers 422 with its located diagnostics while the old
-//! rules keep serving.
+//! Every operation that changes a tenant holds **that tenant's** admin lock, on the blocking
+//! pool, so none interleaves with another on the same tenant (a disable racing a `PUT` is
+//! applied before or after it, never lost: the enabled flag belongs to the tenant's long-lived
+//! owner, which a `PUT` does not replace) and none waits for one on another tenant; every load
+//! is validate-then-swap, and a failed one answers 422 with its located diagnostics (and logs
+//! them) while the old rules keep serving.
 
 use std::sync::Arc;
 
@@ -88,7 +89,6 @@ pub(super) async fn put(
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
     let id = admin_id(path)?;
-    let _lock = app.admin_lock.lock().await;
     match loader::load_one(&app, &id).await {
         Ok(info) => Ok(load_answer(&id, &info)),
         Err(e) => Err(load_error(&id, e)),
@@ -104,7 +104,6 @@ pub(super) async fn reload(
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
     let id = admin_id(path)?;
-    let _lock = app.admin_lock.lock().await;
     if app.tenants.tenant(&id).is_none() {
         return Err(not_served(&app, &id));
     }
@@ -118,7 +117,15 @@ pub(super) async fn reload(
             tracing::info!(tenant = %id, held = info.held, "tenant plugins reloaded");
             Ok(load_answer(&id, &info))
         }
-        Err(e) => Err(load_error(&id, LoadError::Tenant(e))),
+        Err(e) => {
+            let e = LoadError::Tenant(e);
+            loader::log_failed(
+                &id,
+                "tenant reload failed; its previous rules keep serving",
+                &e,
+            );
+            Err(load_error(&id, e))
+        }
     }
 }
 
@@ -141,7 +148,8 @@ pub(super) async fn enable(
 }
 
 /// Disables or enables a served tenant: disabled, it keeps its rules and runs none of them.
-/// Under the admin lock, like every operation that changes a tenant.
+/// Under the tenant's admin lock, on the blocking pool, like every operation that changes a
+/// tenant.
 async fn switch(
     app: &App,
     path: Result<Path<String>, PathRejection>,
@@ -150,16 +158,15 @@ async fn switch(
 ) -> Result<Response, ApiError> {
     auth::admin(app, headers)?;
     let id = admin_id(path)?;
-    let _lock = app.admin_lock.lock().await;
     if app.tenants.tenant(&id).is_none() {
         return Err(not_served(app, &id));
     }
-    let info = if enabled {
-        app.tenants.enable(&id)
-    } else {
-        app.tenants.disable(&id)
-    }
-    .map_err(tenant_error)?;
+    let tenants = app.tenants.clone();
+    let tid = id.clone();
+    let info = tokio::task::spawn_blocking(move || tenants.admin(&tid).set_enabled(enabled))
+        .await
+        .map_err(|_| ApiError::internal("the switch did not finish"))?
+        .map_err(tenant_error)?;
     tracing::info!(tenant = %id, enabled, "tenant switched");
     Ok(json_body(&json!(info)))
 }
@@ -173,7 +180,6 @@ pub(super) async fn delete(
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
     let id = admin_id(path)?;
-    let _lock = app.admin_lock.lock().await;
     if loader::remove_one(&app, &id).await {
         Ok(json_body(&json!({"removed": id})))
     } else {
@@ -216,6 +222,8 @@ fn load_error(id: &TenantId, e: LoadError) -> ApiError {
         LoadError::Tenant(TenantError::NotFound(_)) => {
             ApiError::not_found(format!("no tenant `{id}`"))
         }
+        // In place, not recorded: the state folder failed under the server, not the upload.
+        LoadError::Tenant(TenantError::Unrecorded { .. }) => ApiError::internal(e.to_string()),
         _ => ApiError::load_failed(
             format!("{e}; the tenant's previous rules (if any) keep serving"),
             json!(e.diagnostics()),

@@ -48,7 +48,7 @@ pub(super) async fn stream(
             app.config.limits.max_sse_subscribers_per_tenant
         )),
     })?;
-    let period = app.config.limits.sse_keepalive();
+    let period = app.config.limits.sse_keepalive;
     let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     keepalive.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let state = Fired {

@@ -49,7 +49,6 @@ pub(super) async fn approve(
             "name the load you approve: {\"digest\": \"<pending.digest of GET /v1/tenants/{id}/trust>\"}",
         )
     })?;
-    let _lock = app.admin_lock.lock().await;
     let tenants = app.tenants.clone();
     let tid = id.clone();
     let info = tokio::task::spawn_blocking(move || tenants.approve(&tid, &digest))
@@ -75,10 +74,11 @@ pub(super) async fn reject(
     } else {
         digest_of(&body::parse_json(&bytes)?)?
     };
-    let _lock = app.admin_lock.lock().await;
-    let info = app
-        .tenants
-        .reject(&id, digest.as_ref())
+    let tenants = app.tenants.clone();
+    let tid = id.clone();
+    let info = tokio::task::spawn_blocking(move || tenants.reject(&tid, digest.as_ref()))
+        .await
+        .map_err(|_| ApiError::internal("the rejection did not finish"))?
         .map_err(|e| trust_error(&app, e))?;
     tracing::info!(tenant = %id, "held load rejected by an admin");
     Ok(json_body(&json!(info)))
@@ -107,12 +107,14 @@ fn digest_of(v: &Value) -> Result<Option<Digest>, ApiError> {
 }
 
 fn trust_error(app: &App, e: TenantError) -> ApiError {
-    match e {
-        TenantError::NotFound(id) => not_served(app, &id),
-        e @ (TenantError::NothingPending(_) | TenantError::StalePending { .. }) => {
-            ApiError::conflict(e.to_string())
+    match &e {
+        TenantError::NotFound(id) => not_served(app, id),
+        TenantError::NothingPending(_) => ApiError::conflict(e.to_string()),
+        // The host names no route; the admin is told where to review the load waiting.
+        TenantError::StalePending { id, .. } => {
+            ApiError::conflict(format!("{e} (GET /v1/tenants/{id}/trust)"))
         }
-        other => ApiError::internal(other.to_string()),
+        _ => ApiError::internal(e.to_string()),
     }
 }
 

@@ -1,0 +1,228 @@
+//! The replay writer thread: it takes records off the queue, redacts and serialises the raw
+//! ones, appends each to its session's file (one batch per file per pause, see [`BATCH_PAUSE`])
+//! within its folder's quota ([`folder`](super::folder)), and closes idle files.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use hookbox_wasm::MountDir;
+
+use super::folder::{FileUse, Folder, OpenFile, append, scan};
+use super::record::{RawRecord, session_file_name};
+use super::sink::{ReplayError, ReplayQuota};
+
+pub(super) enum Message {
+    Record {
+        dir: MountDir,
+        file: String,
+        line: Vec<u8>,
+    },
+    /// A record the writer redacts and serialises; `weight` counts against the sink's
+    /// `raw_limit` (`RuntimeSettings::replay_queue_bytes`).
+    Raw {
+        dir: MountDir,
+        raw: Box<RawRecord>,
+        weight: usize,
+    },
+    /// Answered once every message queued before it is handled.
+    Flush(Ack),
+}
+
+/// Who waits for a flush: a thread (it blocks on a channel) or a task (it awaits a oneshot).
+pub(super) enum Ack {
+    Thread(std::sync::mpsc::SyncSender<()>),
+    Task(tokio::sync::oneshot::Sender<()>),
+}
+
+/// How long the writer pauses after writing what was queued, so that the records of a busy
+/// runtime are written in batches: a record queued while the writer works or pauses wakes
+/// nobody. Waking the writer for every record cost each dispatch a futex wake and the machine a
+/// context switch (measured: the largest part of replay's cost on the dispatch path after
+/// redaction). A record waits at most this long (plus the write) before it is on disk; a flush
+/// does not wait for it.
+pub(super) const BATCH_PAUSE: Duration = Duration::from_millis(5);
+
+/// The writer thread's counters, shared with the [`ReplaySink`].
+#[derive(Debug, Default)]
+pub(super) struct Counts {
+    pub(super) dropped: Arc<AtomicU64>,
+    pub(super) errors: Arc<AtomicU64>,
+    pub(super) removed: Arc<AtomicU64>,
+    pub(super) raw_bytes: Arc<AtomicUsize>,
+}
+
+/// The writer thread's state.
+pub(super) struct Writer {
+    pub(super) open: HashMap<PathBuf, OpenFile>,
+    pub(super) folders: HashMap<PathBuf, Folder>,
+    pub(super) max_open: usize,
+    pub(super) idle_close: Duration,
+    pub(super) quota: ReplayQuota,
+    pub(super) counts: Counts,
+}
+
+impl Writer {
+    pub(super) fn run(mut self, rx: &std::sync::mpsc::Receiver<Message>) {
+        let tick = self
+            .idle_close
+            .min(Duration::from_secs(1))
+            .max(Duration::from_millis(10));
+        loop {
+            // Blocked here only when the queue was empty: the first record of a burst wakes
+            // the thread; the records that follow it while it works or pauses do not.
+            match rx.recv_timeout(tick) {
+                Ok(msg) => self.handle(msg),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            loop {
+                match rx.try_recv() {
+                    Ok(msg) => self.handle(msg),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        self.write_pending();
+                        return;
+                    }
+                }
+            }
+            self.write_pending();
+            let now = Instant::now();
+            let idle = self.idle_close;
+            self.open.retain(|_, f| now.duration_since(f.last) < idle);
+            self.folders
+                .retain(|_, f| now.duration_since(f.last) < idle);
+            // Let the next batch gather. A flush or the end of the sink unparks at once.
+            std::thread::park_timeout(BATCH_PAUSE);
+        }
+    }
+
+    fn handle(&mut self, msg: Message) {
+        match msg {
+            Message::Record { dir, file, line } => self.write(&dir, &file, &line),
+            Message::Raw { dir, raw, weight } => {
+                let file = session_file_name(raw.session_id());
+                let record = raw.into_record();
+                self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
+                match serde_json::to_vec(&record) {
+                    Ok(mut line) => {
+                        line.push(b'\n');
+                        self.write(&dir, &file, &line);
+                    }
+                    Err(_) => {
+                        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            Message::Flush(Ack::Thread(ack)) => {
+                self.write_pending();
+                let _ = ack.send(());
+            }
+            Message::Flush(Ack::Task(ack)) => {
+                self.write_pending();
+                let _ = ack.send(());
+            }
+        }
+    }
+
+    /// Writes every open file's pending lines (one `write` each), counting the lines of a
+    /// failed write as errors. Their bytes stay counted in the folder's quota: it errs on the
+    /// side of removing old files early, never of going over.
+    fn write_pending(&mut self) {
+        for (path, f) in &mut self.open {
+            if let Err(e) = f.write_pending() {
+                self.counts.errors.fetch_add(e.lines, Ordering::Relaxed);
+                tracing::warn!(file = %path.display(), error = %e.error, "replay records not written");
+            }
+        }
+    }
+
+    /// Appends `line`, counting and logging a failure.
+    fn write(&mut self, dir: &MountDir, file: &str, line: &[u8]) {
+        if let Err(e) = self.record(dir, file, line) {
+            self.counts.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, "replay record not written");
+        }
+    }
+
+    /// Makes room for `line` in `file` of `dir` within the quota, then appends it.
+    fn record(&mut self, dir: &MountDir, file: &str, line: &[u8]) -> Result<(), ReplayError> {
+        let len = line.len() as u64;
+        if len > self.quota.max_bytes {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                bytes = len,
+                max_bytes = self.quota.max_bytes,
+                "replay record larger than the folder's quota: dropped"
+            );
+            return Ok(());
+        }
+        let key = dir.path().to_owned();
+        if !self.folders.contains_key(&key) {
+            let folder = scan(dir).map_err(|reason| ReplayError {
+                path: key.display().to_string(),
+                reason,
+            })?;
+            self.folders.insert(key.clone(), folder);
+        }
+        let quota = self.quota;
+        let Some(folder) = self.folders.get_mut(&key) else {
+            return Ok(());
+        };
+        folder.last = Instant::now();
+        // Least recently written first, never the file being written to — unless it alone is
+        // what stands in the way, and then it goes last (the session starts a fresh file).
+        loop {
+            let is_new = !folder.files.contains_key(file);
+            let too_many = is_new && folder.files.len() >= quota.max_files;
+            let too_big = folder.bytes + len > quota.max_bytes;
+            if !too_many && !too_big {
+                break;
+            }
+            let victim = folder
+                .files
+                .iter()
+                .filter(|(name, _)| name.as_str() != file)
+                .min_by_key(|(_, u)| u.written)
+                .map(|(name, _)| name.clone())
+                .unwrap_or_else(|| file.to_owned());
+            let path = key.join(&victim);
+            self.open.remove(&path);
+            let removed =
+                rustix::fs::unlinkat(dir.as_fd(), victim.as_str(), rustix::fs::AtFlags::empty());
+            if let Some(u) = folder.files.remove(&victim) {
+                folder.bytes = folder.bytes.saturating_sub(u.bytes);
+            }
+            match removed {
+                Ok(()) | Err(rustix::io::Errno::NOENT) => {
+                    self.counts.removed.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    // Forgotten above all the same, so the loop ends; the bytes it still
+                    // holds are the operator's to see in the warning.
+                    tracing::warn!(file = %path.display(), error = %e, "cannot remove a replay file over the quota");
+                }
+            }
+        }
+        append(
+            &mut self.open,
+            &key.join(file),
+            dir,
+            file,
+            line,
+            self.max_open,
+            &self.counts.errors,
+        )?;
+        folder.clock += 1;
+        let used = folder.files.entry(file.to_owned()).or_insert(FileUse {
+            bytes: 0,
+            written: 0,
+        });
+        used.bytes += len;
+        used.written = folder.clock;
+        folder.bytes += len;
+        Ok(())
+    }
+}

@@ -1,0 +1,160 @@
+//! The floor beside every wasm figure (issue 30): the same component run by the least wasmtime
+//! needs ([`hookbox_wasm::floor`]: a fresh store per event on the same engine, pool, compiled
+//! code and limits; instantiate, call, drop), measured in alternating rounds with hookbox's own
+//! dispatch in the same run, so a machine that slows down mid-run slows both alike. The figure
+//! that matters is the ratio: hookbox's p50 ÷ the floor's (goal ≤ 1.25).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use hookbox_core::event::wire;
+use hookbox_core::{Dialect, Event};
+use hookbox_host::{HookHost, HookRuntime};
+use hookbox_wasm::WasmLimits;
+use hookbox_wasm::floor::{Floor, FloorHook, FloorInput};
+use serde::Serialize;
+
+use super::measure::{percentile, sample_within};
+
+/// Rounds each latency measurement is split into, hookbox and floor alternating.
+pub(crate) const ROUNDS: usize = 10;
+
+/// One component at the floor, with the event it is given.
+pub(crate) struct FloorRun {
+    hook: Arc<FloorHook>,
+    input: Arc<FloorInput>,
+    limits: Arc<WasmLimits>,
+}
+
+impl FloorRun {
+    /// `component` (the bytes a host's rule runs) at the floor of `runtime`, given `event` as a
+    /// host gives it: the flat payload to a typed hook, the Claude payload to a command (the
+    /// bench's rules are Claude's), and the rule's `config_json`.
+    pub(crate) fn new(
+        runtime: &HookRuntime,
+        component: &[u8],
+        event: &Event,
+        config_json: &str,
+    ) -> anyhow::Result<FloorRun> {
+        let wasm = runtime.wasm();
+        let loaded = wasm
+            .load_bytes(component)
+            .context("cannot load the component for the floor")?;
+        let hook = Floor::new(wasm)
+            .and_then(|floor| floor.prepare(&loaded))
+            .context("cannot prepare the floor")?;
+        let payload = wire::payload_bytes(event, Dialect::Claude).context("payload")?;
+        let payload = String::from_utf8(payload).context("payload")?;
+        let run = FloorRun {
+            hook: Arc::new(hook),
+            input: Arc::new(FloorInput::new(event, &payload, config_json)),
+            limits: Arc::new(WasmLimits::default()),
+        };
+        Ok(run)
+    }
+
+    /// One event at the floor.
+    pub(crate) async fn once(&self) -> anyhow::Result<()> {
+        self.hook
+            .run(&self.input, &self.limits)
+            .await
+            .map_err(|e| anyhow::anyhow!("the floor run failed: {e}"))
+    }
+
+    /// Runs per second with `n` in flight for `dur`; a failed run fails the measurement.
+    pub(crate) async fn throughput(&self, n: usize, dur: Duration) -> anyhow::Result<f64> {
+        let done = Arc::new(AtomicU64::new(0));
+        let start = Instant::now();
+        let deadline = start + dur;
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..n {
+            let (hook, input, limits, done) = (
+                self.hook.clone(),
+                self.input.clone(),
+                self.limits.clone(),
+                done.clone(),
+            );
+            tasks.spawn(async move {
+                while Instant::now() < deadline {
+                    hook.run(&input, &limits)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("the floor run failed: {e}"))?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                anyhow::Ok(())
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            joined.context("a floor task")??;
+        }
+        Ok(done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64())
+    }
+}
+
+/// A wasm row's floor: the same component run by the least wasmtime needs, same run.
+#[derive(Debug, Serialize)]
+pub(crate) struct FloorFigures {
+    pub(crate) runs: usize,
+    pub(crate) p50_us: f64,
+    pub(crate) p99_us: f64,
+    /// Runs per second with one in flight (absent where the row measures no throughput).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) throughput_1: Option<f64>,
+    /// Runs per second with N in flight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) throughput_n: Option<f64>,
+    /// The row's p50 ÷ the floor's p50: hookbox's share (goal ≤ 1.25).
+    pub(crate) ratio_over_floor_p50: f64,
+}
+
+/// Latencies (sorted, µs) of `runs` dispatches of `event` on `host` and of `runs` floor runs,
+/// in [`ROUNDS`] alternating rounds after a warm-up of each; the caller's copy of the event is
+/// made before each dispatch's clock starts, as an agent hands its event over.
+pub(crate) async fn side_by_side(
+    host: &HookHost,
+    event: &Event,
+    floor: &FloorRun,
+    runs: usize,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    for _ in 0..runs.min(50) {
+        host.dispatch(event.clone()).await;
+        floor.once().await?;
+    }
+    let per_round = (runs / ROUNDS).max(1);
+    let (mut hookbox, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..ROUNDS {
+        hookbox.extend(
+            sample_within(per_round, || {
+                let event = event.clone();
+                async move {
+                    host.dispatch(event).await;
+                    Ok(())
+                }
+            })
+            .await?,
+        );
+        bare.extend(sample_within(per_round, || floor.once()).await?);
+    }
+    hookbox.sort_by(f64::total_cmp);
+    bare.sort_by(f64::total_cmp);
+    Ok((hookbox, bare))
+}
+
+/// The floor's figures from its samples, against the row's p50.
+pub(crate) fn figures(
+    samples: &[f64],
+    row_p50_us: f64,
+    throughput: Option<(f64, f64)>,
+) -> FloorFigures {
+    let p50 = percentile(samples, 0.50);
+    FloorFigures {
+        runs: samples.len(),
+        p50_us: p50,
+        p99_us: percentile(samples, 0.99),
+        throughput_1: throughput.map(|t| t.0),
+        throughput_n: throughput.map(|t| t.1),
+        ratio_over_floor_p50: row_p50_us / p50,
+    }
+}
