@@ -17,6 +17,7 @@
 mod copilot_mcp;
 mod headless;
 mod stop_store;
+mod trust_notice;
 
 use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
@@ -280,13 +281,24 @@ fn dispatch(
     }
     let native = incoming.native;
     let stop_state = native.stop_state(host.stop_reentry_cap());
+    let state_root = default_state_root();
     let (answer, continued, more) = block_on(async move {
         let mut wakes = host.subscribe_wakes();
         let d = host
             .dispatch_with_stop_state(incoming.event, stop_state)
             .await;
         let failures = Failures::from_reports(&d.reports);
-        let answer = agent::render(&native, &d.event, &d.verdict, &failures);
+        // Under `warn`, rules that are not approved as they are ran: the user hears of it where
+        // the agent shows hook output, once per session.
+        let mut verdict = d.verdict.clone();
+        if let Some(m) = trust_notice::message(&d.trust)
+            && state_root.as_deref().is_none_or(|root| {
+                trust_notice::first_time(root, native.agent.as_str(), &d.event.session_id, &m)
+            })
+        {
+            trust_notice::add_to(&mut verdict, m);
+        }
+        let answer = agent::render(&native, &d.event, &verdict, &failures);
         let continued = matches!(&d.verdict, Verdict::Stop(r) if r.force_continue);
         // Background (`async`) hooks run to completion, as in `dispatch`; the answer waits for
         // them only because this process is the agent's hook and ends with them.

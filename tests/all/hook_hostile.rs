@@ -289,3 +289,49 @@ fn a_moved_plugin_is_named_with_the_way_out() {
         );
     }
 }
+
+/// Under trust `warn` a plugin that is not approved runs, and the agent's user hears of it where
+/// the agent shows hook output — Claude Code's `systemMessage` — once per session, not on every
+/// event (issue 33 item 3).
+#[test]
+fn an_unapproved_plugin_is_said_to_the_user_once_per_session() {
+    let d = Dir::new();
+    let g = guard(&d, "g", "allow");
+    let run = |session: &str| -> Value {
+        let payload = json!({"hook_event_name": "PreToolUse", "session_id": session,
+            "cwd": d.path(), "tool_name": "Bash", "tool_input": {"command": "ls"}});
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+            .args(args("claude", &g, &[]))
+            .current_dir(d.path())
+            .env("HOOKBOX_STATE_DIR", d.state())
+            // No user settings: trust is `warn`, and nothing is approved in the fresh store.
+            .env("XDG_CONFIG_HOME", d.path().join("config"))
+            .env_remove("HOOKBOX_LOG")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        let _ = child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+    };
+    let first = run("s1");
+    let said = first["systemMessage"].as_str().unwrap_or_default();
+    assert!(said.contains("hookbox: trust:"), "{first}");
+    assert!(said.contains("hookbox trust add"), "{first}");
+    assert_eq!(run("s1").get("systemMessage"), None, "once per session");
+    assert!(
+        run("s2")["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("hookbox: trust:")),
+        "a new session hears it again"
+    );
+}

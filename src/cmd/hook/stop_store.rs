@@ -75,34 +75,35 @@ impl StopStore {
                     .with_extension(format!("tmp{}", std::process::id()));
                 std::fs::write(&tmp, format!("{n}\n"))?;
                 std::fs::rename(&tmp, &self.file)?;
-                self.sweep();
+                sweep(&self.dir, MAX_RECORDS, MAX_AGE);
                 Ok(())
             }
         }
     }
+}
 
-    /// Removes records older than [`MAX_AGE`], then the oldest beyond [`MAX_RECORDS`].
-    fn sweep(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        let now = SystemTime::now();
-        let mut kept: Vec<(SystemTime, PathBuf)> = Vec::new();
-        // Bounded: a folder flooded by someone else is read only this far.
-        for e in entries.flatten().take(MAX_RECORDS * 4) {
-            let Ok(meta) = e.metadata() else { continue };
-            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            if now.duration_since(modified).unwrap_or_default() > MAX_AGE {
-                let _ = std::fs::remove_file(e.path());
-            } else {
-                kept.push((modified, e.path()));
-            }
+/// Removes the files of `dir` older than `max_age`, then the oldest beyond `max_records` (also
+/// `hookbox hook`'s trust notices).
+pub(super) fn sweep(dir: &Path, max_records: usize, max_age: Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut kept: Vec<(SystemTime, PathBuf)> = Vec::new();
+    // Bounded: a folder flooded by someone else is read only this far.
+    for e in entries.flatten().take(max_records * 4) {
+        let Ok(meta) = e.metadata() else { continue };
+        let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        if now.duration_since(modified).unwrap_or_default() > max_age {
+            let _ = std::fs::remove_file(e.path());
+        } else {
+            kept.push((modified, e.path()));
         }
-        if kept.len() > MAX_RECORDS {
-            kept.sort();
-            for (_, p) in &kept[..kept.len() - MAX_RECORDS] {
-                let _ = std::fs::remove_file(p);
-            }
+    }
+    if kept.len() > max_records {
+        kept.sort();
+        for (_, p) in &kept[..kept.len() - max_records] {
+            let _ = std::fs::remove_file(p);
         }
     }
 }
