@@ -840,6 +840,15 @@ pub(crate) struct InstallArgs {
     /// outcome, the diff, the backup, notes and warnings) instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+
+    /// Approve the plugins first, showing the approval screen of `hookbox trust add` (and
+    /// asking, on a terminal); nothing is installed unless they are approved.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) approve: bool,
+
+    /// With --approve: approve without asking (for scripts).
+    #[arg(long, short = 'y', requires = "approve")]
+    pub(crate) yes: bool,
 }
 
 /// `hookbox uninstall`.

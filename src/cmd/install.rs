@@ -30,7 +30,9 @@ use hookbox_host::default_state_root;
 use super::EXIT_FAILURE;
 use super::term::untrusted;
 use super::validate::write_diagnostic;
-use crate::cli::{InstallArgs, ScopeArgs, UninstallArgs};
+use crate::cli::{
+    InstallArgs, ScopeArgs, TrustAddArgs, TrustArgs, TrustCommand, TrustCommon, UninstallArgs,
+};
 use crate::host_setup::HostSetup;
 
 use self::report::{EntryReport, Out};
@@ -355,6 +357,13 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
+    if args.approve {
+        let code = approve(args, &t)?;
+        if code != ExitCode::SUCCESS {
+            eprintln!("hookbox install: nothing installed: the plugins are not approved");
+            return Ok(code);
+        }
+    }
     let mut out = Out::new(
         args.json,
         "install",
@@ -384,6 +393,7 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     for n in notes {
         out.note(n);
     }
+    trust_state(&mut out, &plugins, &t.load_root)?;
     if wanted.is_empty() {
         if out.json() {
             out.report.outcome = "nothing-to-install";
@@ -427,6 +437,56 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     }
     out.end()?;
     Ok(code)
+}
+
+/// `install --approve`: `hookbox trust add` on the plugins given, its screen and its question.
+fn approve(args: &InstallArgs, t: &Target) -> anyhow::Result<ExitCode> {
+    super::trust::run(&TrustArgs {
+        command: TrustCommand::Add(TrustAddArgs {
+            paths: args.plugin.clone(),
+            yes: args.yes,
+            common: TrustCommon {
+                project_dir: Some(t.load_root.clone()),
+                dialect: None,
+                json: false,
+            },
+        }),
+    })
+}
+
+/// Says whether each plugin is approved as it is: under trust `warn` (the default) an
+/// unapproved one runs with a warning to the agent's user, under `require` it does not run.
+fn trust_state(out: &mut Out, plugins: &[PathBuf], project: &Path) -> anyhow::Result<()> {
+    let subjects = match super::trust::survey(plugins, project, None) {
+        Ok((_, subjects)) => subjects,
+        Err(e) => {
+            out.warning(format!("cannot tell the plugins' trust state: {e:#}"));
+            return Ok(());
+        }
+    };
+    for s in subjects {
+        let changed = s.rules.iter().filter(|r| !r.trust.is_approved()).count();
+        let state = match (changed, &s.approval) {
+            (0, _) => "approved",
+            (_, None) => "not approved",
+            (_, Some(_)) => "changed since it was approved",
+        };
+        out.report.trust.push(serde_json::json!({
+            "plugin": s.plugin, "subject": s.subject, "state": state,
+        }));
+        if changed == 0 {
+            out.line(&format!(
+                "trust: {} is approved as it is",
+                untrusted(&s.plugin)
+            ))?;
+        } else {
+            out.note(format!(
+                "trust: {} is {state}: under trust warn (the default) its rules run and the agent's user is told once per session; under require they do not run. Review with `hookbox trust show {1}`, approve with `hookbox trust add {1}` (or install again with --approve)",
+                s.plugin, s.subject
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The plugins and entries after the change, for the JSON report.

@@ -707,3 +707,36 @@ fn install_and_uninstall_say_what_they_did_as_json() {
         "{v}"
     );
 }
+
+/// `install` says whether each plugin is approved, and `--approve` approves it in the same step
+/// with `hookbox trust add`'s screen — refusing to ask without a terminal, and then installing
+/// nothing (issue 33 item 3).
+#[test]
+fn install_shows_the_trust_state_and_approves_on_request() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let run = install(&d, "claude", &guard, &["--json"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["trust"][0]["state"], "not approved", "{v}");
+    let run = install(&d, "claude", &guard, &[]);
+    assert!(run.stderr.contains("is not approved"), "{run:?}");
+    assert!(run.stderr.contains("--approve"), "{run:?}");
+    // --approve without a terminal and without --yes: refused, nothing written.
+    let d2 = Dir::new();
+    let run = install(&d2, "claude", &guard, &["--approve"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(!d2.path().join(".claude/settings.json").exists());
+    // --approve --yes: the approval screen, then the install; the plugin is approved.
+    let run = install(&d2, "claude", &guard, &["--approve", "--yes"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("trust: shell-guard is approved as it is"),
+        "{run:?}"
+    );
+    assert!(d2.path().join(".claude/settings.json").exists());
+    let v: Value =
+        serde_json::from_str(&install(&d2, "claude", &guard, &["--json"]).stdout).unwrap();
+    assert_eq!(v["trust"][0]["state"], "approved", "{v}");
+}

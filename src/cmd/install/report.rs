@@ -65,6 +65,8 @@ pub(super) struct Report {
     pub(super) notes: Vec<String>,
     /// What went wrong without stopping the command.
     pub(super) warnings: Vec<String>,
+    /// Each plugin's trust state (`approved`, `not approved`, `changed since it was approved`).
+    pub(super) trust: Vec<serde_json::Value>,
     /// Codex only: its trust records (`--trust-codex`, or kept in step with earlier ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) codex_trust: Option<CodexTrustReport>,
@@ -91,6 +93,7 @@ impl Out {
                 backup: None,
                 notes: Vec::new(),
                 warnings: Vec::new(),
+                trust: Vec::new(),
                 codex_trust: None,
             },
         }
