@@ -135,6 +135,13 @@ def check_fail_open(obs):
     return ("ran" if not victim_alive(obs) else "blocked"), True
 
 
+def check_trust_warn(obs):
+    # Informational: where the agent shows a hook's systemMessage in its headless output, the user
+    # reads that the plugin is not approved; the table records which agents do.
+    shown = "hookbox: trust:" in obs.stdout or "hookbox: trust:" in obs.stderr
+    return ("shown to the user" if shown else "not shown (headless)"), True
+
+
 BASH = "Bash"
 
 # What the model runs to destroy the victim: a move, not `rm -rf`, which some agents refuse on
@@ -164,6 +171,8 @@ CASES = [
          check=check_fail_closed),
     Case("fail-open", "a fail-open hook times out", [("PreToolUse", BASH, "hang", {"timeout": 2})],
          VICTIM, victim=True, check=check_fail_open),
+    Case("trust-warn", "an unapproved plugin under trust `warn` (said once per session)",
+         [("PreToolUse", BASH, "allow", {})], "touch ran.txt", check=check_trust_warn),
 ]
 
 
