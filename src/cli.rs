@@ -721,6 +721,8 @@ pub(crate) enum AgentArg {
     Windsurf,
     /// Kimi Code CLI.
     Kimi,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl From<AgentArg> for Agent {
@@ -734,6 +736,7 @@ impl From<AgentArg> for Agent {
             AgentArg::Vscode => Agent::VsCode,
             AgentArg::Windsurf => Agent::Windsurf,
             AgentArg::Kimi => Agent::Kimi,
+            AgentArg::Qwen => Agent::Qwen,
         }
     }
 }
@@ -826,6 +829,12 @@ pub(crate) struct InstallArgs {
     /// The hookbox the entries run (default: this executable, by its absolute path).
     #[arg(long, value_name = "PATH")]
     pub(crate) bin: Option<PathBuf>,
+
+    /// Codex only: record Codex's trust in the entries written (their hashes, in
+    /// $CODEX_HOME/config.toml, as Codex's /hooks screen would), shown before writing. Without
+    /// it, Codex skips the entries until someone trusts them in /hooks.
+    #[arg(long)]
+    pub(crate) trust_codex: bool,
 }
 
 /// `hookbox uninstall`.

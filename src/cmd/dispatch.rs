@@ -52,6 +52,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             stop_reentry_cap: args.stop_reentry_cap,
             trust: args.trust.map(Into::into),
             trust_store: None,
+            lenient_settings: false,
         },
     )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));

@@ -10,7 +10,9 @@
 //! never silently skip a guard). Installing again merges the plugin set; uninstall removes
 //! exactly hookbox's entries (`hookbox_agents::install::command::is_ours`).
 
+mod codex;
 mod diff;
+mod owned;
 mod write;
 
 use std::io::Write as _;
@@ -20,7 +22,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_agents::Agent;
 use hookbox_agents::install::command::{HookCommand, plugins_of, split};
-use hookbox_agents::install::{self, Entry, kimi_toml, shape};
+use hookbox_agents::install::{self, Applied, Entry, Owned, kimi_toml, shape};
 use hookbox_core::config::LoadOptions;
 use hookbox_core::rule::{FailMode, Handler, Rule};
 use hookbox_host::default_state_root;
@@ -62,6 +64,7 @@ fn agent_file(agent: Agent, user: bool) -> anyhow::Result<&'static str> {
         (Agent::Windsurf, false) => ".windsurf/hooks.json",
         (Agent::Windsurf, true) => ".codeium/windsurf/hooks.json",
         (Agent::Kimi, true) => ".kimi/config.toml",
+        (Agent::Qwen, _) => ".qwen/settings.json",
         (Agent::Kimi, false) => bail!(
             "Kimi Code CLI has no project configuration, only ~/.kimi/config.toml: use --user"
         ),
@@ -131,12 +134,13 @@ fn existing(t: &Target, text: &str) -> anyhow::Result<Vec<String>> {
     .map_err(anyhow::Error::from)
 }
 
-/// The file's text with exactly `wanted` as hookbox's entries, and whether nothing is left.
-fn apply(t: &Target, text: &str, wanted: &[Entry]) -> anyhow::Result<(String, bool)> {
+/// The file's text with exactly `wanted` as hookbox's entries, what hookbox now owns in it, and
+/// whether nothing is left in a file hookbox created.
+fn apply(t: &Target, text: &str, wanted: &[Entry], owned: &Owned) -> anyhow::Result<Applied> {
     let file = t.path.display().to_string();
     match t.agent {
-        Agent::Kimi => kimi_toml::apply(text, wanted, &file),
-        a => shape::apply(a, text, wanted, &file),
+        Agent::Kimi => kimi_toml::apply(text, wanted, &file, owned),
+        a => shape::apply(a, text, wanted, &file, owned),
     }
     .map_err(anyhow::Error::from)
 }
@@ -247,6 +251,7 @@ fn entries(
             command,
             timeout_secs: secs,
             fail_closed,
+            matcher: None,
         });
     }
     Ok(Ok((out, notes)))
@@ -255,9 +260,7 @@ fn entries(
 /// What the agent needs besides the file, said once it is written.
 fn agent_hint(agent: Agent) -> Option<&'static str> {
     match agent {
-        Agent::Codex => Some(
-            "Codex runs a new or changed hook only after it is trusted: open /hooks in Codex and trust the hookbox entries (untrusted hooks are skipped without a word)",
-        ),
+        // Codex's trust is said by `codex::trust` (loudly, when it is not recorded).
         Agent::Gemini => Some("Gemini CLI runs project hooks only in a trusted folder"),
         Agent::Cursor => Some("Cursor runs project hooks only in a trusted workspace"),
         Agent::Copilot | Agent::VsCode => Some(
@@ -301,6 +304,7 @@ fn finish(
         writeln!(out, "backup: {}", saved.display()).context("cannot write to stdout")?;
     }
     write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    write::refuse_shared_folders(t.check_root.as_deref(), &t.path)?;
     if delete {
         write::remove(&t.path)?;
         writeln!(out, "removed {file} (nothing was left in it)")
@@ -315,6 +319,7 @@ fn finish(
 /// The file's current text, after the symlink checks.
 fn read_target(t: &Target) -> anyhow::Result<Option<String>> {
     write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    write::refuse_shared_folders(t.check_root.as_deref(), &t.path)?;
     write::read(&t.path)
 }
 
@@ -378,12 +383,34 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let (after, _) = apply(&t, &text, &wanted)?;
-    let code = finish(&t, before.as_deref(), &after, false, args.dry_run)?;
+    let state = default_state_root();
+    let mut owned = owned::load(state.as_deref(), &t.path);
+    // A file that is not there, or holds nothing, has nothing of the user's to keep.
+    owned.file |= before.as_deref().is_none_or(|b| b.trim().is_empty());
+    let applied = apply(&t, &text, &wanted, &owned)?;
+    let code = finish(&t, before.as_deref(), &applied.text, false, args.dry_run)?;
+    if !args.dry_run {
+        remember(state.as_deref(), &t, &applied.owned);
+    }
+    if agent == Agent::Codex {
+        codex::trust(&t.path, &applied.text, args.trust_codex, true, args.dry_run)?;
+    }
     if let Some(h) = agent_hint(agent).filter(|_| !args.dry_run) {
         eprintln!("note: {h}");
     }
     Ok(code)
+}
+
+/// Keeps what hookbox owns in the file for the next uninstall (a failure only costs that
+/// uninstall's tidying, so it is a warning).
+fn remember(state: Option<&Path>, t: &Target, owned: &Owned) {
+    let Some(state) = state else { return };
+    if let Err(e) = owned::save(state, &t.path, owned) {
+        eprintln!(
+            "warning: cannot record what hookbox added to {} ({e}); uninstall will remove only hookbox's entries",
+            t.path.display()
+        );
+    }
 }
 
 /// Runs `hookbox uninstall`.
@@ -430,6 +457,25 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
             Err(code) => return Ok(code),
         }
     };
-    let (after, empty) = apply(&t, &text, &wanted)?;
-    finish(&t, before.as_deref(), &after, empty, args.dry_run)
+    let state = default_state_root();
+    let owned = owned::load(state.as_deref(), &t.path);
+    let applied = apply(&t, &text, &wanted, &owned)?;
+    let code = finish(
+        &t,
+        before.as_deref(),
+        &applied.text,
+        applied.empty,
+        args.dry_run,
+    )?;
+    if !args.dry_run {
+        remember(state.as_deref(), &t, &applied.owned);
+    }
+    if agent == Agent::Codex {
+        if wanted.is_empty() {
+            codex::untrust(args.dry_run)?;
+        } else {
+            codex::trust(&t.path, &applied.text, false, false, args.dry_run)?;
+        }
+    }
+    Ok(code)
 }

@@ -7,6 +7,7 @@ mod bench;
 mod demo;
 mod dispatch;
 mod hook;
+mod hook_hostile;
 mod install;
 mod kit;
 mod packaging;
