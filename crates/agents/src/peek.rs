@@ -138,7 +138,9 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
 /// The event and tool of `agent`'s payload `bytes`, as far as they can be read; `given` is the
 /// event from the hook's command line (`--event`), used where the payload names none.
 pub fn peek(agent: Agent, bytes: &[u8], given: Option<&str>) -> Option<Peeked> {
-    // The members an agent names its event and tool with, first found wins.
+    // The members an agent names its event and tool with. Of a member sent twice the last counts,
+    // as in the full parse (and the agents' own `JSON.parse`): a payload whose first `tool_name`
+    // says `Read` and whose last says `Bash` is a `Bash` call either way.
     const EVENT_KEYS: &[&str] = &[
         "hook_event_name",
         "hookEventName",
@@ -150,6 +152,7 @@ pub fn peek(agent: Agent, bytes: &[u8], given: Option<&str>) -> Option<Peeked> {
     let find = |keys: &[&str]| {
         members
             .iter()
+            .rev()
             .find(|(k, _)| keys.contains(&k.as_str()))
             .map(|(_, v)| v.clone())
     };
@@ -206,6 +209,16 @@ mod tests {
             (p.event, p.tool.as_deref()),
             (EventName::PreToolUse, Some("Bash"))
         );
+    }
+
+    #[test]
+    fn of_a_member_sent_twice_the_last_counts_as_in_the_full_parse() {
+        let twice = br#"{"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_name": "Bash", "tool_input": [[[["#;
+        let p = peek(Agent::Claude, twice, None).unwrap();
+        assert_eq!(p.tool.as_deref(), Some("Bash"));
+        let whole = br#"{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "tool_name": "Read", "tool_name": "Bash", "tool_input": {}}"#;
+        let inc = crate::parse(Agent::Claude, whole, &crate::ParseOptions::default()).unwrap();
+        assert_eq!(inc.event.tool_name(), Some("Bash"));
     }
 
     #[test]

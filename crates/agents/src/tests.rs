@@ -1016,3 +1016,55 @@ fn agents_own_tool_names_reach_hooks_as_claude_codes_and_unknown_ones_are_named(
     .unwrap();
     assert!(inc.native.warnings.is_empty());
 }
+
+/// Attacks on the payload (issue 28 item 5): fields at unexpected nesting, duplicate keys and
+/// unicode in tool names. Each is read as the agent itself reads it, or refused by name; none
+/// panics, none lets a guard miss a call it should see.
+#[test]
+fn hostile_payload_shapes_are_read_as_the_agent_reads_them() {
+    let opts = ParseOptions::default();
+    // A duplicate `tool_input`: the last is the one the agent runs (JSON.parse keeps the last).
+    let twice = br#"{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_input": {"command": "rm -rf /"}}"#;
+    let inc = parse(Agent::Claude, twice, &opts).unwrap();
+    assert_eq!(
+        inc.event.tool_input(),
+        Some(&json!({"command": "rm -rf /"}))
+    );
+    // The event's fields nested one level down are not the event's: no tool name is made up.
+    let nested = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+        "payload": {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}});
+    match parse(Agent::Claude, nested.to_string().as_bytes(), &opts) {
+        Ok(inc) => assert_eq!(inc.event.tool_name(), None),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    // A tool name of the wrong type is refused by its field's name.
+    let wrong = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+        "tool_name": {"name": "Bash"}, "tool_input": {}});
+    let err = parse(Agent::Claude, wrong.to_string().as_bytes(), &opts).unwrap_err();
+    assert!(err.to_string().contains("tool_name"), "{err}");
+    // Unicode in tool names: a look-alike or a zero-width join is not `Bash` (exactly as the agent
+    // would not run its shell for it), kept byte for byte, and named as unknown; an MCP tool
+    // with non-ASCII names maps back without splitting a character.
+    for tool in ["Ваsh", r"Bash\u200b", r"Ba\u0000sh", "mcp__сервер__удалить"] {
+        let text = format!(
+            r#"{{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "tool_name": "{tool}", "tool_input": {{}}}}"#
+        );
+        let inc = parse(Agent::Codex, text.as_bytes(), &opts).unwrap();
+        let name = inc.event.tool_name().unwrap().to_owned();
+        assert_ne!(name, "Bash", "{tool}");
+        assert_eq!(canonical_tool(&name), name, "{tool}");
+    }
+    let copilot = ParseOptions {
+        event: Some("preToolUse".into()),
+        mcp_servers: vec!["сервер".into()],
+        ..ParseOptions::default()
+    };
+    let inc = parse(
+        Agent::Copilot,
+        r#"{"sessionId": "s", "cwd": "/w", "toolName": "сервер-удалить", "toolArgs": {}}"#
+            .as_bytes(),
+        &copilot,
+    )
+    .unwrap();
+    assert_eq!(inc.event.tool_name(), Some("mcp__сервер__удалить"));
+}
