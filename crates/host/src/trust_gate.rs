@@ -10,7 +10,7 @@ use hookbox_command::CommandRequest;
 use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
 use hookbox_core::report::HookReport;
-use hookbox_core::rule::{CommandSpec, FailMode};
+use hookbox_core::rule::{CommandLine, CommandSpec, FailMode};
 use hookbox_trust::{RuleTrust, Site, TrustMode};
 
 use crate::hook_report::{Ran, settled};
@@ -144,27 +144,30 @@ pub(crate) fn pin_request(
 /// `spec` with each pinned file's name replaced by the path of its sealed copy.
 fn rewrite(spec: &CommandSpec, copies: &[(&Pin, std::os::fd::OwnedFd)]) -> CommandSpec {
     let mut spec = spec.clone();
-    if let Some(text) = &mut spec.command {
-        let mut sites: Vec<(usize, usize, String)> = copies
-            .iter()
-            .filter_map(|(pin, fd)| match pin.site {
-                Site::Text { start, end } => Some((start, end, fd_path(fd))),
-                _ => None,
-            })
-            .collect();
-        // From the end, so earlier ranges stay where they were.
-        sites.sort_by_key(|s| std::cmp::Reverse(s.0));
-        for (start, end, path) in sites {
-            if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
-                text.replace_range(start..end, &path);
+    match &mut spec.command {
+        CommandLine::Shell { text, .. } => {
+            let mut sites: Vec<(usize, usize, String)> = copies
+                .iter()
+                .filter_map(|(pin, fd)| match pin.site {
+                    Site::Text { start, end } => Some((start, end, fd_path(fd))),
+                    _ => None,
+                })
+                .collect();
+            // From the end, so earlier ranges stay where they were.
+            sites.sort_by_key(|s| std::cmp::Reverse(s.0));
+            for (start, end, path) in sites {
+                if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
+                    text.replace_range(start..end, &path);
+                }
             }
         }
-    } else if let Some(args) = &mut spec.args {
-        for (pin, fd) in copies {
-            if let Site::Arg(i) = pin.site
-                && let Some(a) = args.get_mut(i)
-            {
-                *a = fd_path(fd);
+        CommandLine::Exec { argv } => {
+            for (pin, fd) in copies {
+                if let Site::Arg(i) = pin.site
+                    && let Some(a) = argv.get_mut(i)
+                {
+                    *a = fd_path(fd);
+                }
             }
         }
     }
