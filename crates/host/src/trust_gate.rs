@@ -1,7 +1,12 @@
 //! Trust at dispatch: a rule that is not approved as it is does not run under `require` (it
 //! fails with `untrusted`, its fail mode applies — the *approved* fail mode when the rule was
 //! loosened, so a tampered guard still fails closed); under `warn` it runs and the dispatch
-//! says so. A command runs the sealed copies of the files it was approved with.
+//! says so. Under `require` a command runs the sealed copies of the files it was approved with
+//! (as does a tenant's, recorded under `off`, so a held load keeps running the bytes approved);
+//! under `warn` it runs from the live folder exactly as the agent itself would run it — the
+//! default mode never changes how a plugin runs (a copy at `/proc/self/fd/N` is no place for a
+//! script that finds its neighbours through `$0` or `__dirname`, and `node` cannot start one
+//! at all).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -98,12 +103,16 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
 }
 
 /// The request that runs the sealed copies of the files `pos` was approved with (and a note
-/// when, under `warn`, one of them cannot be), or the refusal under `require`.
+/// when, recorded under `off`, one of them cannot be), or the refusal under `require`. Under
+/// `warn`, `req` as it is: the live folder, as the agent would run it.
 pub(crate) fn pin_request(
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
 ) -> Result<(CommandRequest, Option<String>), Ran> {
+    if loaded.trust.mode == TrustMode::Warn {
+        return Ok((req, None));
+    }
     let Some(check) = loaded.trust.rule(pos) else {
         return Ok((req, None));
     };
