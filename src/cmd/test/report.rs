@@ -28,11 +28,7 @@ pub(crate) fn unfired<'a>(suite: &Suite, result: &'a SuiteResult) -> Vec<&'a Rul
 
 fn rule_label(r: &Rule) -> String {
     let what = match &r.handler {
-        Handler::Command(c) => c
-            .command
-            .clone()
-            .or_else(|| c.args.as_ref().map(|a| a.join(" ")))
-            .unwrap_or_default(),
+        Handler::Command(c) => c.label(),
         other => format!("{other:?}").chars().take(60).collect(),
     };
     format!("{} · {}", r.event, untrusted(&what))

@@ -14,7 +14,7 @@ use std::path::Path;
 use super::*;
 use crate::event::{EventName, HandlerType};
 use crate::matcher::Matcher;
-use crate::rule::{FailMode, Handler};
+use crate::rule::{CommandLine, FailMode, Handler, Shell};
 
 pub(super) fn parse_as(text: &str, file: &str, dialect: Dialect) -> LoadReport {
     parse_hooks_str(text, Path::new(file), dialect)
@@ -164,7 +164,13 @@ fn simple_dialect_entries_are_command_handlers() {
     assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
     assert_eq!(r.rules.len(), 2);
     assert!(r.rules[0].matcher.is_all());
-    assert_eq!(command(&r.rules[1]).command.as_deref(), Some("./check.sh"));
+    assert_eq!(
+        command(&r.rules[1]).command,
+        CommandLine::Shell {
+            text: "./check.sh".into(),
+            shell: Shell::Sh
+        }
+    );
     assert_eq!(
         command(&r.rules[1]).timeout_secs,
         30.0,
@@ -475,13 +481,20 @@ fn command_fields() {
         2,
         "a shell beside args is a warning, the rule stays"
     );
-    assert_eq!(command(&r.rules[1]).shell, crate::rule::Shell::Powershell);
+    assert!(matches!(
+        command(&r.rules[1]).command,
+        CommandLine::Shell {
+            shell: Shell::Powershell,
+            ..
+        }
+    ));
     let a = &r.rules[0];
     let c = command(a);
-    assert_eq!(c.command, None);
     assert_eq!(
-        c.args.as_deref(),
-        Some(&["bun".to_owned(), "${CLAUDE_PLUGIN_ROOT}/gate.ts".to_owned()][..])
+        c.command,
+        CommandLine::Exec {
+            argv: vec!["bun".to_owned(), "${CLAUDE_PLUGIN_ROOT}/gate.ts".to_owned()]
+        }
     );
     assert!(c.run_async);
     assert_eq!(a.on_failure, Some(FailMode::Block));
