@@ -898,6 +898,11 @@ pub(crate) struct InstallArgs {
     /// it, Codex skips the entries until someone trusts them in /hooks.
     #[arg(long)]
     pub(crate) trust_codex: bool,
+
+    /// Say what was done as one JSON object on stdout (the file, the plugins, the entries, the
+    /// outcome, the diff, the backup, notes and warnings) instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox uninstall`.
@@ -921,6 +926,10 @@ pub(crate) struct UninstallArgs {
     /// Show the change without writing it.
     #[arg(long)]
     pub(crate) dry_run: bool,
+
+    /// Say what was done as one JSON object on stdout instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox exec --log-level`.

@@ -251,6 +251,9 @@ fn dispatch(
     mut incoming: agent::Incoming,
 ) -> anyhow::Result<(Answer, Vec<String>)> {
     let project = project_dir(args, &incoming.event.cwd)?;
+    if let Some(gone) = moved_plugin(args) {
+        anyhow::bail!("{}", moved_plugin_message(incoming.native.agent, &gone));
+    }
     let setup = HostSetup::new(&project, &setup_options(args))?;
     let report = setup.load(&args.plugin, &load_options(args))?;
     if report.has_errors() {
@@ -316,6 +319,25 @@ fn dispatch(
         ));
     }
     Ok((answer, extra))
+}
+
+/// The first `--plugin` that is not there any more: an entry `hookbox install` wrote for a
+/// plugin folder that was moved or deleted since.
+fn moved_plugin(args: &HookArgs) -> Option<PathBuf> {
+    args.plugin
+        .iter()
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .cloned()
+}
+
+/// What the agent (and its user) is told when a plugin of the entry is gone: which one, that its
+/// rules cannot run (the entry's `--on-error` decides the call), and the two ways out.
+fn moved_plugin_message(agent: Agent, gone: &std::path::Path) -> String {
+    format!(
+        "the plugin {gone} is not there any more (moved or deleted?), so its rules cannot run; reinstall it where it is now (`hookbox install --agent {agent} --plugin NEW_PATH`) or remove the entry (`hookbox uninstall --agent {agent} --plugin {gone}`)",
+        gone = gone.display(),
+        agent = agent.as_str(),
+    )
 }
 
 /// The count of continuations this turn already had, and where it is kept, for a Stop event of

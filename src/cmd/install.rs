@@ -13,9 +13,9 @@
 mod codex;
 mod diff;
 mod owned;
+mod report;
 mod write;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -32,6 +32,8 @@ use super::term::untrusted;
 use super::validate::write_diagnostic;
 use crate::cli::{InstallArgs, ScopeArgs, UninstallArgs};
 use crate::host_setup::HostSetup;
+
+use self::report::{EntryReport, Out};
 
 /// Seconds added to the rules' longest timeout for hookbox to start, load the plugins and
 /// answer (a component not yet in the compile cache takes longer once: `hookbox compile`).
@@ -275,6 +277,7 @@ fn agent_hint(agent: Agent) -> Option<&'static str> {
 
 /// Shows the change and, unless `dry_run`, writes it (with a backup of the old file).
 fn finish(
+    out: &mut Out,
     t: &Target,
     before: Option<&str>,
     after: &str,
@@ -284,34 +287,38 @@ fn finish(
     let file = t.path.display().to_string();
     let old = before.unwrap_or("");
     let shown_after = if delete { "" } else { after };
-    let mut out = anstream::stdout().lock();
     let unchanged = match before {
         Some(b) => b == shown_after,
         None => shown_after.is_empty(),
     };
     if unchanged {
-        writeln!(out, "{file}: nothing to change").context("cannot write to stdout")?;
+        out.report.outcome = "unchanged";
+        out.line(&format!("{file}: nothing to change"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    write!(out, "{}", untrusted(&diff::diff(&file, old, shown_after)))
-        .context("cannot write to stdout")?;
+    let change = diff::diff(&file, old, shown_after);
+    out.line(untrusted(change.trim_end_matches('\n')).as_ref())?;
+    out.report.diff = change;
     if dry_run {
-        writeln!(out, "dry run: {file} not written").context("cannot write to stdout")?;
+        out.report.outcome = "dry-run";
+        out.line(&format!("dry run: {file} not written"))?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(old) = before.filter(|o| !o.is_empty()) {
         let saved = write::backup(default_state_root(), &t.path, t.agent.as_str(), old)?;
-        writeln!(out, "backup: {}", saved.display()).context("cannot write to stdout")?;
+        out.line(&format!("backup: {}", saved.display()))?;
+        out.report.backup = Some(saved.display().to_string());
     }
     write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
     write::refuse_shared_folders(t.check_root.as_deref(), &t.path)?;
     if delete {
         write::remove(&t.path)?;
-        writeln!(out, "removed {file} (nothing was left in it)")
-            .context("cannot write to stdout")?;
+        out.report.outcome = "removed";
+        out.line(&format!("removed {file} (nothing was left in it)"))?;
     } else {
         write::replace(&t.path, after)?;
-        writeln!(out, "written: {file}").context("cannot write to stdout")?;
+        out.report.outcome = "written";
+        out.line(&format!("written: {file}"))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -348,19 +355,22 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let mut out = anstream::stdout().lock();
-    writeln!(
-        out,
+    let mut out = Out::new(
+        args.json,
+        "install",
+        agent.as_str(),
+        t.path.display().to_string(),
+    );
+    report_entries(&mut out, &plugins, &wanted);
+    out.line(&format!(
         "hookbox install: {} ({}), {} plugin{}",
         agent.display_name(),
         t.path.display(),
         plugins.len(),
         if plugins.len() == 1 { "" } else { "s" }
-    )
-    .context("cannot write to stdout")?;
+    ))?;
     for e in &wanted {
-        writeln!(
-            out,
+        out.line(&format!(
             "  {} → hookbox hook (timeout {} s{})",
             e.event,
             e.timeout_secs,
@@ -369,18 +379,21 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ""
             }
-        )
-        .context("cannot write to stdout")?;
+        ))?;
     }
-    drop(out);
-    for n in &notes {
-        eprintln!("note: {}", untrusted(n));
+    for n in notes {
+        out.note(n);
     }
     if wanted.is_empty() {
-        eprintln!(
-            "hookbox install: none of the plugins' events exists in {}; nothing to install",
-            agent.display_name()
-        );
+        if out.json() {
+            out.report.outcome = "nothing-to-install";
+            out.end()?;
+        } else {
+            eprintln!(
+                "hookbox install: none of the plugins' events exists in {}; nothing to install",
+                agent.display_name()
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let state = default_state_root();
@@ -388,28 +401,57 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     // A file that is not there, or holds nothing, has nothing of the user's to keep.
     owned.file |= before.as_deref().is_none_or(|b| b.trim().is_empty());
     let applied = apply(&t, &text, &wanted, &owned)?;
-    let code = finish(&t, before.as_deref(), &applied.text, false, args.dry_run)?;
+    let code = finish(
+        &mut out,
+        &t,
+        before.as_deref(),
+        &applied.text,
+        false,
+        args.dry_run,
+    )?;
     if !args.dry_run {
-        remember(state.as_deref(), &t, &applied.owned);
+        remember(&mut out, state.as_deref(), &t, &applied.owned);
     }
     if agent == Agent::Codex {
-        codex::trust(&t.path, &applied.text, args.trust_codex, true, args.dry_run)?;
+        codex::trust(
+            &mut out,
+            &t.path,
+            &applied.text,
+            args.trust_codex,
+            true,
+            args.dry_run,
+        )?;
     }
     if let Some(h) = agent_hint(agent).filter(|_| !args.dry_run) {
-        eprintln!("note: {h}");
+        out.note(h.to_owned());
     }
+    out.end()?;
     Ok(code)
+}
+
+/// The plugins and entries after the change, for the JSON report.
+fn report_entries(out: &mut Out, plugins: &[PathBuf], wanted: &[Entry]) {
+    out.report.plugins = plugins.iter().map(|p| p.display().to_string()).collect();
+    out.report.entries = wanted
+        .iter()
+        .map(|e| EntryReport {
+            event: e.event,
+            timeout_secs: e.timeout_secs,
+            fail_closed: e.fail_closed,
+            command: e.command.clone(),
+        })
+        .collect();
 }
 
 /// Keeps what hookbox owns in the file for the next uninstall (a failure only costs that
 /// uninstall's tidying, so it is a warning).
-fn remember(state: Option<&Path>, t: &Target, owned: &Owned) {
+fn remember(out: &mut Out, state: Option<&Path>, t: &Target, owned: &Owned) {
     let Some(state) = state else { return };
     if let Err(e) = owned::save(state, &t.path, owned) {
-        eprintln!(
-            "warning: cannot record what hookbox added to {} ({e}); uninstall will remove only hookbox's entries",
+        out.warning(format!(
+            "cannot record what hookbox added to {} ({e}); uninstall will remove only hookbox's entries",
             t.path.display()
-        );
+        ));
     }
 }
 
@@ -418,16 +460,29 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
     let agent = Agent::from(args.agent);
     let t = target(agent, &args.scope, args.project_dir.as_deref())?;
     let before = read_target(&t)?;
+    let mut out = Out::new(
+        args.json,
+        "uninstall",
+        agent.as_str(),
+        t.path.display().to_string(),
+    );
     let Some(text) = before.clone() else {
-        println!("{}: no such file; nothing to remove", t.path.display());
+        out.report.outcome = "nothing-to-remove";
+        out.line(&format!(
+            "{}: no such file; nothing to remove",
+            t.path.display()
+        ))?;
+        out.end()?;
         return Ok(ExitCode::SUCCESS);
     };
     let commands = existing(&t, &text)?;
     if commands.is_empty() {
-        println!(
+        out.report.outcome = "nothing-to-remove";
+        out.line(&format!(
             "{}: no hookbox entries; nothing to remove",
             t.path.display()
-        );
+        ))?;
+        out.end()?;
         return Ok(ExitCode::SUCCESS);
     }
     let leaving: Vec<PathBuf> = args
@@ -457,10 +512,12 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
             Err(code) => return Ok(code),
         }
     };
+    report_entries(&mut out, &remaining, &wanted);
     let state = default_state_root();
     let owned = owned::load(state.as_deref(), &t.path);
     let applied = apply(&t, &text, &wanted, &owned)?;
     let code = finish(
+        &mut out,
         &t,
         before.as_deref(),
         &applied.text,
@@ -468,14 +525,15 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
         args.dry_run,
     )?;
     if !args.dry_run {
-        remember(state.as_deref(), &t, &applied.owned);
+        remember(&mut out, state.as_deref(), &t, &applied.owned);
     }
     if agent == Agent::Codex {
         if wanted.is_empty() {
-            codex::untrust(args.dry_run)?;
+            codex::untrust(&mut out, args.dry_run)?;
         } else {
-            codex::trust(&t.path, &applied.text, false, false, args.dry_run)?;
+            codex::trust(&mut out, &t.path, &applied.text, false, false, args.dry_run)?;
         }
     }
+    out.end()?;
     Ok(code)
 }

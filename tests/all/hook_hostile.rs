@@ -264,3 +264,28 @@ fn the_stop_cap_holds_when_the_agent_says_only_whether_the_turn_was_reentered() 
         assert!(run.stdout.contains("keep going"), "{agent}: {run:?}");
     }
 }
+
+/// An installed entry whose plugin folder was moved: the failure names the plugin and the fix
+/// (issue 33 item 5), in the agent's protocol, as the entry's `--on-error` says.
+#[test]
+fn a_moved_plugin_is_named_with_the_way_out() {
+    let d = Dir::new();
+    let gone = d.path().join("moved-plugin");
+    let payload = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": d.path(),
+        "tool_name": "Read", "tool_input": {"file_path": "a.txt"}});
+    for (mode, deny) in [("block", true), ("allow", false)] {
+        let run = run_with_stdin(
+            &d,
+            &args("claude", &gone, &["--on-error", mode]),
+            payload.to_string().as_bytes(),
+        );
+        assert_eq!(denied(&run), deny, "{mode}: {run:?}");
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("is not there any more"), "{mode}: {run:?}");
+        assert!(said.contains("moved-plugin"), "{mode}: {run:?}");
+        assert!(
+            said.contains("hookbox uninstall --agent claude --plugin"),
+            "{mode}: {run:?}"
+        );
+    }
+}

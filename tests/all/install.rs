@@ -641,3 +641,69 @@ fn codex_trust_is_recorded_only_when_asked_and_said_loudly_otherwise() {
         "# mine\nmodel = \"x\"\n"
     );
 }
+
+#[test]
+fn install_and_uninstall_say_what_they_did_as_json() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let report = |run: &Run| -> Value {
+        assert_eq!(run.code, Some(0), "{run:?}");
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+    };
+    let v = report(&install(&d, "claude", &guard, &["--json"]));
+    assert_eq!(v["command"], "install");
+    assert_eq!(v["agent"], "claude");
+    assert_eq!(v["outcome"], "written");
+    assert!(
+        v["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/settings.json")
+    );
+    assert_eq!(v["entries"][0]["event"], "PreToolUse", "{v}");
+    assert!(
+        v["entries"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("hook --agent claude")
+    );
+    assert!(v["diff"].as_str().unwrap().contains("+++"), "{v}");
+    assert_eq!(v["plugins"].as_array().unwrap().len(), 1);
+    // Again: nothing to change, and the report says so.
+    let v = report(&install(&d, "claude", &guard, &["--json"]));
+    assert_eq!(v["outcome"], "unchanged");
+    // A dry run of the uninstall, then the uninstall: the file hookbox created goes.
+    let v = report(&hookbox(
+        &d,
+        &["uninstall", "--agent", "claude", "--dry-run", "--json"],
+    ));
+    assert_eq!(v["outcome"], "dry-run");
+    assert!(d.path().join(".claude/settings.json").exists());
+    let v = report(&hookbox(&d, &["uninstall", "--agent", "claude", "--json"]));
+    assert_eq!(v["outcome"], "removed", "{v}");
+    assert_eq!(v["entries"].as_array().unwrap().len(), 0);
+    let v = report(&hookbox(&d, &["uninstall", "--agent", "claude", "--json"]));
+    assert_eq!(v["outcome"], "nothing-to-remove");
+    // Codex: the warning that it skips untrusted hooks is in the report, not lost on stderr;
+    // with --trust-codex the records are.
+    let run = install(&d, "codex", &guard, &["--json"]);
+    let v = report(&run);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("protects NOTHING in Codex"),
+        "{v}"
+    );
+    assert!(v.get("codex_trust").is_none(), "{v}");
+    let v = report(&install(&d, "codex", &guard, &["--json", "--trust-codex"]));
+    let t = &v["codex_trust"];
+    assert_eq!(t["outcome"], "written", "{v}");
+    assert!(
+        t["records"][0]["hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{v}"
+    );
+}

@@ -6,13 +6,13 @@
 //! with later installs and uninstalls. Without the flag it says, loudly, that the guard is
 //! inactive until trusted.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use hookbox_agents::install::codex_trust;
 use hookbox_host::default_state_root;
 
+use super::report::{CodexTrustReport, Out};
 use super::{diff, write};
 use crate::cmd::term::untrusted;
 
@@ -35,6 +35,7 @@ fn config_path() -> anyhow::Result<PathBuf> {
 /// (a block of records is there, and would otherwise trust entries that are gone); otherwise, on
 /// install (`warn`), says that Codex will skip them.
 pub(super) fn trust(
+    out: &mut Out,
     hooks_path: &Path,
     hooks_text: &str,
     flag: bool,
@@ -48,31 +49,32 @@ pub(super) fn trust(
     let recorded = old.contains("hookbox: Codex's trust");
     if !flag && !recorded {
         if warn {
-            eprintln!(
-                "warning: Codex skips hooks it has not been told to trust, without a word: until these entries are trusted, the guard protects NOTHING in Codex. Trust them in Codex's /hooks screen, or run install again with --trust-codex to record Codex's trust (its hash of each entry) in {}",
+            out.warning(format!(
+                "Codex skips hooks it has not been told to trust, without a word: until these entries are trusted, the guard protects NOTHING in Codex. Trust them in Codex's /hooks screen, or run install again with --trust-codex to record Codex's trust (its hash of each entry) in {}",
                 config.display()
-            );
+            ));
         }
         return Ok(());
     }
     let path = std::path::absolute(hooks_path).context("cannot resolve the hooks file")?;
     let records = codex_trust::records(&path.display().to_string(), hooks_text)?;
     let after = codex_trust::apply(&old, &records, &config.display().to_string())?;
-    show_and_write(&config, before.as_deref(), &after, &records, dry_run)
+    show_and_write(out, &config, before.as_deref(), &after, &records, dry_run)
 }
 
 /// After an uninstall that removed every hookbox entry: the trust records go too.
-pub(super) fn untrust(dry_run: bool) -> anyhow::Result<()> {
+pub(super) fn untrust(out: &mut Out, dry_run: bool) -> anyhow::Result<()> {
     let config = config_path()?;
     write::refuse_symlinks(None, &config)?;
     let Some(old) = write::read(&config)? else {
         return Ok(());
     };
     let after = codex_trust::apply(&old, &[], &config.display().to_string())?;
-    show_and_write(&config, Some(&old), &after, &[], dry_run)
+    show_and_write(out, &config, Some(&old), &after, &[], dry_run)
 }
 
 fn show_and_write(
+    out: &mut Out,
     config: &Path,
     before: Option<&str>,
     after: &str,
@@ -80,52 +82,76 @@ fn show_and_write(
     dry_run: bool,
 ) -> anyhow::Result<()> {
     let file = config.display().to_string();
-    let mut out = anstream::stdout().lock();
+    let mut report = CodexTrustReport {
+        file: file.clone(),
+        outcome: "unchanged",
+        records: records
+            .iter()
+            .map(|r| serde_json::json!({"key": r.key, "hash": r.hash, "command": r.command}))
+            .collect(),
+        diff: None,
+        backup: None,
+    };
+    let result = show_and_write_into(out, &mut report, config, before, after, dry_run);
+    if out.json() {
+        out.report.codex_trust = Some(report);
+    }
+    result
+}
+
+fn show_and_write_into(
+    out: &mut Out,
+    report: &mut CodexTrustReport,
+    config: &Path,
+    before: Option<&str>,
+    after: &str,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let file = &report.file;
     if before.unwrap_or("") == after {
-        if !records.is_empty() {
-            writeln!(
-                out,
+        if !report.records.is_empty() {
+            out.line(&format!(
                 "{file}: Codex's trust in the entries is already recorded"
-            )
-            .context("cannot write to stdout")?;
+            ))?;
         }
         return Ok(());
     }
-    if !records.is_empty() {
-        writeln!(
-            out,
-            "Codex's trust, recorded for {} entr{} (Codex runs an entry only while its hash matches):",
-            records.len(),
-            if records.len() == 1 { "y" } else { "ies" }
-        )
-        .context("cannot write to stdout")?;
-        for r in records {
-            writeln!(
-                out,
+    if !report.records.is_empty() {
+        let n = report.records.len();
+        out.line(&format!(
+            "Codex's trust, recorded for {n} entr{} (Codex runs an entry only while its hash matches):",
+            if n == 1 { "y" } else { "ies" }
+        ))?;
+        for r in &report.records {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            out.line(&format!(
                 "  {}\n    {}\n    runs: {}",
-                r.key,
-                r.hash,
-                untrusted(&r.command)
-            )
-            .context("cannot write to stdout")?;
+                s("key"),
+                s("hash"),
+                untrusted(&s("command"))
+            ))?;
         }
     }
-    write!(
-        out,
-        "{}",
-        untrusted(&diff::diff(&file, before.unwrap_or(""), after))
-    )
-    .context("cannot write to stdout")?;
+    let change = diff::diff(file, before.unwrap_or(""), after);
+    out.line(untrusted(change.trim_end_matches('\n')).as_ref())?;
+    report.diff = Some(change);
     if dry_run {
-        writeln!(out, "dry run: {file} not written").context("cannot write to stdout")?;
+        report.outcome = "dry-run";
+        out.line(&format!("dry run: {file} not written"))?;
         return Ok(());
     }
     if let Some(old) = before.filter(|o| !o.is_empty()) {
         let saved = write::backup(default_state_root(), config, "codex", old)?;
-        writeln!(out, "backup: {}", saved.display()).context("cannot write to stdout")?;
+        out.line(&format!("backup: {}", saved.display()))?;
+        report.backup = Some(saved.display().to_string());
     }
     write::refuse_shared_folders(None, config)?;
     write::replace(config, after)?;
-    writeln!(out, "written: {file}").context("cannot write to stdout")?;
+    report.outcome = if after.contains("hookbox: Codex's trust") {
+        "written"
+    } else {
+        "removed"
+    };
+    out.line(&format!("written: {file}"))?;
     Ok(())
 }
