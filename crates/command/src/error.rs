@@ -9,8 +9,9 @@ use hookbox_core::output::{FailureClass, HookFailure};
 /// [`FailureClass::SpawnError`].
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    /// The spec has neither `command` nor `args` (config validation should have refused it).
-    #[error("the command hook has neither `command` nor `args`; give one of them")]
+    /// There was no program to try (never for a command the loader built: a shell has a
+    /// launcher, an exec form a program).
+    #[error("the command hook names no program to run")]
     NoCommand,
     /// The exec form `args` is an empty list.
     #[error("the command hook's `args` is empty; its first element is the program to run")]

@@ -67,9 +67,8 @@ impl HookContext {
 /// One command hook to run.
 #[derive(Debug, Clone)]
 pub struct CommandRequest {
-    /// The rule's command: shell form (`command`, run with `sh -c`) or exec form (`args`, no
-    /// shell). When both are given, `command` wins, as in [`CommandSpec::label`].
-    /// `run_async` is the host's business: the runner always runs to completion.
+    /// The rule's command: shell form (run by its shell, `sh -c` by default) or exec form (no
+    /// shell). `run_async` is the host's business: the runner always runs to completion.
     pub spec: CommandSpec,
     /// Written to the hook's stdin, then stdin is closed. Shared, since one payload fans out to
     /// many hooks. A hook that does not read it is fine.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use hookbox_core::event::wire::cut_chars;
 use hookbox_core::output::HookFailure;
 use hookbox_core::output::RawOutput;
+use hookbox_core::rule::CommandLine;
 use tokio::io::AsyncWriteExt;
 use tracing::Instrument;
 
@@ -279,7 +280,7 @@ impl CommandRunner {
                 notes.push(signal_note(signal));
             }
         }
-        if let (Some(code), Some(_)) = (exit_code, &req.spec.command) {
+        if let (Some(code), CommandLine::Shell { .. }) = (exit_code, &req.spec.command) {
             notes.extend(shell_exit_note(code).map(str::to_owned));
         }
         notes.extend(scope_notes);

@@ -7,6 +7,7 @@ use std::io;
 use std::path::Path;
 use std::process::Stdio;
 
+use hookbox_core::rule::CommandLine;
 use tokio::process::Command;
 
 use crate::child::HookChild;
@@ -62,12 +63,12 @@ pub(crate) fn spawn(
         }
     }
     Err(match (missing, &req.spec.command) {
-        (Some(_), Some(_)) => SpawnError::ShellMissing {
-            shell: req.spec.shell.as_str(),
+        (Some(_), CommandLine::Shell { shell, .. }) => SpawnError::ShellMissing {
+            shell: shell.as_str(),
             tried: plan.programs,
-            hint: install_hint(req.spec.shell),
+            hint: install_hint(*shell),
         },
-        (Some((program, e)), None) => classify(program.clone(), cwd, e),
+        (Some((program, e)), CommandLine::Exec { .. }) => classify(program.clone(), cwd, e),
         // `plan` always has a candidate.
         (None, _) => SpawnError::NoCommand,
     })
@@ -112,10 +113,10 @@ fn attempt(
 fn plan(req: &CommandRequest) -> Result<Plan, SpawnError> {
     let values = placeholder_values(&req.context);
     let vars: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    match (&req.spec.command, &req.spec.args) {
-        (Some(text), _) => {
+    match &req.spec.command {
+        CommandLine::Shell { text, shell } => {
             let text = substitute(text, &vars).into_owned();
-            let shells = launchers(req.spec.shell);
+            let shells = launchers(*shell);
             Ok(Plan {
                 programs: shells.iter().map(|l| l.program.to_owned()).collect(),
                 args: shells
@@ -129,15 +130,14 @@ fn plan(req: &CommandRequest) -> Result<Plan, SpawnError> {
                     .collect(),
             })
         }
-        (None, Some(args)) => {
-            let mut args = args.iter().map(|a| substitute(a, &vars).into_owned());
+        CommandLine::Exec { argv } => {
+            let mut args = argv.iter().map(|a| substitute(a, &vars).into_owned());
             let program = args.next().ok_or(SpawnError::EmptyArgs)?;
             Ok(Plan {
                 programs: vec![program],
                 args: vec![args.collect()],
             })
         }
-        (None, None) => Err(SpawnError::NoCommand),
     }
 }
 

@@ -303,7 +303,7 @@ impl RuleSet {
 /// Claude Code's `if` (`Bash(git commit:*)`, `Edit(*.ts)`): the tool must match, and the glob
 /// must match the call's main argument — for shell commands, the whole command or any of its
 /// `&&`/`||`/`;`/`|` segments.
-fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
+pub(crate) fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
     if !event.name.evaluates_if() {
         return false;
     }

@@ -40,12 +40,8 @@ pub struct RuleSource {
 /// A native command hook.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandSpec {
-    /// Shell form: run with `sh -c`. `${VAR}` placeholders are substituted before running.
-    pub command: Option<String>,
-    /// Exec form (`args`): spawned without a shell, placeholders substituted per element. This
-    /// is the whole argv, program first (Claude Code's `command` followed by its `args`); when
-    /// it is set, `command` is `None`.
-    pub args: Option<Vec<String>>,
+    /// What runs: a text under a shell, or an argv without one.
+    pub command: CommandLine,
     /// Timeout in seconds, after dialect default and maximum are applied.
     pub timeout_secs: f64,
     /// Claude Code's `async`: run in the background; decision fields are ignored.
@@ -53,8 +49,28 @@ pub struct CommandSpec {
     /// Claude Code's `asyncRewake`: run in the background, and an exit 2 wakes the agent with
     /// stderr. Implies `run_async`.
     pub async_rewake: bool,
-    /// The shell of the shell form (`shell`). Default [`Shell::Sh`].
-    pub shell: Shell,
+}
+
+/// What a command hook is: the two forms `hooks.json` can write, and nothing else (there is no
+/// command without one of them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum CommandLine {
+    /// Shell form (`command` alone): `text` run by `shell` (`/bin/sh -c TEXT` by default).
+    /// `${VAR}` placeholders are substituted before running.
+    Shell {
+        /// The command text.
+        text: String,
+        /// The shell it runs under (`shell`).
+        shell: Shell,
+    },
+    /// Exec form (`args`): spawned without a shell, placeholders substituted per element.
+    /// `argv` is the whole argv, program first (Claude Code's `command` followed by its
+    /// `args`); the loader never builds an empty one.
+    Exec {
+        /// Program, then its arguments.
+        argv: Vec<String>,
+    },
 }
 
 /// The shell a shell-form command runs under (Claude Code's `shell`).
@@ -112,22 +128,35 @@ impl RuleSource {
 impl CommandSpec {
     /// A shell-form command (`sh -c`), in the foreground, with `timeout_secs`.
     pub fn shell(command: impl Into<String>, timeout_secs: f64) -> CommandSpec {
+        CommandSpec::of(
+            CommandLine::Shell {
+                text: command.into(),
+                shell: Shell::Sh,
+            },
+            timeout_secs,
+        )
+    }
+
+    /// An exec-form command (`argv`, no shell), in the foreground, with `timeout_secs`.
+    pub fn exec(argv: Vec<String>, timeout_secs: f64) -> CommandSpec {
+        CommandSpec::of(CommandLine::Exec { argv }, timeout_secs)
+    }
+
+    /// `command`, in the foreground, with `timeout_secs`.
+    pub fn of(command: CommandLine, timeout_secs: f64) -> CommandSpec {
         CommandSpec {
-            command: Some(command.into()),
-            args: None,
+            command,
             timeout_secs,
             run_async: false,
             async_rewake: false,
-            shell: Shell::Sh,
         }
     }
 
     /// A short label for messages and dedup: the command text or the joined args.
     pub fn label(&self) -> String {
-        match (&self.command, &self.args) {
-            (Some(c), _) => c.clone(),
-            (None, Some(a)) => a.join(" "),
-            (None, None) => String::new(),
+        match &self.command {
+            CommandLine::Shell { text, .. } => text.clone(),
+            CommandLine::Exec { argv } => argv.join(" "),
         }
     }
 }

@@ -40,7 +40,8 @@ pub(crate) async fn run(
             return Ran::failure(f);
         }
     };
-    // Under trust, the files the command runs are the sealed copies of what was hashed.
+    // Under `require`, the files the command runs are the sealed copies of what was hashed;
+    // under `warn` and `off` it runs from the live folder, as the agent would run it.
     let (req, trust_note) = match gate::pin_request(loaded, rule.index, req) {
         Ok(pinned) => pinned,
         Err(refused) => return refused,

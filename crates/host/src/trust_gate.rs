@@ -1,7 +1,12 @@
 //! Trust at dispatch: a rule that is not approved as it is does not run under `require` (it
 //! fails with `untrusted`, its fail mode applies — the *approved* fail mode when the rule was
 //! loosened, so a tampered guard still fails closed); under `warn` it runs and the dispatch
-//! says so. A command runs the sealed copies of the files it was approved with.
+//! says so. Under `require` a command runs the sealed copies of the files it was approved with
+//! (as does a tenant's, recorded under `off`, so a held load keeps running the bytes approved);
+//! under `warn` it runs from the live folder exactly as the agent itself would run it — the
+//! default mode never changes how a plugin runs (a copy at `/proc/self/fd/N` is no place for a
+//! script that finds its neighbours through `$0` or `__dirname`, and `node` cannot start one
+//! at all).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,7 +15,7 @@ use hookbox_command::CommandRequest;
 use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
 use hookbox_core::report::HookReport;
-use hookbox_core::rule::{CommandSpec, FailMode};
+use hookbox_core::rule::{CommandLine, CommandSpec, FailMode};
 use hookbox_trust::{RuleTrust, Site, TrustMode};
 
 use crate::hook_report::{Ran, settled};
@@ -98,12 +103,16 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
 }
 
 /// The request that runs the sealed copies of the files `pos` was approved with (and a note
-/// when, under `warn`, one of them cannot be), or the refusal under `require`.
+/// when, recorded under `off`, one of them cannot be), or the refusal under `require`. Under
+/// `warn`, `req` as it is: the live folder, as the agent would run it.
 pub(crate) fn pin_request(
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
 ) -> Result<(CommandRequest, Option<String>), Ran> {
+    if loaded.trust.mode == TrustMode::Warn {
+        return Ok((req, None));
+    }
     let Some(check) = loaded.trust.rule(pos) else {
         return Ok((req, None));
     };
@@ -144,27 +153,30 @@ pub(crate) fn pin_request(
 /// `spec` with each pinned file's name replaced by the path of its sealed copy.
 fn rewrite(spec: &CommandSpec, copies: &[(&Pin, std::os::fd::OwnedFd)]) -> CommandSpec {
     let mut spec = spec.clone();
-    if let Some(text) = &mut spec.command {
-        let mut sites: Vec<(usize, usize, String)> = copies
-            .iter()
-            .filter_map(|(pin, fd)| match pin.site {
-                Site::Text { start, end } => Some((start, end, fd_path(fd))),
-                _ => None,
-            })
-            .collect();
-        // From the end, so earlier ranges stay where they were.
-        sites.sort_by_key(|s| std::cmp::Reverse(s.0));
-        for (start, end, path) in sites {
-            if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
-                text.replace_range(start..end, &path);
+    match &mut spec.command {
+        CommandLine::Shell { text, .. } => {
+            let mut sites: Vec<(usize, usize, String)> = copies
+                .iter()
+                .filter_map(|(pin, fd)| match pin.site {
+                    Site::Text { start, end } => Some((start, end, fd_path(fd))),
+                    _ => None,
+                })
+                .collect();
+            // From the end, so earlier ranges stay where they were.
+            sites.sort_by_key(|s| std::cmp::Reverse(s.0));
+            for (start, end, path) in sites {
+                if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
+                    text.replace_range(start..end, &path);
+                }
             }
         }
-    } else if let Some(args) = &mut spec.args {
-        for (pin, fd) in copies {
-            if let Site::Arg(i) = pin.site
-                && let Some(a) = args.get_mut(i)
-            {
-                *a = fd_path(fd);
+        CommandLine::Exec { argv } => {
+            for (pin, fd) in copies {
+                if let Site::Arg(i) = pin.site
+                    && let Some(a) = argv.get_mut(i)
+                {
+                    *a = fd_path(fd);
+                }
             }
         }
     }

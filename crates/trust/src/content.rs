@@ -10,7 +10,9 @@
 
 use serde_json::{Map, Value, json};
 
-use hookbox_core::rule::{CommandSpec, Handler, HttpSpec, IfCondition, MountSpec, Rule, WasmSpec};
+use hookbox_core::rule::{
+    CommandLine, CommandSpec, Handler, HttpSpec, IfCondition, MountSpec, Rule, Shell, WasmSpec,
+};
 
 /// The canonical content of `rule` (everything but where it sits in its file).
 pub fn rule_content(rule: &Rule) -> Value {
@@ -60,20 +62,24 @@ fn handler_content(handler: &Handler) -> Value {
 fn command_content(c: &CommandSpec) -> Value {
     let CommandSpec {
         command,
-        args,
         timeout_secs,
         run_async,
         async_rewake,
-        shell,
     } = c;
     let mut m = Map::new();
     m.insert("type".into(), json!("command"));
-    if let Some(text) = command {
-        m.insert("command".into(), json!(text));
-    }
-    if let Some(args) = args {
-        m.insert("args".into(), json!(args));
-    }
+    // The exec form records the default shell, as it always has: digests of approved exec-form
+    // rules stay what they were.
+    let shell = match command {
+        CommandLine::Shell { text, shell } => {
+            m.insert("command".into(), json!(text));
+            *shell
+        }
+        CommandLine::Exec { argv } => {
+            m.insert("args".into(), json!(argv));
+            Shell::Sh
+        }
+    };
     m.insert("shell".into(), json!(shell.as_str()));
     m.insert("timeout".into(), json!(timeout_secs));
     if *run_async {

@@ -17,7 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::shell::{BaseVar, Dynamic, Word, lex};
-use hookbox_core::rule::{CommandSpec, Shell};
+use hookbox_core::rule::{CommandLine, CommandSpec, Shell};
 
 /// The folder a pinned file's path is relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -351,17 +351,19 @@ enum Cwd {
 /// Resolves what `spec` runs. Pure: nothing is read; the host opens each [`FileRef`].
 pub fn resolve_command(spec: &CommandSpec) -> CommandFiles {
     let mut out = CommandFiles::default();
-    match (&spec.command, &spec.args) {
-        (Some(text), _) if spec.shell == Shell::Powershell => {
+    match &spec.command {
+        CommandLine::Shell {
+            text,
+            shell: Shell::Powershell,
+        } => {
             out.unpinned(cut(text), UnpinnedWhy::NotFollowed);
         }
-        (Some(text), _) => resolve_shell(text, &mut out),
-        (None, Some(args)) => {
-            let words: Vec<Word> = args.iter().map(|a| exec_word(a)).collect();
+        CommandLine::Shell { text, .. } => resolve_shell(text, &mut out),
+        CommandLine::Exec { argv } => {
+            let words: Vec<Word> = argv.iter().map(|a| exec_word(a)).collect();
             let mut cwd = Cwd::Known(Base::Project, String::new());
             resolve_simple(&words, Site::Arg, &mut cwd, &mut out);
         }
-        (None, None) => {}
     }
     out
 }
@@ -870,15 +872,14 @@ mod tests {
 
     #[test]
     fn exec_form_uses_argument_positions_and_only_braced_placeholders() {
-        let spec = CommandSpec {
-            command: None,
-            args: Some(vec![
+        let spec = CommandSpec::exec(
+            vec![
                 "python3".into(),
                 "${CLAUDE_PLUGIN_ROOT}/hooks/a.py".into(),
                 "$HOME/x".into(),
-            ]),
-            ..CommandSpec::shell("", 5.0)
-        };
+            ],
+            5.0,
+        );
         let got = resolve_command(&spec);
         assert_eq!(
             got.files,
@@ -889,11 +890,10 @@ mod tests {
                 site: Site::Arg(1)
             }]
         );
-        let spec = CommandSpec {
-            command: None,
-            args: Some(vec!["${CLAUDE_PLUGIN_ROOT}/bin/guard".into(), "a b".into()]),
-            ..CommandSpec::shell("", 5.0)
-        };
+        let spec = CommandSpec::exec(
+            vec!["${CLAUDE_PLUGIN_ROOT}/bin/guard".into(), "a b".into()],
+            5.0,
+        );
         let got = resolve_command(&spec);
         assert_eq!(files(&got), [(Program, Plugin, "bin/guard")]);
         assert_eq!(got.files[0].site, Site::Arg(0));
@@ -901,10 +901,13 @@ mod tests {
 
     #[test]
     fn powershell_text_is_not_parsed() {
-        let spec = CommandSpec {
-            shell: Shell::Powershell,
-            ..CommandSpec::shell("& \"$env:CLAUDE_PLUGIN_ROOT/x.ps1\"", 5.0)
-        };
+        let spec = CommandSpec::of(
+            CommandLine::Shell {
+                text: "& \"$env:CLAUDE_PLUGIN_ROOT/x.ps1\"".into(),
+                shell: Shell::Powershell,
+            },
+            5.0,
+        );
         let got = resolve_command(&spec);
         assert!(got.files.is_empty());
         assert_eq!(got.unpinned[0].why, NotFollowed);

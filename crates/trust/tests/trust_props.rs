@@ -12,7 +12,7 @@ use std::path::Path;
 
 use hookbox_core::Dialect;
 use hookbox_core::config::parse_hooks_str;
-use hookbox_core::rule::Handler;
+use hookbox_core::rule::{CommandLine, CommandSpec, Handler};
 use hookbox_trust::{
     Approval, Base, Digest, FileRecord, FileRole, FileState, HookFile, RECORD_VERSION,
     RuleLocation, RuleRecord, resolve_command, rule_content,
@@ -46,8 +46,12 @@ fn commands() -> Vec<String> {
         };
         let report = parse_hooks_str(&text, Path::new("hooks.json"), Dialect::Claude);
         for r in &report.rules {
-            if let Handler::Command(c) = &r.handler {
-                out.extend(c.command.clone());
+            if let Handler::Command(CommandSpec {
+                command: CommandLine::Shell { text, .. },
+                ..
+            }) = &r.handler
+            {
+                out.push(text.clone());
             }
         }
     }
@@ -65,7 +69,7 @@ fn every_real_command_resolves_cleanly() {
     let mut pinned = 0;
     for c in &cmds {
         props::check_command(c);
-        pinned += resolve_command(&hookbox_core::rule::CommandSpec::shell(c.as_str(), 5.0))
+        pinned += resolve_command(&CommandSpec::shell(c.as_str(), 5.0))
             .files
             .len();
     }

@@ -2,7 +2,7 @@
 //! and a clear spawn error naming the shell when it is not.
 
 use hookbox_core::output::FailureClass;
-use hookbox_core::rule::Shell;
+use hookbox_core::rule::{CommandLine, Shell};
 
 use crate::util::{Fixture, exec, request, shell};
 
@@ -11,7 +11,10 @@ const WHICH_SHELL: &str = "readlink /proc/$$/exe";
 
 fn with_shell(command: &str, kind: Shell) -> hookbox_core::rule::CommandSpec {
     let mut spec = shell(command);
-    spec.shell = kind;
+    spec.command = CommandLine::Shell {
+        text: command.to_owned(),
+        shell: kind,
+    };
     spec
 }
 
@@ -91,10 +94,9 @@ async fn powershell_runs_where_installed_and_is_named_where_not() {
 }
 
 #[tokio::test]
-async fn the_exec_form_ignores_the_shell() {
+async fn the_exec_form_runs_without_a_shell() {
     let fx = Fixture::new();
-    let mut spec = exec(&["/bin/echo", "$0"]);
-    spec.shell = Shell::Powershell;
+    let spec = exec(&["/bin/echo", "$0"]);
     let run = fx.runner().run(&request(spec)).await.unwrap();
     assert_eq!(run.output.stdout, "$0\n");
 }

@@ -55,12 +55,7 @@ pub(crate) fn shell(command: &str) -> CommandSpec {
 }
 
 pub(crate) fn exec(args: &[&str]) -> CommandSpec {
-    CommandSpec {
-        command: None,
-        args: Some(args.iter().map(|a| (*a).to_owned()).collect()),
-        timeout_secs: 60.0,
-        ..CommandSpec::shell("", 60.0)
-    }
+    CommandSpec::exec(args.iter().map(|a| (*a).to_owned()).collect(), 60.0)
 }
 
 pub(crate) fn request(spec: CommandSpec) -> CommandRequest {

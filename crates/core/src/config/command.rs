@@ -8,7 +8,7 @@ use super::document::{Ctx, describe};
 use super::span::JsonPath;
 use super::timeout;
 use crate::event::EventName;
-use crate::rule::{CommandSpec, Shell};
+use crate::rule::{CommandLine, CommandSpec, Shell};
 
 /// The values `shell` may take, as the error lists them.
 const SHELLS: &str = "\"sh\", \"bash\", \"powershell\", \"pwsh\"";
@@ -119,7 +119,7 @@ pub(crate) fn parse_command(
             return None;
         }
     };
-    let (command, args) = match (program, args) {
+    let mut command = match (program, args) {
         (None, None) => {
             ctx.skip(
                 path,
@@ -128,9 +128,13 @@ pub(crate) fn parse_command(
             );
             return None;
         }
-        (Some(c), None) => (Some(c), None),
+        // Its shell is read below.
+        (Some(text), None) => CommandLine::Shell {
+            text,
+            shell: Shell::Sh,
+        },
         // Exec form: Claude Code spawns `command` with `args`, no shell. The spec carries the
-        // whole argv in `args`, so a runner never has to guess which form it got.
+        // whole argv, so a runner never has to guess which form it got.
         (program, Some(rest)) => {
             let argv: Vec<String> = program.into_iter().chain(rest).collect();
             if argv.is_empty() {
@@ -141,7 +145,7 @@ pub(crate) fn parse_command(
                 );
                 return None;
             }
-            (None, Some(argv))
+            CommandLine::Exec { argv }
         }
     };
     let Ok(run_async) = opt_bool(ctx, obj, path, "async") else {
@@ -151,23 +155,23 @@ pub(crate) fn parse_command(
     let Ok(async_rewake) = opt_bool(ctx, obj, path, "asyncRewake") else {
         return None;
     };
-    let shell = shell(ctx, obj, path)?;
-    if args.is_some() && obj.get("shell").is_some_and(|v| !v.is_null()) {
-        ctx.warn(
+    let parsed_shell = shell(ctx, obj, path)?;
+    match &mut command {
+        CommandLine::Shell { shell, .. } => *shell = parsed_shell,
+        CommandLine::Exec { .. } if obj.get("shell").is_some_and(|v| !v.is_null()) => ctx.warn(
             &path.key("shell"),
             "'shell' is ignored in exec form: 'args' runs the program without a shell".to_owned(),
             Some(
                 "remove \"shell\", or write the whole command in \"command\" without \"args\""
                     .to_owned(),
             ),
-        );
+        ),
+        CommandLine::Exec { .. } => {}
     }
     Some(CommandSpec {
         command,
-        args,
         timeout_secs: timeout.unwrap_or_else(|| timeout::default_secs(ctx, event)),
         run_async: run_async || async_rewake,
         async_rewake,
-        shell,
     })
 }

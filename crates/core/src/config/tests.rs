@@ -14,7 +14,7 @@ use std::path::Path;
 use super::*;
 use crate::event::{EventName, HandlerType};
 use crate::matcher::Matcher;
-use crate::rule::{FailMode, Handler};
+use crate::rule::{CommandLine, FailMode, Handler, Shell};
 
 pub(super) fn parse_as(text: &str, file: &str, dialect: Dialect) -> LoadReport {
     parse_hooks_str(text, Path::new(file), dialect)
@@ -164,7 +164,13 @@ fn simple_dialect_entries_are_command_handlers() {
     assert!(r.diagnostics.is_empty(), "{:#?}", r.diagnostics);
     assert_eq!(r.rules.len(), 2);
     assert!(r.rules[0].matcher.is_all());
-    assert_eq!(command(&r.rules[1]).command.as_deref(), Some("./check.sh"));
+    assert_eq!(
+        command(&r.rules[1]).command,
+        CommandLine::Shell {
+            text: "./check.sh".into(),
+            shell: Shell::Sh
+        }
+    );
     assert_eq!(
         command(&r.rules[1]).timeout_secs,
         30.0,
@@ -349,6 +355,17 @@ fn matchers() {
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}]}}"#,
     );
     let d = only_diag(&r);
+    assert_eq!(
+        d.severity,
+        Severity::Error,
+        "a guard that never runs fails validation"
+    );
+    assert_eq!(
+        d.fix.as_deref(),
+        Some(
+            "a matcher names tools; the argument pattern goes in the hook's \"if\": write \"matcher\": \"Bash\" and, on the handler, \"if\": \"Bash(<pattern>)\""
+        )
+    );
     assert!(
         d.message
             .starts_with("Invalid matcher under 'PreToolUse': invalid JavaScript regex `Bash(`"),
@@ -374,7 +391,7 @@ fn matchers() {
     );
     // Built to backtrack, but it compiles: the matcher module bounds it at dispatch.
     let r = parse(
-        r#"{"hooks": {"PreToolUse": [{"matcher": "(a+)+$", "hooks": [{"type": "command", "command": "a"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "(B+)+ash$", "hooks": [{"type": "command", "command": "a"}]}]}}"#,
     );
     assert!(r.diagnostics.is_empty());
     assert!(matches!(r.rules[0].matcher, Matcher::Regex(_)));
@@ -464,13 +481,20 @@ fn command_fields() {
         2,
         "a shell beside args is a warning, the rule stays"
     );
-    assert_eq!(command(&r.rules[1]).shell, crate::rule::Shell::Powershell);
+    assert!(matches!(
+        command(&r.rules[1]).command,
+        CommandLine::Shell {
+            shell: Shell::Powershell,
+            ..
+        }
+    ));
     let a = &r.rules[0];
     let c = command(a);
-    assert_eq!(c.command, None);
     assert_eq!(
-        c.args.as_deref(),
-        Some(&["bun".to_owned(), "${CLAUDE_PLUGIN_ROOT}/gate.ts".to_owned()][..])
+        c.command,
+        CommandLine::Exec {
+            argv: vec!["bun".to_owned(), "${CLAUDE_PLUGIN_ROOT}/gate.ts".to_owned()]
+        }
     );
     assert!(c.run_async);
     assert_eq!(a.on_failure, Some(FailMode::Block));
@@ -507,4 +531,60 @@ fn empty_group_and_group_handler_matcher() {
         "a handler's own matcher inside a matcher group is ignored; the group's matcher applies"
     );
     assert_eq!(r.rules[0].matcher, Matcher::Names(vec!["Bash".into()]));
+}
+
+#[test]
+fn unknown_keys_are_warned_with_the_closest_known_one() {
+    let r = parse(
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "profile": "strict", "hooks": [
+            {"type": "command", "command": "a", "timout": 5, "onfailure": "block", "description": "a note", "commandWindows": "a.cmd"},
+            {"type": "http", "url": "https://example.com/h", "header": {}}
+        ]}]}}"#,
+    );
+    let got: Vec<(&str, &str, Option<&str>)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.message.as_str(),
+                d.json_path.as_deref().unwrap_or(""),
+                d.fix.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "unknown key 'profile' in a matcher group — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].profile",
+                Some(
+                    "a matcher group reads matcher, hooks; remove 'profile', or rename it to one of them"
+                ),
+            ),
+            (
+                "unknown key 'timout' in a command hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[0].timout",
+                Some("did you mean 'timeout'?"),
+            ),
+            (
+                "unknown key 'onfailure' in a command hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[0].onfailure",
+                Some("did you mean 'onFailure'?"),
+            ),
+            (
+                "unknown key 'header' in an http hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[1].header",
+                Some("did you mean 'headers'?"),
+            ),
+        ]
+    );
+    assert!(
+        r.diagnostics
+            .iter()
+            .all(|d| d.severity == Severity::Warning)
+    );
+    assert_eq!(r.rules.len(), 2, "an unknown key skips nothing");
+    // The rule is read as if the key were not there: no timeout of 5, fail-open.
+    assert_eq!(r.rules[0].on_failure, None);
 }

@@ -6,7 +6,7 @@
 //! [`TrustPolicy::max_pinned_file_bytes`](super::TrustPolicy::max_pinned_file_bytes), and is
 //! read from that descriptor, bounded, into memory. Its SHA-256 is taken over those bytes.
 //!
-//! When the rule runs, the bytes go into a *sealed memfd* (`memfd_create`, then
+//! When the rule runs under `trust = require`, the bytes go into a *sealed memfd* (`memfd_create`, then
 //! `F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL`): an anonymous file nobody can
 //! change, not even us. The hook runs it as `/proc/self/fd/N` — the kernel follows that link
 //! to the memfd, and a script's interpreter reads the same descriptor — so replacing, editing

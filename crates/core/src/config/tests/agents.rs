@@ -8,7 +8,7 @@ use super::{only_diag, parse, parse_as};
 use crate::config::*;
 use crate::diagnostic::Severity;
 use crate::event::EventName;
-use crate::rule::{FailMode, Handler, Shell};
+use crate::rule::{CommandLine, CommandSpec, FailMode, Handler, Shell};
 
 fn one_rule(event: &str, handler: &str) -> LoadReport {
     parse(&format!(
@@ -185,7 +185,12 @@ fn shell_and_async_rewake() {
         .rules
         .iter()
         .map(|x| match &x.handler {
-            Handler::Command(c) => (c.shell, c.run_async, c.async_rewake),
+            Handler::Command(CommandSpec {
+                command: CommandLine::Shell { shell, .. },
+                run_async,
+                async_rewake,
+                ..
+            }) => (*shell, *run_async, *async_rewake),
             other => panic!("{other:?}"),
         })
         .collect();

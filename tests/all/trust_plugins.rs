@@ -1,0 +1,232 @@
+//! Real plugins in every trust mode: a node guard, a node script reading a file through
+//! `__dirname`, a python script importing a neighbour module, a bash script sourcing
+//! `$(dirname "$0")/lib.sh` — the way public plugins are written. Each gives the same answer
+//! under `--trust off`, `warn` (not approved, and approved) and `require` (approved), and the
+//! node guard blocks `rm -rf ~/` in each: a guard that cannot start is a guard that fails open.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::Run;
+
+/// The node guard: its patterns come from a neighbour module (`require('./lib/patterns')`).
+const GUARD_JS: &str = r#"const patterns = require('./lib/patterns');
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const cmd = (input.tool_input && input.tool_input.command) || '';
+for (const p of patterns) {
+  if (p.test(cmd)) {
+    process.stderr.write('node-guard: blocked ' + cmd + '\n');
+    process.exit(2);
+  }
+}
+console.log('node-guard ok');
+"#;
+
+const PATTERNS_JS: &str = r"module.exports = [/rm\s+-rf\s+~/, /git\s+checkout\s+--\s+\./];
+";
+
+/// A node script reading a file of its plugin through `__dirname`.
+const BANNER_JS: &str = r"const fs = require('fs');
+const path = require('path');
+process.stdout.write(fs.readFileSync(path.join(__dirname, 'banner.txt'), 'utf8'));
+";
+
+/// A python script importing its neighbour `policy.py` (its folder is `sys.path[0]`).
+const CHECK_PY: &str = r"import policy
+print('python ' + policy.NAME)
+";
+
+/// A bash script sourcing its neighbour through `$0`.
+const CHECK_SH: &str = r#"#!/bin/bash
+. "$(dirname "$0")/lib.sh"
+echo "bash $LIB_NAME"
+"#;
+
+/// The answers of the four hooks to `ls`, in rule order.
+const ANSWERS: [&str; 4] = [
+    "node-guard ok",
+    "banner from __dirname",
+    "python policy module",
+    "bash lib.sh",
+];
+
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let e = Env {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(e.project()).unwrap();
+        std::fs::create_dir_all(e.tmp.path().join("home")).unwrap();
+        e.make_plugin();
+        e
+    }
+
+    fn project(&self) -> PathBuf {
+        self.tmp.path().join("project")
+    }
+
+    fn plugin(&self) -> PathBuf {
+        self.tmp.path().join("real-plugin")
+    }
+
+    fn write(&self, rel: &str, text: &str, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.plugin().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    fn make_plugin(&self) {
+        self.write(
+            ".claude-plugin/plugin.json",
+            r#"{"name": "real-plugin"}"#,
+            0o644,
+        );
+        self.write("hooks/guard.js", GUARD_JS, 0o644);
+        self.write("hooks/lib/patterns.js", PATTERNS_JS, 0o644);
+        self.write("hooks/banner.js", BANNER_JS, 0o644);
+        self.write("hooks/banner.txt", "banner from __dirname\n", 0o644);
+        self.write("hooks/check.py", CHECK_PY, 0o644);
+        self.write("hooks/policy.py", "NAME = 'policy module'\n", 0o644);
+        self.write("hooks/check.sh", CHECK_SH, 0o755);
+        self.write("hooks/lib.sh", "LIB_NAME=lib.sh\n", 0o644);
+        let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "node \"${CLAUDE_PLUGIN_ROOT}/hooks/guard.js\"", "timeout": 20},
+            {"type": "command", "command": "node ${CLAUDE_PLUGIN_ROOT}/hooks/banner.js", "timeout": 20},
+            {"type": "command", "command": "python3 \"${CLAUDE_PLUGIN_ROOT}\"/hooks/check.py", "timeout": 20},
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh", "timeout": 20},
+        ]}]}});
+        self.write(
+            "hooks/hooks.json",
+            &serde_json::to_string_pretty(&hooks).unwrap(),
+            0o644,
+        );
+    }
+
+    fn run(&self, args: &[&OsStr]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+            .args(args)
+            .current_dir(self.project())
+            .env("NO_COLOR", "1")
+            .env("HOME", self.tmp.path().join("home"))
+            .env_remove("HOOKBOX_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("HOOKBOX_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// `dispatch` of a Bash `PreToolUse` running `command`, under `mode`, as JSON.
+    fn dispatch(&self, mode: &str, command: &str) -> (Value, Run) {
+        let input = json!({ "command": command }).to_string();
+        let plugin = self.plugin();
+        let r = self.run(&[
+            OsStr::new("dispatch"),
+            OsStr::new("--event"),
+            OsStr::new("PreToolUse"),
+            OsStr::new("--tool"),
+            OsStr::new("Bash"),
+            OsStr::new("--tool-input"),
+            OsStr::new(&input),
+            OsStr::new("--plugin"),
+            plugin.as_os_str(),
+            OsStr::new("--no-replay"),
+            OsStr::new("--trust"),
+            OsStr::new(mode),
+            OsStr::new("--json"),
+        ]);
+        assert_eq!(r.code, Some(0), "{r:?}");
+        (r.json(), r)
+    }
+
+    fn approve(&self) {
+        let plugin = self.plugin();
+        let r = self.run(&[
+            OsStr::new("trust"),
+            OsStr::new("add"),
+            OsStr::new("--yes"),
+            plugin.as_os_str(),
+        ]);
+        assert_eq!(r.code, Some(0), "{r:?}");
+    }
+}
+
+/// Each hook's output (trimmed) and failure class, in rule order.
+fn answers(d: &Value) -> Vec<(String, Value)> {
+    d["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["output"].as_str().unwrap_or_default().trim().to_owned(),
+                h["effect"]["failure"]["class"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The four hooks answer `ls` as they do in the agent, and the guard blocks `rm -rf ~/`.
+fn assert_plugin_works(e: &Env, mode: &str) {
+    let (d, r) = e.dispatch(mode, "ls");
+    let got = answers(&d);
+    let want: Vec<(String, Value)> = ANSWERS
+        .iter()
+        .map(|a| ((*a).to_owned(), Value::Null))
+        .collect();
+    assert_eq!(got, want, "--trust {mode}: {r:?}");
+    assert_eq!(d["outcome"], json!("allow"), "--trust {mode}: {r:?}");
+
+    let (d, r) = e.dispatch(mode, "rm -rf ~/");
+    assert_eq!(d["outcome"], json!("block"), "--trust {mode}: {r:?}");
+    assert!(
+        d["hooks"][0]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("node-guard: blocked rm -rf ~/"),
+        "--trust {mode}: {r:?}"
+    );
+}
+
+#[test]
+fn real_plugins_give_the_same_answers_under_off_and_warn() {
+    let e = Env::new();
+    assert_plugin_works(&e, "off");
+    // Not approved: `warn` runs them from the live folder, as the agent would, and says so.
+    assert_plugin_works(&e, "warn");
+    let (_, r) = e.dispatch("warn", "ls");
+    assert!(r.stderr.contains("it ran anyway (trust = warn)"), "{r:?}");
+    // Approved: the same.
+    e.approve();
+    assert_plugin_works(&e, "warn");
+    // Changed after approval: `warn` runs the live folder, names the change, and the guard
+    // still guards.
+    e.write(
+        "hooks/guard.js",
+        &format!("{GUARD_JS}// edited after approval\n"),
+        0o644,
+    );
+    assert_plugin_works(&e, "warn");
+    let (_, r) = e.dispatch("warn", "ls");
+    assert!(r.stderr.contains("changed since it was approved"), "{r:?}");
+}
