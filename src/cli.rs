@@ -36,13 +36,15 @@ pub(crate) enum Command {
     /// agent's format (Cursor, GitHub Copilot, Windsurf, Gemini CLI) are named and not loaded.
     ///
     /// Every script and component a rule names is checked (there, a regular file, executable
-    /// when run directly); unknown keys are named with the closest known one; a matcher that
-    /// does not compile is an error, one that can match no known tool a warning.
+    /// when run directly); a misspelt key is an error naming the key meant ("timout": did you
+    /// mean timeout?), any other unknown key a warning; a matcher that does not compile is an
+    /// error, one that can match no known tool a warning.
     ///
     /// Exit codes: 0 everything loadable loaded (warnings allowed), 1 an error was found
-    /// (invalid JSON, an unreadable file, a matcher that does not compile, a fail-closed rule
-    /// whose program or component is missing, a plugin that failed to register) — or, with
-    /// --strict, a warning —, 2 usage error (e.g. a PATH that does not exist).
+    /// (invalid JSON, an unreadable file, a misspelt key, a matcher that does not compile, a
+    /// fail-closed rule whose program or component is missing, a plugin that failed to
+    /// register) — or, with --strict, a warning —, 2 usage error (e.g. a PATH that does not
+    /// exist).
     Validate(ValidateArgs),
 
     /// Run one event through the hooks of the given plugins and print the aggregated verdict.
@@ -52,7 +54,8 @@ pub(crate) enum Command {
     /// file. Missing session_id and cwd take --session-id and --cwd. Prints each hook's
     /// attachments and timing, the verdict, the `[Blocked by hook]` / `[Hook stopped]` marker or
     /// the `<user-prompt-submit-hook>` tags for UserPromptSubmit, and the HookFired record.
-    /// --explain says, for every loaded rule of the event, why it did or did not fire.
+    /// --explain says, for every loaded rule of the event, why it did or did not fire (said
+    /// without asking when no rule matched).
     /// A replay record goes to hookbox's state folder, never the project:
     /// $HOOKBOX_STATE_DIR (else $XDG_STATE_HOME/hookbox, else ~/.local/state/hookbox)/
     /// projects/<name>-<hash>/replay/<session>.jsonl (--json says where: replay_file), unless
@@ -1057,8 +1060,8 @@ pub(crate) struct ValidateArgs {
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// Treat every warning as an error (exit 1): an unknown key, a matcher that matches no
-    /// known tool, a fail-open rule whose script is missing. For CI.
+    /// Treat every warning as an error (exit 1): an unknown key near no known one, a matcher
+    /// that matches no known tool, a fail-open rule whose script is missing. For CI.
     #[arg(long)]
     pub(crate) strict: bool,
 }

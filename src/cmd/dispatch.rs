@@ -2,7 +2,8 @@
 //! stdin, or a few flags), run it through a `HookHost` and print the verdict, the rendered
 //! marker or tags, each hook's attachments and the HookFired record — or all of it as JSON.
 //! Every rule that failed is named under the verdict, with whether it blocked (fail-closed) or
-//! let the action through; `--explain` says, rule by rule, why each did or did not fire.
+//! let the action through; `--explain` says, rule by rule, why each did or did not fire — and
+//! so does the text output whenever no rule matched.
 
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -95,9 +96,10 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
                 file.display()
             );
         }
-        let explained = args
-            .explain
-            .then(|| explanation(&host.rules(), &dispatch, skipped(&report)));
+        // When no rule matched, say why without being asked: "0 rules matched" alone leaves a
+        // user guessing between a typo in the matcher, the wrong event and a rule never loaded.
+        let explain = args.explain || (!args.json && dispatch.matched_rule_count == 0);
+        let explained = explain.then(|| explanation(&host.rules(), &dispatch, skipped(&report)));
         let code = answer(
             args,
             host.trust_mode(),

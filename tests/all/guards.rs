@@ -36,35 +36,48 @@ fn deny_script(d: &Dir) {
 }
 
 #[test]
-fn a_typo_in_a_rule_is_named_with_the_key_it_misspells_and_fails_strict_validation() {
+fn a_typo_in_a_rule_is_an_error_naming_the_key_it_misspells_and_strict_fails_on_any_unknown_key() {
     let d = Dir::new();
     deny_script(&d);
+    // `profile` is near no key a group reads: a warning. The two typos are errors.
     let plugin = guard_plugin(
         &d,
-        r#""Bash""#,
+        r#""Bash", "profile": "strict""#,
         r#"{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/deny.sh", "timout": 5, "onfailure": "block"}"#,
     );
     let run = validate(&[plugin.as_os_str()]);
-    assert_eq!(run.code, Some(0), "warnings alone pass: {run:?}");
+    assert_eq!(
+        run.code,
+        Some(1),
+        "a misspelt setting fails validation: {run:?}"
+    );
     assert!(
         run.stdout.contains(
-            "warning: unknown key 'timout' in a command hook — ignored, so it changes nothing (at hooks.PreToolUse[0].hooks[0].timout)\n  fix: did you mean 'timeout'?\n"
+            "error: unknown key 'timout' in a command hook — ignored, so it changes nothing (at hooks.PreToolUse[0].hooks[0].timout)\n  fix: did you mean 'timeout'?\n"
         ),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout
-            .contains("unknown key 'onfailure' in a command hook — ignored, so it changes nothing (at hooks.PreToolUse[0].hooks[0].onfailure)\n  fix: did you mean 'onFailure'?\n"),
+            .contains("error: unknown key 'onfailure' in a command hook — ignored, so it changes nothing (at hooks.PreToolUse[0].hooks[0].onfailure)\n  fix: did you mean 'onFailure'?\n"),
         "{}",
         run.stdout
     );
+    assert!(
+        run.stdout
+            .contains("warning: unknown key 'profile' in a matcher group — ignored, so it changes nothing (at hooks.PreToolUse[0].profile)\n  fix: a matcher group reads matcher, hooks; remove 'profile', or rename it to one of them\n"),
+        "{}",
+        run.stdout
+    );
+    let json = validate(&[OsStr::new("--json"), plugin.as_os_str()]);
+    assert_eq!(json.json()["summary"]["errors"], 2, "{}", json.stdout);
     let strict = validate(&[OsStr::new("--strict"), plugin.as_os_str()]);
     assert_eq!(strict.code, Some(1), "{strict:?}");
     assert!(
         strict
             .stdout
-            .contains("error: unknown key 'timout' in a command hook — ignored, so it changes nothing [an error under --strict]"),
+            .contains("error: unknown key 'profile' in a matcher group — ignored, so it changes nothing [an error under --strict]"),
         "{}",
         strict.stdout
     );
@@ -73,7 +86,7 @@ fn a_typo_in_a_rule_is_named_with_the_key_it_misspells_and_fails_strict_validati
         OsStr::new("--json"),
         plugin.as_os_str(),
     ]);
-    assert_eq!(json.json()["summary"]["errors"], 2, "{}", json.stdout);
+    assert_eq!(json.json()["summary"]["errors"], 3, "{}", json.stdout);
 }
 
 #[test]
@@ -354,6 +367,49 @@ fn explain_names_the_part_of_each_rule_that_failed() {
     assert_eq!(v["explain"]["rules"][1]["part"], "matcher", "{v}");
     assert_eq!(v["explain"]["rules"][0]["part"], "if", "{v}");
     assert_eq!(v["explain"]["rules"][2]["matched"], true, "{v}");
+}
+
+#[test]
+fn dispatch_says_why_no_rule_matched_without_being_asked() {
+    let d = Dir::new();
+    deny_script(&d);
+    let plugin = guard_plugin(
+        &d,
+        r#""Edit|Write""#,
+        r#"{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/deny.sh"}"#,
+    );
+    let project = d.path().display().to_string();
+    let plugin = plugin.display().to_string();
+    let run = hookbox_with_state(
+        [
+            "dispatch",
+            "--project-dir",
+            project.as_str(),
+            "--event",
+            "PreToolUse",
+            "--plugin",
+            plugin.as_str(),
+            "--tool",
+            "Bash",
+            "--tool-input",
+            r#"{"command":"ls"}"#,
+            "--trust",
+            "off",
+        ],
+        d.state(),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains(" · 0 rules matched · "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("— did not fire (matcher): matcher \"Edit|Write\""),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

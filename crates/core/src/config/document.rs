@@ -150,6 +150,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Something is wrong enough to fail validation, yet nothing is skipped (a misspelt key:
+    /// the rule loads as written, without the setting it meant).
+    pub(crate) fn error(&mut self, path: &JsonPath, message: String, fix: Option<String>) {
+        self.push(Severity::Error, path, message, fix);
+    }
+
     /// Something looks wrong, but nothing is skipped.
     pub(crate) fn warn(&mut self, path: &JsonPath, message: String, fix: Option<String>) {
         self.push(Severity::Warning, path, message, fix);
@@ -465,7 +471,7 @@ fn parse_entry(ctx: &mut Ctx<'_>, event: EventName, entry: &Value, path: &JsonPa
         handler::parse_handler(ctx, event, obj, path, None);
         return;
     };
-    super::keys::warn_unknown(ctx, obj, path, super::keys::GROUP_KEYS, "a matcher group");
+    super::keys::report_unknown(ctx, obj, path, super::keys::GROUP_KEYS, "a matcher group");
     let hooks_path = path.key("hooks");
     let handlers: Vec<(&Value, JsonPath)> = match hooks {
         Value::Array(items) => items

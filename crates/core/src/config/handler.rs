@@ -97,7 +97,7 @@ pub(crate) fn parse_handler(
             HandlerType::Http => "an http hook".to_owned(),
             other => format!("a {} hook", other.as_str()),
         };
-        keys::warn_unknown(ctx, obj, path, &keys::handler_keys(ty), &what);
+        keys::report_unknown(ctx, obj, path, &keys::handler_keys(ty), &what);
     }
     let matcher = match group_matcher {
         Some(m) => {

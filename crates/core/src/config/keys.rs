@@ -1,9 +1,12 @@
 //! The keys each object of a hooks file may hold — a matcher group, a `command`, `prompt`,
 //! `http` or `wasm` handler — as the parser reads them and as the JSON Schema (`schema`)
 //! publishes them. A key hookbox does not know is a typo until shown otherwise: `"timout"` or
-//! `"onfailure"` read silently would leave a guard with no timeout, or failing open, so each one
-//! is a warning naming the closest known key (an error under `hookbox validate --strict`). The
-//! `wasm` block is stricter still: an unknown key there is an error (see `wasm`).
+//! `"onfailure"` read silently would leave a guard with no timeout, or failing open. So a key
+//! within two edits of a key the object reads (a misspelling: "did you mean `timeout`?") is an
+//! **error**, and `validate` fails; any other unknown key (`"profile"`, a field no agent reads)
+//! is a warning naming the keys the object reads (an error under `hookbox validate --strict`).
+//! Either way the rule loads as written, without the key. The `wasm` block is stricter still:
+//! an unknown key there is an error that skips the rule (see `wasm`).
 //!
 //! Two kinds of keys are read past without a word: keys for people (`description`, `id`, …,
 //! which real files carry on groups and handlers) and keys other agents define that hookbox
@@ -107,9 +110,10 @@ fn tolerated(key: &str) -> bool {
     NOTE_KEYS.contains(&key) || OTHER_AGENTS_KEYS.iter().any(|(k, _)| *k == key)
 }
 
-/// Warns about each key of `obj` that is not in `allowed` and not tolerated, located at the key:
-/// `what` names the object ("a command hook", "a matcher group").
-pub(crate) fn warn_unknown(
+/// Reports each key of `obj` that is not in `allowed` and not tolerated, located at the key: an
+/// error when it is a misspelling of an allowed key, else a warning. `what` names the object
+/// ("a command hook", "a matcher group").
+pub(crate) fn report_unknown(
     ctx: &mut Ctx<'_>,
     obj: &Map<String, Value>,
     path: &JsonPath,
@@ -120,19 +124,23 @@ pub(crate) fn warn_unknown(
         if allowed.contains(&key.as_str()) || tolerated(key) {
             continue;
         }
-        // A key that is another type's (`url` on a command hook) says more than a distance.
-        let fix = match closest(key, allowed.iter().copied()) {
-            Some(k) => format!("did you mean '{k}'?"),
-            None => format!(
-                "{what} reads {}; remove '{key}', or rename it to one of them",
-                allowed.join(", ")
+        let message = format!("unknown key '{key}' in {what} — ignored, so it changes nothing");
+        match closest(key, allowed.iter().copied()) {
+            // A setting meant and not applied: a guard without its timeout or failing open.
+            Some(k) => ctx.error(
+                &path.key(key),
+                message,
+                Some(format!("did you mean '{k}'?")),
             ),
-        };
-        ctx.warn(
-            &path.key(key),
-            format!("unknown key '{key}' in {what} — ignored, so it changes nothing"),
-            Some(fix),
-        );
+            None => ctx.warn(
+                &path.key(key),
+                message,
+                Some(format!(
+                    "{what} reads {}; remove '{key}', or rename it to one of them",
+                    allowed.join(", ")
+                )),
+            ),
+        }
     }
 }
 

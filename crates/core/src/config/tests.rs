@@ -534,7 +534,7 @@ fn empty_group_and_group_handler_matcher() {
 }
 
 #[test]
-fn unknown_keys_are_warned_with_the_closest_known_one() {
+fn unknown_keys_are_named_and_misspellings_are_errors() {
     let r = parse(
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "profile": "strict", "hooks": [
             {"type": "command", "command": "a", "timout": 5, "onfailure": "block", "description": "a note", "commandWindows": "a.cmd"},
@@ -579,10 +579,17 @@ fn unknown_keys_are_warned_with_the_closest_known_one() {
             ),
         ]
     );
-    assert!(
-        r.diagnostics
-            .iter()
-            .all(|d| d.severity == Severity::Warning)
+    // A misspelling of a key the handler reads is an error (the setting it meant is not
+    // applied); a key near none of them is a warning.
+    let severities: Vec<Severity> = r.diagnostics.iter().map(|d| d.severity).collect();
+    assert_eq!(
+        severities,
+        [
+            Severity::Warning,
+            Severity::Error,
+            Severity::Error,
+            Severity::Error
+        ]
     );
     assert_eq!(r.rules.len(), 2, "an unknown key skips nothing");
     // The rule is read as if the key were not there: no timeout of 5, fail-open.
