@@ -14,6 +14,7 @@ mod processes;
 mod replay;
 mod soak;
 mod stop;
+mod tenant_control;
 mod tenant_trust;
 mod tenants;
 mod trust;
