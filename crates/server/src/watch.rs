@@ -29,7 +29,7 @@ use crate::app::App;
 use crate::{loader, tenant_file};
 
 /// Most entries of one tenant folder the poll looks at.
-pub const MAX_WATCHED_ENTRIES: usize = 10_000;
+pub(crate) const MAX_WATCHED_ENTRIES: usize = 10_000;
 
 /// A tenant folder's fingerprint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
