@@ -196,8 +196,9 @@ async fn a_replica_started_with_an_empty_state_folder_serves_no_unapproved_rules
     assert_eq!(says(&fresh).await, ["unapproved"]);
 }
 
-/// Issue 29: the control folder is kept out of every tenant's read-write mounts, so a tenant
-/// (even one allowed rw mounts) cannot load a hook that writes the store.
+/// Issue 29: a tenant (even one allowed rw mounts) cannot load a hook that mounts the control
+/// store: the load is refused naming the folder (tenants mount only inside their own folder;
+/// the store is also on every tenant's protected list, a second line should that widen).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tenant_cannot_mount_the_control_store_read_write() {
     let s = Shared::new();
@@ -221,7 +222,7 @@ async fn a_tenant_cannot_mount_the_control_store_read_write() {
     };
     let text = format!("{diagnostics:?}");
     assert!(
-        text.contains("read-write mount") && text.contains("control"),
+        text.contains("mount") && text.contains(&s.control().display().to_string()),
         "{text}"
     );
 }
