@@ -15,6 +15,7 @@ mod packaging;
 mod serve;
 mod serve_connections;
 mod serve_ops;
+mod serve_replicas;
 mod serve_security;
 mod serve_tenants;
 mod serve_trust;

@@ -109,7 +109,25 @@ impl Fixture {
 
     /// Starts `hookbox serve` without waiting for readiness.
     pub(crate) fn spawn(&self, extra: &str) -> Server {
-        let config = self.root.path().join("serve.toml");
+        self.spawn_named("serve", "state", extra)
+    }
+
+    /// Starts replica `name` of a service on this folder: its own configuration file
+    /// (`<name>.toml`) and state folder (`state-<name>`), the tenants folder shared; waits
+    /// until `/readyz` answers 200.
+    pub(crate) fn start_replica(&self, name: &str, extra: &str) -> Server {
+        let server = self.spawn_named(name, &format!("state-{name}"), extra);
+        server.wait_ready();
+        server
+    }
+
+    /// The folder `rel` of the fixture (a control store, a state folder).
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
+        self.root.path().join(rel)
+    }
+
+    fn spawn_named(&self, name: &str, state: &str, extra: &str) -> Server {
+        let config = self.root.path().join(format!("{name}.toml"));
         let (top, tables) = match extra.find('[') {
             Some(i) => extra.split_at(i),
             None => (extra, ""),
@@ -122,7 +140,7 @@ impl Fixture {
         std::fs::write(
             &config,
             format!(
-                "tenants_dir = \"tenants\"\nstate_dir = \"state\"\ncache_dir = \"{}\"\nadmin_token_sha256 = \"{}\"\nlog_filter = \"info,hookbox_server=debug\"\n{top}\n{tables}\n",
+                "tenants_dir = \"tenants\"\nstate_dir = \"{state}\"\ncache_dir = \"{}\"\nadmin_token_sha256 = \"{}\"\nlog_filter = \"info,hookbox_server=debug\"\n{top}\n{tables}\n",
                 cache.display(),
                 digest(ADMIN)
             ),

@@ -52,6 +52,7 @@ pub mod secrets;
 mod session_dirs;
 mod settings;
 mod state;
+pub mod tenant_control;
 mod tenant_id;
 mod tenant_policy;
 pub mod tenant_trust;
@@ -81,8 +82,8 @@ pub use tenant_policy::{
 };
 pub use tenant_trust::{HeldAnswer, TenantTrustSettings};
 pub use tenants::{
-    Held, HeldUnavailable, Removed, TenantAdmin, TenantAttachment, TenantError, TenantInfo,
-    TenantRef, TenantSpec, TenantState, Tenants,
+    ControlSync, Held, HeldUnavailable, Removed, TenantAdmin, TenantAttachment, TenantError,
+    TenantInfo, TenantRef, TenantSpec, TenantState, Tenants,
 };
 pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

@@ -32,6 +32,7 @@
 
 mod admin;
 mod approval;
+mod control;
 mod error;
 mod held;
 mod load;
@@ -50,10 +51,12 @@ use crate::dispatch::Dispatch;
 use crate::host::HookHost;
 use crate::metrics::MetricsSnapshot;
 use crate::runtime::HookRuntime;
+use crate::tenant_control::ControlStore;
 use crate::tenant_id::TenantId;
 use crate::tenant_trust::{LoadCause, TenantTrustSettings};
 
 pub use admin::TenantAdmin;
+pub use control::ControlSync;
 pub use error::TenantError;
 pub use held::{Held, HeldUnavailable};
 pub use spec::{Removed, TenantAttachment, TenantInfo, TenantSpec, TenantState};
@@ -72,6 +75,9 @@ pub struct Tenants<A = ()> {
     trust: TenantTrustSettings,
     /// The tenants an admin operation is in progress on (each holds its tenant's lock).
     admin: Arc<AdminLocks>,
+    /// The control store shared with other replicas, if any: the approved sets and held loads
+    /// are read from and written to it instead of the tenants' state folders.
+    control: Option<Arc<dyn ControlStore>>,
 }
 
 impl<A> std::fmt::Debug for Tenants<A> {
@@ -92,7 +98,19 @@ impl<A: TenantAttachment> Tenants<A> {
             map: RwLock::new(BTreeMap::new()),
             trust: TenantTrustSettings::default(),
             admin: Arc::default(),
+            control: None,
         }
+    }
+
+    /// The same, sharing approvals with other replicas through `store` (issue 29): each load
+    /// is decided against the approved set the store holds — read first, so a replica that
+    /// starts with an empty state folder never serves a load nobody approved while holding is
+    /// on — and held loads, approvals and rejections are written there, for every replica.
+    /// `store`'s own folder (if any) is kept out of every tenant's read-write mounts.
+    #[must_use]
+    pub fn with_control(mut self, store: Arc<dyn ControlStore>) -> Tenants<A> {
+        self.control = Some(store);
+        self
     }
 
     /// The same, with the operator's approval settings (default: nothing is held).

@@ -18,9 +18,11 @@ use serde::Deserialize;
 
 use crate::token::TokenHash;
 
+mod control;
 mod limits;
 mod runtime;
 
+pub use control::{ControlSettings, MAX_POLL_INTERVAL_SECS};
 pub use limits::Limits;
 pub use runtime::RuntimeKnobs;
 use runtime::located;
@@ -107,6 +109,8 @@ pub struct ServerConfig {
     pub tenant_maxima: TenantMaxima,
     /// Whether a tenant's changed rules wait for an admin's approval (`[trust]`).
     pub trust: TenantTrustSettings,
+    /// The control store replicas share, and the poll (`[control]`).
+    pub control: ControlSettings,
 }
 
 impl Default for ServerConfig {
@@ -125,6 +129,7 @@ impl Default for ServerConfig {
             runtime: RuntimeKnobs::default(),
             tenant_maxima: TenantMaxima::default(),
             trust: TenantTrustSettings::default(),
+            control: ControlSettings::default(),
         }
     }
 }
@@ -217,6 +222,9 @@ impl ServerConfig {
         if let Some(p) = &mut self.cache_dir {
             fix(p);
         }
+        if let Some(p) = &mut self.control.dir {
+            fix(p);
+        }
     }
 
     /// Checks every value's range (durations were checked when parsed).
@@ -233,6 +241,15 @@ impl ServerConfig {
                          its slot — another tenant's; fix: remove `pagemap_scan` (off is the \
                          default)"
                     .to_owned(),
+            });
+        }
+        if self.control.poll_interval > Duration::from_secs(MAX_POLL_INTERVAL_SECS) {
+            return Err(ConfigError::Invalid {
+                key: "control.poll_interval_secs",
+                reason: format!(
+                    "is {}: it must be above 0 and at most {MAX_POLL_INTERVAL_SECS}",
+                    self.control.poll_interval.as_secs_f64()
+                ),
             });
         }
         if let Some(n) = self.worker_threads {

@@ -37,11 +37,13 @@ mod routes;
 mod server;
 mod tenant_file;
 mod token;
+mod watch;
 
 pub use config::{
-    ConfigError, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat, MAX_ADMISSION_WAIT_MS,
-    MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT, MAX_SHUTDOWN_DELAY_SECS,
-    MAX_WORKER_THREADS, RuntimeKnobs, ServerConfig,
+    ConfigError, ControlSettings, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat,
+    MAX_ADMISSION_WAIT_MS, MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT,
+    MAX_POLL_INTERVAL_SECS, MAX_SHUTDOWN_DELAY_SECS, MAX_WORKER_THREADS, RuntimeKnobs,
+    ServerConfig,
 };
 pub use server::{ReloadSummary, ServeError, Server, ServerHandle, ShutdownReport};
 pub use tenant_file::{MAX_TENANT_FILE_BYTES, TENANT_FILE, TenantFile, TenantFileError};

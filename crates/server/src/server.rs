@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use hookbox_host::tenant_control::folder::FolderControl;
 use hookbox_host::{DrainReport, HookRuntime, RuntimeError, Tenants, default_state_root};
 use hookbox_wasm::default_cache_dir;
 use tokio::net::TcpListener;
@@ -23,7 +24,7 @@ use tokio::sync::watch;
 use crate::app::App;
 use crate::config::{ConfigError, ServerConfig};
 use crate::token::TokenHash;
-use crate::{listener, loader, routes};
+use crate::{listener, loader, routes, watch as poll};
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -131,8 +132,28 @@ impl Server {
         let runtime = tokio::task::spawn_blocking(move || HookRuntime::new(settings))
             .await
             .map_err(|_| ServeError::RuntimeBuildLost)??;
-        let tenants =
-            Arc::new(Tenants::<TokenHash>::new(runtime, &state_dir).with_trust(config.trust));
+        let mut tenants = Tenants::<TokenHash>::new(runtime, &state_dir).with_trust(config.trust);
+        if let Some(dir) = &config.control.dir {
+            let dir = private_folder("control.dir", dir, &tenants_dir)?;
+            if dir.starts_with(&state_dir) || state_dir.starts_with(&dir) {
+                return Err(ServeError::Folder {
+                    key: "control.dir",
+                    path: dir,
+                    reason: format!(
+                        "overlaps the state folder {}, where tenants' hooks keep their data; put it elsewhere",
+                        state_dir.display()
+                    ),
+                });
+            }
+            let store = FolderControl::open(&dir).map_err(|e| ServeError::Folder {
+                key: "control.dir",
+                path: dir.clone(),
+                reason: e.to_string(),
+            })?;
+            tenants = tenants.with_control(Arc::new(store));
+            config.control.dir = Some(dir);
+        }
+        let tenants = Arc::new(tenants);
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -173,7 +194,9 @@ impl Server {
             shutdown,
         } = self;
         let router = routes::router(app.clone());
-        let loading = {
+        let loading = if app.config.control.dir.is_some() {
+            tokio::spawn(poll::load_then_poll(app.clone()))
+        } else {
             let app = app.clone();
             tokio::spawn(async move {
                 let summary = loader::load_all(&app).await;
@@ -187,7 +210,7 @@ impl Server {
             })
         };
         let drained = listener::serve(listener, router, app.clone(), shutdown.subscribe()).await;
-        // A load still running at shutdown is not waited for (a blocking load already started
+        // A load (or the poll) still running at shutdown is not waited for (a blocking load already started
         // finishes on its own thread).
         loading.abort();
         if drained.cut > 0 {

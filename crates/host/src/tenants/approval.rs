@@ -32,6 +32,12 @@ pub(super) struct Gate<A> {
     pub(super) record: Result<Option<TenantRecord>, String>,
     /// At most one load waiting; a newer load replaces (or drops) it.
     pub(super) pending: Option<Pending<A>>,
+    /// The digest of the rule set in place (none until one is).
+    pub(super) serving: Option<Digest>,
+    /// With a control store: the generation of its record last read or written here.
+    pub(super) generation: u64,
+    /// With a control store: the last load rejected (on any replica).
+    pub(super) rejected: Option<Digest>,
 }
 
 /// A load held for approval.
@@ -72,6 +78,9 @@ impl<A: TenantAttachment> Tenants<A> {
         cause: LoadCause,
         commit: impl FnOnce(Staged) -> Result<(), HostError>,
     ) -> Result<bool, TenantError> {
+        if let Some(c) = &self.control {
+            self.refresh_from_control(t, c.as_ref());
+        }
         let now = now_ms();
         let reports = subject_reports(staged.loaded());
         let subjects =
@@ -108,11 +117,23 @@ impl<A: TenantAttachment> Tenants<A> {
             )
         };
         if hold {
-            t.gate
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .pending = Some(Pending {
-                digest: tenant_trust::set_digest(&subjects, Some(&about.terms)),
+            let digest = tenant_trust::set_digest(&subjects, Some(&about.terms));
+            let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            if g.rejected == Some(digest) {
+                // Rejected on some replica: these very files are dropped here too.
+                g.pending = None;
+                drop(g);
+                tracing::info!(tenant = %t.id, %digest, "load rejected before (control store): dropped; the rules in place keep serving");
+                return Ok(true);
+            }
+            let held = crate::tenant_control::HeldLoad {
+                digest,
+                held_at_ms: now,
+                cause,
+                diff: serde_json::json!({"changes": changes, "term_changes": term_changes}),
+            };
+            g.pending = Some(Pending {
+                digest,
                 held_at_ms: now,
                 cause,
                 subjects,
@@ -121,6 +142,10 @@ impl<A: TenantAttachment> Tenants<A> {
                 staged,
                 about,
             });
+            drop(g);
+            if let Some(c) = &self.control {
+                self.publish_held(t, c.as_ref(), held);
+            }
             return Ok(true);
         }
         let by = match &before {
@@ -145,10 +170,14 @@ impl<A: TenantAttachment> Tenants<A> {
         {
             let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             g.record = Ok(Some(record.clone()));
+            g.serving = Some(record.approved.digest);
             // A newer load that needs no approval supersedes the one waiting.
             g.pending = None;
         }
-        write_record(&t.id, &store, &record, "its rules")?;
+        match &self.control {
+            Some(c) => self.publish_approved(t, c.as_ref(), &record),
+            None => write_record(&t.id, &store, &record, "its rules")?,
+        }
         Ok(false)
     }
 
@@ -159,9 +188,12 @@ impl<A: TenantAttachment> Tenants<A> {
         digest: &Digest,
     ) -> Result<TenantInfo, TenantError> {
         let t = self.get(id)?;
-        let (pending, before, store) = {
-            let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
-            match &g.pending {
+        if let Some(c) = &self.control {
+            self.refresh_from_control(&t, c.as_ref());
+        }
+        let (record, store) = {
+            let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            let p = match &g.pending {
                 None => return Err(TenantError::NothingPending(id.clone())),
                 Some(p) if p.digest != *digest => {
                     return Err(TenantError::StalePending {
@@ -170,23 +202,38 @@ impl<A: TenantAttachment> Tenants<A> {
                         pending: p.digest,
                     });
                 }
-                Some(_) => {}
-            }
-            (g.pending.take(), g.record.clone(), g.store.clone())
+                Some(p) => p,
+            };
+            let before = g.record.as_ref().ok().and_then(Option::as_ref);
+            let record = tenant_trust::next_record(
+                id.as_str(),
+                before,
+                p.subjects.clone(),
+                p.about.terms.clone(),
+                ApprovedBy::Admin,
+                now_ms(),
+            );
+            (record, g.store.clone())
         };
-        // Taken above, under the admin lock: nothing put it back since.
-        let Some(p) = pending else {
+        // The store decides first: an approval of a load another replica superseded is refused
+        // on every replica, and nothing changes here.
+        let generation = match &self.control {
+            Some(c) => Some(
+                self.approve_in_control(id, c.as_ref(), digest, &record)?
+                    .generation,
+            ),
+            None => None,
+        };
+        // Checked above, under the admin lock: nothing took it since.
+        let Some(p) = t
+            .gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pending
+            .take()
+        else {
             return Err(TenantError::NothingPending(id.clone()));
         };
-        let before = before.as_ref().ok().and_then(Option::as_ref);
-        let record = tenant_trust::next_record(
-            id.as_str(),
-            before,
-            p.subjects,
-            p.about.terms.clone(),
-            ApprovedBy::Admin,
-            now_ms(),
-        );
         t.host
             .commit(p.staged)
             .map_err(|source| TenantError::Host {
@@ -195,8 +242,17 @@ impl<A: TenantAttachment> Tenants<A> {
             })?;
         t.set_about(p.about);
         t.set_serving();
-        t.gate.lock().unwrap_or_else(PoisonError::into_inner).record = Ok(Some(record.clone()));
-        write_record(id, &store, &record, "the approved rules")?;
+        {
+            let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            g.record = Ok(Some(record.clone()));
+            g.serving = Some(record.approved.digest);
+            if let Some(generation) = generation {
+                g.generation = generation;
+            }
+        }
+        if self.control.is_none() {
+            write_record(id, &store, &record, "the approved rules")?;
+        }
         Ok(t.info())
     }
 
@@ -207,8 +263,18 @@ impl<A: TenantAttachment> Tenants<A> {
         digest: Option<&Digest>,
     ) -> Result<TenantInfo, TenantError> {
         let t = self.get(id)?;
+        let in_store = match &self.control {
+            Some(c) => self.reject_in_control(id, c.as_ref(), digest)?,
+            None => None,
+        };
         let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(r) = &in_store {
+            g.generation = r.generation;
+            g.rejected = r.rejected;
+        }
         match (&g.pending, digest) {
+            // Rejected in the store: this replica had not held it yet.
+            (None, _) if in_store.is_some() => {}
             (None, _) => return Err(TenantError::NothingPending(id.clone())),
             (Some(p), Some(d)) if p.digest != *d => {
                 return Err(TenantError::StalePending {

@@ -87,6 +87,9 @@ pub enum TenantError {
     /// ([`Held::answer`](super::Held::answer)).
     #[error(transparent)]
     Held(#[from] super::HeldUnavailable),
+    /// The control store shared by the replicas cannot be used.
+    #[error(transparent)]
+    Control(#[from] crate::tenant_control::ControlError),
     /// `approve` or `reject` of a tenant with no load waiting.
     #[error("tenant `{0}` has no load waiting for approval")]
     NothingPending(TenantId),

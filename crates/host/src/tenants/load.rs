@@ -93,6 +93,10 @@ impl<A: TenantAttachment> Tenants<A> {
             })?;
         // Even a plugins folder that does not exist yet: a guest must not create one.
         policy.protected_paths.extend(plugins.iter().cloned());
+        // Nor write the store every replica serves from.
+        if let Some(p) = self.control.as_ref().and_then(|c| c.local_path()) {
+            policy.protected_paths.push(p.to_owned());
+        }
         Ok(policy)
     }
 
@@ -144,6 +148,9 @@ impl<A: TenantAttachment> Tenants<A> {
                 store,
                 record,
                 pending: None,
+                serving: None,
+                generation: 0,
+                rejected: None,
             }),
             serving: AtomicBool::new(false),
             held_answer: self.trust.held_answer,

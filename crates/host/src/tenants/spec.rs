@@ -85,6 +85,10 @@ pub struct TenantInfo {
     /// (`hold_changed_reloads`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pending_approval: Option<Digest>,
+    /// With a control store shared by replicas: the generation of the tenant's control record
+    /// this replica last acted on (`/v1/status`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
     /// On the answer of a load: it was held for approval, and the rules above still serve.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub held: bool,

@@ -128,13 +128,10 @@ impl<A> Tenant<A> {
     }
 
     pub(super) fn info(&self) -> TenantInfo {
-        let pending_approval = self
-            .gate
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pending
-            .as_ref()
-            .map(|p| p.digest);
+        let (pending_approval, generation) = {
+            let g = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            (g.pending.as_ref().map(|p| p.digest), g.generation)
+        };
         let about = self.about();
         TenantInfo {
             id: self.id.clone(),
@@ -148,6 +145,7 @@ impl<A> Tenant<A> {
             loaded_at_ms: about.loaded_at_ms,
             diagnostic_count: about.diagnostics.len(),
             pending_approval,
+            generation: (generation > 0).then_some(generation),
             held: false,
         }
     }

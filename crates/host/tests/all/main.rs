@@ -15,6 +15,7 @@ mod processes;
 mod replay;
 mod soak;
 mod stop;
+mod tenant_control;
 mod tenant_trust;
 mod tenants;
 mod trust;

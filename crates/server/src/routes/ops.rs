@@ -1,7 +1,7 @@
 //! Operations: `/healthz` (the process answers), `/readyz` (tenants loaded and not shutting
 //! down: what a load balancer routes on — ready or not, nothing more, since anyone may ask),
 //! `/v1/status` (the same with how many tenants serve and how many failed and the worker
-//! threads, for the admin), and
+//! threads, for the admin; with a control store, the generation each tenant serves), and
 //! `/metrics` (Prometheus text, behind a token: it names every tenant).
 
 use std::sync::Arc;
@@ -55,11 +55,23 @@ pub(super) async fn status_counts(
 ) -> Result<Response, ApiError> {
     auth::admin(&app, &headers)?;
     let (serving, failed) = app.registry.counts(&app.tenants);
-    Ok(json_body(&json!({
+    let mut body = json!({
         "status": status(&app),
         "tenants": {"serving": serving, "failed": failed},
         "worker_threads": tokio::runtime::Handle::current().metrics().num_workers(),
-    })))
+    });
+    if app.config.control.dir.is_some() {
+        // Which control generation of each tenant this replica serves: replicas agree once
+        // they show the same numbers.
+        let generations: serde_json::Map<String, serde_json::Value> = app
+            .tenants
+            .list()
+            .into_iter()
+            .map(|t| (t.id.to_string(), json!(t.generation.unwrap_or(0))))
+            .collect();
+        body["generations"] = serde_json::Value::Object(generations);
+    }
+    Ok(json_body(&body))
 }
 
 /// `GET /metrics`: Prometheus text format 0.0.4.

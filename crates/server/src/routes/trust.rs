@@ -19,7 +19,7 @@ use super::admin::{admin_id, not_served};
 use super::json_body;
 use crate::api_error::ApiError;
 use crate::app::App;
-use crate::{auth, body};
+use crate::{auth, body, loader};
 
 /// `GET /v1/tenants/{id}/trust`.
 pub(super) async fn show(
@@ -49,14 +49,33 @@ pub(super) async fn approve(
             "name the load you approve: {\"digest\": \"<pending.digest of GET /v1/tenants/{id}/trust>\"}",
         )
     })?;
-    let tenants = app.tenants.clone();
-    let tid = id.clone();
-    let info = tokio::task::spawn_blocking(move || tenants.approve(&tid, &digest))
-        .await
-        .map_err(|_| ApiError::internal("the approval did not finish"))?
-        .map_err(|e| trust_error(&app, e))?;
+    let mut approved = approve_blocking(&app, &id, digest).await?;
+    // With a control store, the load the admin reviewed may have been held by another replica
+    // only: this one loads the tenant's files (holding them, when they are that load) and asks
+    // again. The store, not this replica, decides whether the digest is the one held.
+    if app.config.control.dir.is_some()
+        && matches!(
+            approved,
+            Err(TenantError::NothingPending(_) | TenantError::StalePending { .. })
+        )
+    {
+        let _ = loader::load_one(&app, &id).await;
+        approved = approve_blocking(&app, &id, digest).await?;
+    }
+    let info = approved.map_err(|e| trust_error(&app, e))?;
     tracing::info!(tenant = %id, digest = %digest, "held load approved by an admin");
     Ok(json_body(&json!(info)))
+}
+
+async fn approve_blocking(
+    app: &Arc<App>,
+    id: &TenantId,
+    digest: Digest,
+) -> Result<Result<hookbox_host::TenantInfo, TenantError>, ApiError> {
+    let (tenants, tid) = (app.tenants.clone(), id.clone());
+    tokio::task::spawn_blocking(move || tenants.approve(&tid, &digest))
+        .await
+        .map_err(|_| ApiError::internal("the approval did not finish"))
 }
 
 /// `POST /v1/tenants/{id}/reject`, with `{"digest": …}` or no body.
@@ -114,6 +133,7 @@ fn trust_error(app: &App, e: TenantError) -> ApiError {
         TenantError::StalePending { id, .. } => {
             ApiError::conflict(format!("{e} (GET /v1/tenants/{id}/trust)"))
         }
+        TenantError::Control(_) => ApiError::unavailable(e.to_string()),
         _ => ApiError::internal(e.to_string()),
     }
 }

@@ -1,0 +1,187 @@
+//! Replicas converge by themselves (issue 29): with a control store (`[control] dir`), every
+//! `control.poll_interval_secs` a replica looks at the tenants folder and the control store —
+//! a bounded poll, since the shared volumes replicas run on (NFS) have no inotify — and
+//!
+//! - reloads a tenant whose files changed (validate-then-swap, held where `[trust]` says: the
+//!   same load as `PUT /v1/tenants/{id}`), adds a new tenant folder, removes a tenant whose
+//!   folder is gone;
+//! - acts on an approval or a rejection another replica wrote
+//!   ([`Tenants::sync_control`](hookbox_host::Tenants::sync_control)): the held load is put in
+//!   place or dropped, and a tenant whose approved set is one this replica does not have is
+//!   reloaded from its folder.
+//!
+//! "Changed files" is a fingerprint of each tenant folder: every entry's relative path, type,
+//! size, modification and change times and inode, read without following symlinks, at most
+//! [`MAX_WATCHED_ENTRIES`] entries (a bigger folder is reloaded only by `PUT` or SIGHUP, and
+//! the poll says so once). A fingerprint decides only *whether* to load; what is served is
+//! decided by the load itself and the control store, never by the fingerprint.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use hookbox_host::{ControlSync, TenantId};
+
+use crate::app::App;
+use crate::{loader, tenant_file};
+
+/// Most entries of one tenant folder the poll looks at.
+pub(crate) const MAX_WATCHED_ENTRIES: usize = 10_000;
+
+/// A tenant folder's fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    hash: u64,
+    /// More than [`MAX_WATCHED_ENTRIES`]: changes past them are not seen.
+    truncated: bool,
+}
+
+/// The fingerprints of every tenant folder of `dir` (by id), `None` when the folder cannot be
+/// listed.
+fn fingerprints(dir: &Path) -> Option<HashMap<TenantId, Fingerprint>> {
+    let scan = tenant_file::scan(dir).ok()?;
+    Some(
+        scan.tenants
+            .into_iter()
+            .map(|(id, folder)| (id, fingerprint(&folder)))
+            .collect(),
+    )
+}
+
+/// One tenant folder's fingerprint (see the module doc).
+fn fingerprint(folder: &Path) -> Fingerprint {
+    let mut h = DefaultHasher::new();
+    let mut seen = 0usize;
+    let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(folder.join(&rel)) else {
+            rel.hash(&mut h);
+            "unreadable".hash(&mut h);
+            continue;
+        };
+        let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+        names.sort_by_key(std::fs::DirEntry::file_name);
+        for e in names {
+            seen += 1;
+            if seen > MAX_WATCHED_ENTRIES {
+                return Fingerprint {
+                    hash: h.finish(),
+                    truncated: true,
+                };
+            }
+            let path = rel.join(e.file_name());
+            path.hash(&mut h);
+            // `DirEntry::metadata` does not follow a symlink.
+            if let Ok(m) = e.metadata() {
+                (m.file_type().is_dir(), m.file_type().is_symlink()).hash(&mut h);
+                (
+                    m.len(),
+                    m.mtime(),
+                    m.mtime_nsec(),
+                    m.ctime(),
+                    m.ctime_nsec(),
+                )
+                    .hash(&mut h);
+                m.ino().hash(&mut h);
+                if m.file_type().is_dir() {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    Fingerprint {
+        hash: h.finish(),
+        truncated: false,
+    }
+}
+
+/// Loads every tenant, then polls until the shutdown: what a replica with a control store
+/// runs in place of the single load at start.
+pub(crate) async fn load_then_poll(app: Arc<App>) {
+    let dir = app.config.tenants_dir.clone();
+    // Taken before the load, so a change made while it runs is seen at the first poll.
+    let mut seen = tokio::task::spawn_blocking(move || fingerprints(&dir))
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let summary = loader::load_all(&app).await;
+    app.loaded.store(true, Ordering::Release);
+    tracing::info!(
+        loaded = summary.loaded.len(),
+        failed = summary.failed.len(),
+        skipped = summary.skipped.len(),
+        "tenants loaded: ready"
+    );
+    let mut shutdown = app.shutdown.clone();
+    let mut ticker = tokio::time::interval(app.config.control.poll_interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+    let mut warned = BTreeSet::new();
+    loop {
+        tokio::select! {
+            _ = ticker.tick() => {}
+            _ = shutdown.changed() => return,
+        }
+        if app.draining.load(Ordering::Acquire) {
+            return;
+        }
+        poll_once(&app, &mut seen, &mut warned).await;
+    }
+}
+
+/// One look at the tenants folder and the control store.
+async fn poll_once(
+    app: &Arc<App>,
+    seen: &mut HashMap<TenantId, Fingerprint>,
+    warned: &mut BTreeSet<TenantId>,
+) {
+    let dir = app.config.tenants_dir.clone();
+    let Some(now) = tokio::task::spawn_blocking(move || fingerprints(&dir))
+        .await
+        .ok()
+        .flatten()
+    else {
+        // An unreadable folder (a volume mid-remount) must not empty the replica.
+        tracing::error!(dir = %app.config.tenants_dir.display(), "cannot read the tenants folder; nothing changed");
+        return;
+    };
+    for id in app.tenants.ids() {
+        if !now.contains_key(&id) {
+            loader::remove_one(app, &id).await;
+        }
+    }
+    seen.retain(|id, _| now.contains_key(id));
+    for (id, print) in now {
+        if print.truncated && warned.insert(id.clone()) {
+            tracing::warn!(tenant = %id, max = MAX_WATCHED_ENTRIES, "tenant folder has more entries than the poll looks at: changes past them are seen only by PUT or SIGHUP");
+        }
+        if seen.get(&id) != Some(&print) {
+            seen.insert(id.clone(), print);
+            tracing::info!(tenant = %id, "tenant folder changed: reloading");
+            let _ = loader::load_one(app, &id).await;
+            continue;
+        }
+        if app.tenants.tenant(&id).is_none() {
+            continue;
+        }
+        let (tenants, tid) = (app.tenants.clone(), id.clone());
+        match tokio::task::spawn_blocking(move || tenants.sync_control(&tid)).await {
+            Ok(Ok(ControlSync::Unchanged)) => {}
+            Ok(Ok(ControlSync::Applied)) => {
+                tracing::info!(tenant = %id, generation = ?app.tenants.info(&id).ok().and_then(|i| i.generation), "acted on the control store");
+            }
+            Ok(Ok(ControlSync::Reload)) => {
+                tracing::info!(tenant = %id, "the control store approved rules this replica does not have: reloading");
+                let _ = loader::load_one(app, &id).await;
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(tenant = %id, error = %e, "cannot act on the control store")
+            }
+            Err(e) => tracing::error!(tenant = %id, error = %e, "a control poll task failed"),
+        }
+    }
+}
