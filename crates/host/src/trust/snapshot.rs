@@ -26,6 +26,8 @@
 
 mod error;
 mod limits;
+#[cfg(test)]
+mod tests;
 mod tree;
 mod walk;
 

@@ -74,7 +74,12 @@ const LIMITS: SnapshotLimits = SnapshotLimits {
 fn a_snapshot_keeps_the_layout_the_execute_bit_and_links_and_dedupes_content() {
     let f = Fixture::new();
     let p = f.plugin.path();
-    write(p, "hooks/g.sh", "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\n", 0o755);
+    write(
+        p,
+        "hooks/g.sh",
+        "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\n",
+        0o755,
+    );
     write(p, "hooks/lib.sh", "echo lib\n", 0o644);
     write(p, "hooks/copy.sh", "echo lib\n", 0o600);
     write(p, "hooks/hooks.json", "{}", 0o644);
@@ -104,7 +109,10 @@ fn a_snapshot_keeps_the_layout_the_execute_bit_and_links_and_dedupes_content() {
         std::fs::read_link(tree.join("outside")).unwrap(),
         Path::new("/etc/passwd")
     );
-    assert!(!tree.join(".git").exists(), "version control data is not copied");
+    assert!(
+        !tree.join(".git").exists(),
+        "version control data is not copied"
+    );
     // A script run from the tree finds its neighbour through $0.
     let out = std::process::Command::new(tree.join("hooks/g.sh"))
         .output()
@@ -159,9 +167,11 @@ fn limits_are_refused_before_anything_is_read_naming_the_largest_files() {
     assert!(e.to_string().contains("big.bin"), "{e}");
     assert!(e.to_string().contains("trust.max_pinned_file_bytes"), "{e}");
     // Nothing was stored by the refusals.
-    assert!(list(f.store.folder(OBJECTS, true).unwrap().unwrap().as_fd())
-        .unwrap()
-        .is_empty());
+    assert!(
+        list(f.store.folder(OBJECTS, true).unwrap().unwrap().as_fd())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -193,11 +203,36 @@ fn a_root_reached_through_a_link_and_fifos_are_never_followed() {
             &LIMITS,
         )
         .unwrap_err();
-    assert!(matches!(e, SnapshotError::Root { reason: RootProblem::Link, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            SnapshotError::Root {
+                reason: RootProblem::Link,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // The whole plugin: the link is recorded as a link, the FIFO skipped (and said).
     let s = f.take(&LIMITS).unwrap();
-    assert!(s.skipped.iter().any(|(path, kind)| path.ends_with("fifo") && *kind == "a FIFO"));
-    assert!(!s.base_dir(Base::Plugin).join("hooks/secret.sh").exists());
+    assert!(
+        s.skipped
+            .iter()
+            .any(|(path, kind)| path.ends_with("fifo") && *kind == "a FIFO")
+    );
+    // Nothing behind the link was copied: it is in the tree as the link it is.
+    assert!(s.manifest.find(Base::Plugin, "hooks/secret.sh").is_none());
+    assert!(matches!(
+        s.manifest.find(Base::Plugin, "hooks"),
+        Some((_, e)) if matches!(e.kind, EntryKind::Symlink { .. })
+    ));
+    let hooks = s.base_dir(Base::Plugin).join("hooks");
+    assert!(
+        std::fs::symlink_metadata(&hooks)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }
 
 #[test]
@@ -224,9 +259,11 @@ fn collection_removes_what_no_approval_keeps_and_nothing_else() {
     let objects = list(f.store.folder(OBJECTS, false).unwrap().unwrap().as_fd()).unwrap();
     assert_eq!(objects.len(), 2, "{objects:?}");
     f.store.collect(&HashSet::new()).unwrap();
-    assert!(list(f.store.folder(OBJECTS, false).unwrap().unwrap().as_fd())
-        .unwrap()
-        .is_empty());
+    assert!(
+        list(f.store.folder(OBJECTS, false).unwrap().unwrap().as_fd())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -234,10 +271,18 @@ fn an_edited_manifest_or_a_missing_tree_is_refused() {
     let f = Fixture::new();
     write(f.plugin.path(), "a.sh", "v1", 0o755);
     let s = f.take(&LIMITS).unwrap();
-    let manifest = f.store.path().join("manifests").join(format!("{}.json", s.id));
+    let manifest = f
+        .store
+        .path()
+        .join("manifests")
+        .join(format!("{}.json", s.id));
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::set_permissions(&manifest, std::fs::Permissions::from_mode(0o600)).unwrap();
-    std::fs::write(&manifest, text.replace("\"executable\":true", "\"executable\":false")).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("\"executable\":true", "\"executable\":false"),
+    )
+    .unwrap();
     assert!(matches!(
         f.store.open(s.id),
         Err(SnapshotError::Manifest { .. })
