@@ -35,9 +35,16 @@ pub(crate) enum Command {
     /// (plugins are searched two levels down, e.g. examples/plugins/<name>/). Files in another
     /// agent's format (Cursor, GitHub Copilot, Windsurf, Gemini CLI) are named and not loaded.
     ///
+    /// Every script and component a rule names is checked (there, a regular file, executable
+    /// when run directly); a misspelt key is an error naming the key meant ("timout": did you
+    /// mean timeout?), any other unknown key a warning; a matcher that does not compile is an
+    /// error, one that can match no known tool a warning.
+    ///
     /// Exit codes: 0 everything loadable loaded (warnings allowed), 1 an error was found
-    /// (invalid JSON, an unreadable file, a plugin that failed to register), 2 usage error
-    /// (e.g. a PATH that does not exist).
+    /// (invalid JSON, an unreadable file, a misspelt key, a matcher that does not compile, a
+    /// fail-closed rule whose program or component is missing, a plugin that failed to
+    /// register) — or, with --strict, a warning —, 2 usage error (e.g. a PATH that does not
+    /// exist).
     Validate(ValidateArgs),
 
     /// Run one event through the hooks of the given plugins and print the aggregated verdict.
@@ -47,7 +54,12 @@ pub(crate) enum Command {
     /// file. Missing session_id and cwd take --session-id and --cwd. Prints each hook's
     /// attachments and timing, the verdict, the `[Blocked by hook]` / `[Hook stopped]` marker or
     /// the `<user-prompt-submit-hook>` tags for UserPromptSubmit, and the HookFired record.
-    /// A replay record goes to <project>/.hookbox/replay/<session>.jsonl unless --no-replay.
+    /// --explain says, for every loaded rule of the event, why it did or did not fire (said
+    /// without asking when no rule matched).
+    /// A replay record goes to hookbox's state folder, never the project:
+    /// $HOOKBOX_STATE_DIR (else $XDG_STATE_HOME/hookbox, else ~/.local/state/hookbox)/
+    /// projects/<name>-<hash>/replay/<session>.jsonl (--json says where: replay_file), unless
+    /// --no-replay.
     ///
     /// Exit codes: 0 dispatched (whatever the verdict), 1 a plugin had a load error (the
     /// dispatch still ran with what loaded), 2 usage error, 3 with --fail-on-block when the
@@ -70,6 +82,24 @@ pub(crate) enum Command {
     ///
     /// Exit codes: 0 all compiled, 1 a component or plugin failed, 2 usage error.
     Compile(CompileArgs),
+
+    /// Print the JSON Schema of hooks.json files (every shape hookbox reads), for editors.
+    ///
+    /// The schema is generated from the parser's own tables (events, handler types and their
+    /// keys, matcher keys, wasm limits); the same text is in the repository as
+    /// schema/hooks.schema.json. Point an editor at it, or add "$schema" to a hooks file.
+    ///
+    /// Exit codes: 0 printed, 2 usage error.
+    Schema(SchemaArgs),
+
+    /// Print a shell completion script: bash, zsh or fish.
+    ///
+    /// bash: `hookbox completions bash > ~/.local/share/bash-completion/completions/hookbox`;
+    /// zsh: `hookbox completions zsh > ~/.zfunc/_hookbox` (with ~/.zfunc in fpath); fish:
+    /// `hookbox completions fish > ~/.config/fish/completions/hookbox.fish`.
+    ///
+    /// Exit codes: 0 printed, 2 usage error.
+    Completions(CompletionsArgs),
 
     /// Run a WebAssembly hook as a Claude Code command hook (payload on stdin).
     ///
@@ -128,7 +158,13 @@ pub(crate) enum Command {
     /// Shows, step by step, which hooks ran, how long each took and the verdict: injected
     /// context, a blocked prompt, a denied and a rewritten tool call, an audit, a Stop rescue and
     /// the re-entry cap, an observe-only PreCompact, and a hostile wasm hook contained at its
-    /// timeout. Colours on a terminal, none when piped; --json for machines.
+    /// timeout. Colours on a terminal, none when piped; --json for machines. The first run
+    /// compiles the wasm components (a progress bar on a terminal); later runs take them from
+    /// the cache.
+    ///
+    /// Exit codes: 0 the session ran, 1 a plugin of the scenario had a load error (the session
+    /// still ran with what loaded), 2 usage error (an unreadable or invalid scenario, a
+    /// --plugins-dir without the scenario's plugins).
     #[cfg(feature = "tools")]
     Demo(DemoArgs),
 
@@ -139,6 +175,9 @@ pub(crate) enum Command {
     /// 10,000 non-matching rules, cached vs uncached component loads, and resident memory per
     /// concurrently running wasm hook. Build with --release: debug numbers mean nothing.
     /// --compare FILE prints each figure against a saved --json report.
+    ///
+    /// Exit codes: 0 measured (and, with --compare, no figure more than 1.3× worse), 1 a figure
+    /// regressed past 1.3× under --compare, 2 usage error or a measurement that could not run.
     #[cfg(feature = "tools")]
     Bench(BenchArgs),
 
@@ -597,6 +636,33 @@ pub(crate) struct CompileArgs {
     /// Read every file in this dialect, whatever its layout or manifest says.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub(crate) dialect: Option<DialectArg>,
+
+    /// Print the result as JSON: each component with its outcome, and the cache folder.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `hookbox schema`.
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {}
+
+/// `hookbox completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub(crate) shell: ShellArg,
+}
+
+/// Shells `hookbox completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ShellArg {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
 }
 
 /// What a failed hook means for `exec`.
@@ -721,6 +787,8 @@ pub(crate) enum AgentArg {
     Windsurf,
     /// Kimi Code CLI.
     Kimi,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl From<AgentArg> for Agent {
@@ -734,6 +802,7 @@ impl From<AgentArg> for Agent {
             AgentArg::Vscode => Agent::VsCode,
             AgentArg::Windsurf => Agent::Windsurf,
             AgentArg::Kimi => Agent::Kimi,
+            AgentArg::Qwen => Agent::Qwen,
         }
     }
 }
@@ -826,6 +895,26 @@ pub(crate) struct InstallArgs {
     /// The hookbox the entries run (default: this executable, by its absolute path).
     #[arg(long, value_name = "PATH")]
     pub(crate) bin: Option<PathBuf>,
+
+    /// Codex only: record Codex's trust in the entries written (their hashes, in
+    /// $CODEX_HOME/config.toml, as Codex's /hooks screen would), shown before writing. Without
+    /// it, Codex skips the entries until someone trusts them in /hooks.
+    #[arg(long)]
+    pub(crate) trust_codex: bool,
+
+    /// Say what was done as one JSON object on stdout (the file, the plugins, the entries, the
+    /// outcome, the diff, the backup, notes and warnings) instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Approve the plugins first, showing the approval screen of `hookbox trust add` (and
+    /// asking, on a terminal); nothing is installed unless they are approved.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) approve: bool,
+
+    /// With --approve: approve without asking (for scripts).
+    #[arg(long, short = 'y', requires = "approve")]
+    pub(crate) yes: bool,
 }
 
 /// `hookbox uninstall`.
@@ -849,6 +938,10 @@ pub(crate) struct UninstallArgs {
     /// Show the change without writing it.
     #[arg(long)]
     pub(crate) dry_run: bool,
+
+    /// Say what was done as one JSON object on stdout instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `hookbox exec --log-level`.
@@ -929,6 +1022,12 @@ pub(crate) struct DispatchArgs {
     #[arg(long)]
     pub(crate) fail_on_block: bool,
 
+    /// For every loaded rule of the event, say why it did or did not fire: the event, the
+    /// matcher against the tool name and each of its aliases, the `if` condition, and what
+    /// became of it when it ran (trust, a hook that could not run). One line each.
+    #[arg(long)]
+    pub(crate) explain: bool,
+
     /// Whether rules must be approved (`hookbox trust add`): off, warn (unapproved or changed
     /// rules run, with a warning on stderr) or require (they do not run). Default: `trust` in
     /// ~/.config/hookbox/settings.json, else warn; the project's .hookbox/settings.json may
@@ -960,6 +1059,11 @@ pub(crate) struct ValidateArgs {
     /// Print a machine-readable JSON report (plugins, files, rules, diagnostics, foreign files).
     #[arg(long)]
     pub(crate) json: bool,
+
+    /// Treat every warning as an error (exit 1): an unknown key near no known one, a matcher
+    /// that matches no known tool, a fail-open rule whose script is missing. For CI.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 /// `--dialect` values.

@@ -2,6 +2,7 @@
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
 pub(crate) mod compile;
+pub(crate) mod completions;
 #[cfg(feature = "tools")]
 pub(crate) mod demo;
 pub(crate) mod dispatch;
@@ -10,6 +11,7 @@ pub(crate) mod hook;
 pub(crate) mod inspect;
 pub(crate) mod install;
 pub(crate) mod new;
+pub(crate) mod schema;
 pub(crate) mod serve;
 pub(crate) mod term;
 pub(crate) mod test;
@@ -36,6 +38,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Dispatch(args) => dispatch::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Schema(_) => schema::run(),
+        Command::Completions(args) => completions::run(&args),
         Command::Exec(args) => exec::run(&args),
         Command::Hook(args) => hook::run(&args),
         Command::Install(args) => install::run_install(&args),

@@ -28,6 +28,9 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(200);
 /// A runtime and a host for one command.
 pub(crate) struct HostSetup {
     pub(crate) host: HookHost,
+    /// What was set aside on the way (project settings that do not read, under
+    /// [`SetupOptions::lenient_settings`]): for the command to say.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// What a command may change in the project's host.
@@ -42,6 +45,11 @@ pub(crate) struct SetupOptions {
     pub(crate) trust: Option<TrustMode>,
     /// Where approvals are read instead of `<state root>/trust` (the demo's own store).
     pub(crate) trust_store: Option<PathBuf>,
+    /// Project settings that do not read are set aside with a warning instead of failing the
+    /// command (`hookbox hook`: a checkout's broken `.hookbox/settings.json` must not switch the
+    /// user's guards off; the file can only make things stricter, and without it the defaults
+    /// hold).
+    pub(crate) lenient_settings: bool,
 }
 
 impl HostSetup {
@@ -127,9 +135,14 @@ impl HostSetup {
         );
         // The project's settings are policy input: read here, applied to the policy; a flag
         // wins over them.
-        Settings::load(project)
-            .context("cannot read the project settings")?
-            .apply(&mut policy);
+        let mut warnings = Vec::new();
+        match Settings::load(project) {
+            Ok(s) => s.apply(&mut policy),
+            Err(e) if opts.lenient_settings => warnings.push(format!(
+                "the project settings are ignored, the defaults hold: {e}"
+            )),
+            Err(e) => return Err(e).context("cannot read the project settings"),
+        }
         if let Some(cap) = opts.stop_reentry_cap {
             policy.stop_reentry_cap = cap;
         }
@@ -137,7 +150,7 @@ impl HostSetup {
         policy.protected_paths.push(project.join(".hookbox"));
         let host =
             HookHost::with_runtime(runtime, policy).context("cannot set up the hook host")?;
-        Ok(HostSetup { host })
+        Ok(HostSetup { host, warnings })
     }
 
     /// Loads `paths` into the host; a path that does not exist is a usage error.

@@ -28,6 +28,12 @@ fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // An agent runs `hookbox hook`: a command line it does not understand is still
+            // answered in that agent's protocol (a usage error's exit 2 reads as a block).
+            let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            if e.use_stderr() && argv.get(1).is_some_and(|w| w == "hook") {
+                return cmd::hook::answer_usage_error(&argv, &e.to_string());
+            }
             // `--help` and `--version` are not errors; clap knows which is which.
             let code = if e.use_stderr() {
                 ExitCode::from(cmd::EXIT_USAGE)

@@ -1,6 +1,7 @@
 //! Any bytes as a coding agent's hook payload (`hookbox hook`'s and `hookbox exec`'s stdin): the
-//! selector byte picks the agent (low 3 bits) and an event name for the command line (the rest:
-//! 0 none, else one of the agent's own names); the properties are in `props/agent.rs`.
+//! selector byte picks the agent (modulo the number of agents) and an event name for the command
+//! line (the quotient: 0 none, else one of the agent's own names); the properties are in
+//! `props/agent.rs`.
 #![no_main]
 
 use hookbox_core::agent::Agent;
@@ -14,8 +15,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, bytes)) = data.split_first() else {
         return;
     };
-    let agent = Agent::ALL[usize::from(selector & 7)];
-    let pick = usize::from(selector >> 3);
+    let agent = Agent::ALL[usize::from(selector) % Agent::ALL.len()];
+    let pick = usize::from(selector) / Agent::ALL.len();
     let names: Vec<&str> = match agent.events() {
         [] => EventName::ALL.iter().map(|e| e.as_str()).collect(),
         events => events.iter().map(|(n, _)| *n).collect(),

@@ -84,7 +84,12 @@ pub(crate) fn check(agent: Agent, event: Option<&str>, bytes: &[u8]) {
         event: event.map(str::to_owned),
         default_session: "default-session".into(),
         default_cwd: "/default".into(),
+        // Both answers to "can anyone confirm", and MCP names to map (Copilot's `srv-tool`).
+        headless: bytes.len() % 2 == 1,
+        mcp_servers: vec!["srv".into(), "my-db".into()],
     };
+    // What an unreadable payload still says of itself: never a panic, whatever the bytes.
+    let _ = agent::peek(agent, bytes, event);
     let _ = agent::parse_any(Some(agent), bytes, &opts);
     let _ = agent::parse_any(None, bytes, &opts);
     let inc = match agent::parse(agent, bytes, &opts) {

@@ -158,15 +158,7 @@ fn run_in(
         ..SetupOptions::default()
     };
     let setup = HostSetup::with_state(&project, &scratch.join("state"), &opts)?;
-    if std::io::stderr().is_terminal() {
-        // The first run compiles every component (the Python guest's 18.5 MB take tens of
-        // seconds): say so rather than sit silent.
-        eprintln!(
-            "loading {} plugins (a first run compiles their wasm components, which can take a \
-             minute; later runs take them from the cache)…",
-            paths.len()
-        );
-    }
+    precompile(&setup, &paths)?;
     let mut report = setup.load(&paths, &LoadOptions::default())?;
     if plugins_dir.is_none()
         && let Some(store) = setup.host.trust_store()
@@ -297,6 +289,30 @@ fn run_in(
             ExitCode::SUCCESS
         },
     )
+}
+
+/// Compiles the components the plugins name into the host's runtime (and the disk cache)
+/// before loading them, with a progress bar on a terminal: a first run compiles every one (the
+/// Python guest's 18.5 MB take tens of seconds), and sitting silent that long reads as a hang.
+/// Later runs take them from the cache in milliseconds. A component that fails here is
+/// reported by the load that follows, located at its rule.
+fn precompile(setup: &HostSetup, paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let report = hookbox_core::config::load_paths(paths, &LoadOptions::default());
+    let jobs = super::compile::components(&report);
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        eprintln!(
+            "compiling {} wasm components (only the first run; later runs take them from the cache)…",
+            jobs.len()
+        );
+        super::compile::progress_bar(jobs.len())?
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    super::compile::compile_all(setup.host.runtime().wasm(), jobs, &bar);
+    Ok(())
 }
 
 /// Writes what `out` holds to stdout (flushed, so a reader sees each step when it ends) and

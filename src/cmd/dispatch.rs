@@ -1,6 +1,9 @@
 //! `hookbox dispatch --event NAME …`: load plugins, build one event from a payload file (or
 //! stdin, or a few flags), run it through a `HookHost` and print the verdict, the rendered
 //! marker or tags, each hook's attachments and the HookFired record — or all of it as JSON.
+//! Every rule that failed is named under the verdict, with whether it blocked (fail-closed) or
+//! let the action through; `--explain` says, rule by rule, why each did or did not fire — and
+//! so does the text output whenever no rule matched.
 
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -52,6 +55,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             stop_reentry_cap: args.stop_reentry_cap,
             trust: args.trust.map(Into::into),
             trust_store: None,
+            lenient_settings: false,
         },
     )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));
@@ -92,6 +96,10 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
                 file.display()
             );
         }
+        // When no rule matched, say why without being asked: "0 rules matched" alone leaves a
+        // user guessing between a typo in the matcher, the wrong event and a rule never loaded.
+        let explain = args.explain || (!args.json && dispatch.matched_rule_count == 0);
+        let explained = explain.then(|| explanation(&host.rules(), &dispatch, skipped(&report)));
         let code = answer(
             args,
             host.trust_mode(),
@@ -99,6 +107,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             &dispatch,
             &report.diagnostics,
             load_errors,
+            explained.as_ref(),
         )?;
         if host.runtime().background_hooks() > 0 {
             host.runtime().drain(host.policy().dispatch_deadline).await;
@@ -127,6 +136,7 @@ fn answer(
     dispatch: &Dispatch,
     diagnostics: &[hookbox_core::diagnostic::Diagnostic],
     load_errors: bool,
+    explained: Option<&Explained>,
 ) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         let mut v = dispatch_json(dispatch);
@@ -139,11 +149,14 @@ fn answer(
             "mode": trust_mode,
             "rules": dispatch.trust,
         });
+        if let Some(e) = explained {
+            v["explain"] = e.json.clone();
+        }
         let mut s = serde_json::to_string_pretty(&v).context("cannot encode the dispatch")?;
         s.push('\n');
         s
     } else {
-        human(dispatch)
+        human(dispatch, explained.map(|e| e.text.as_str()))
     };
     let mut out = anstream::stdout().lock();
     out.write_all(text.as_bytes())
@@ -278,17 +291,30 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
     s
 }
 
-fn human(d: &Dispatch) -> String {
+fn human(d: &Dispatch, explained: Option<&str>) -> String {
     let mut s = String::new();
+    let failed = d
+        .reports
+        .iter()
+        .filter(|r| r.effect.failure.is_some())
+        .count();
     let _ = writeln!(
         s,
-        "{} · session {} · {} rule{} matched · {:.1} ms",
+        "{} · session {} · {} rule{} matched · {:.1} ms{}",
         d.event.name.as_str().bold(),
         d.event.session_id,
         d.matched_rule_count,
         if d.matched_rule_count == 1 { "" } else { "s" },
-        d.duration.as_secs_f64() * 1000.0
+        d.duration.as_secs_f64() * 1000.0,
+        if failed > 0 {
+            format!(" · {failed} failed").red().to_string()
+        } else {
+            String::new()
+        }
     );
+    if let Some(e) = explained {
+        s.push_str(e);
+    }
     for r in &d.reports {
         let exit = r
             .exit_code
@@ -324,6 +350,27 @@ fn human(d: &Dispatch) -> String {
         }
     }
     let _ = writeln!(s, "verdict: {}", verdict_line(&d.verdict));
+    // A rule that failed decided by its fail mode: say which way, so a guard that could not run
+    // is never mistaken for one that allowed.
+    for r in &d.reports {
+        let Some(f) = &r.effect.failure else { continue };
+        let closed = blocks(&r.effect);
+        let how = if closed {
+            "failed closed: it blocks".red().to_string()
+        } else {
+            "failed open: it did not guard this action"
+                .yellow()
+                .to_string()
+        };
+        let _ = writeln!(
+            s,
+            "  [{}] {} {how} — {}: {}",
+            r.hook.rule_index,
+            untrusted(&r.hook.plugin),
+            f.class,
+            untrusted(&f.message)
+        );
+    }
     // A hook's `systemMessage` is for the user, whatever else the hook decided.
     for m in d.verdict.system_messages() {
         let _ = writeln!(s, "system message: {}", untrusted(m));
@@ -364,6 +411,134 @@ fn human(d: &Dispatch) -> String {
         }
     }
     s
+}
+
+/// Whether a hook's effect blocks the action (deny, block or stop).
+fn blocks(e: &hookbox_core::output::Effect) -> bool {
+    e.block.is_some()
+        || e.stop.is_some()
+        || e.permission == Some(hookbox_core::output::PermissionDecision::Deny)
+}
+
+/// `--explain`, as text (one line per rule of the event) and as JSON.
+pub(crate) struct Explained {
+    text: String,
+    json: Value,
+}
+
+/// Handlers the load skipped (each with a diagnostic above): they never reach a dispatch.
+fn skipped(report: &hookbox_core::config::LoadReport) -> usize {
+    report.files.iter().map(|f| f.skipped).sum()
+}
+
+/// Why each loaded rule of the event did or did not fire, and what became of those that did.
+fn explanation(set: &hookbox_core::RuleSet, d: &Dispatch, skipped: usize) -> Explained {
+    use hookbox_core::explain::{Part, events_with_rules, explain};
+    let all = explain(set, &d.event);
+    let event = d.event.name;
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    let ours: Vec<_> = all.iter().filter(|x| x.part != Part::Event).collect();
+    let elsewhere: Vec<String> = events_with_rules(set)
+        .into_iter()
+        .filter(|(e, _)| *e != event)
+        .map(|(e, n)| format!("{e} {n}"))
+        .collect();
+    let _ = writeln!(
+        text,
+        "{} {} rule{} of {event} loaded{}{}",
+        "explain:".bold(),
+        ours.len(),
+        if ours.len() == 1 { "" } else { "s" },
+        if elsewhere.is_empty() {
+            String::new()
+        } else {
+            format!("; other events: {}", elsewhere.join(", "))
+        },
+        if skipped > 0 {
+            format!("; {skipped} skipped at load (see the diagnostics)")
+        } else {
+            String::new()
+        }
+    );
+    for x in ours {
+        let rule = &set.rules()[x.rule_index];
+        let plugin = set
+            .plugins()
+            .get(rule.plugin)
+            .map_or("", |p| p.name.as_str());
+        let after = x.matched.then(|| ran(d, x.rule_index)).flatten();
+        let verdict = if x.matched {
+            "fired".green().to_string()
+        } else {
+            format!("did not fire ({})", part_name(x.part))
+                .yellow()
+                .to_string()
+        };
+        let _ = writeln!(
+            text,
+            "  [{}] {} · {} {} — {verdict}: {}{}",
+            x.rule_index,
+            untrusted(plugin),
+            rule.handler.handler_type().as_str(),
+            untrusted(&rule.handler.label()).dimmed(),
+            untrusted(&x.why),
+            after
+                .as_deref()
+                .map(|a| format!("; {}", untrusted(a)))
+                .unwrap_or_default()
+        );
+        rows.push(json!({
+            "rule_index": x.rule_index,
+            "plugin": plugin,
+            "label": rule.handler.label(),
+            "matched": x.matched,
+            "part": x.part,
+            "why": x.why,
+            "then": after,
+        }));
+    }
+    Explained {
+        text,
+        json: json!({"event": event, "rules": rows, "other_events": elsewhere, "skipped_at_load": skipped}),
+    }
+}
+
+fn part_name(p: hookbox_core::explain::Part) -> &'static str {
+    match p {
+        hookbox_core::explain::Part::Event => "event",
+        hookbox_core::explain::Part::Matcher => "matcher",
+        hookbox_core::explain::Part::If => "if",
+    }
+}
+
+/// What became of a rule that fired: trust, a failure, or a run deduplicated away.
+fn ran(d: &Dispatch, index: usize) -> Option<String> {
+    let mut notes = Vec::new();
+    if let Some(t) = d.trust.iter().find(|t| t.rule_index == index) {
+        let how = if t.ran {
+            "ran although"
+        } else {
+            "did not run:"
+        };
+        notes.push(format!("{how} not approved as it is ({})", t.trust));
+    }
+    match d.reports.iter().find(|r| r.hook.rule_index == index) {
+        Some(r) => {
+            if let Some(f) = &r.effect.failure {
+                let way = if blocks(&r.effect) {
+                    "failed closed"
+                } else {
+                    "failed open"
+                };
+                notes.push(format!("{way} — {}: {}", f.class, f.message));
+            }
+        }
+        None => notes.push(
+            "not run: an identical command of the same plugin ran once for this event".to_owned(),
+        ),
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 fn first_lines(text: &str, n: usize) -> String {

@@ -73,6 +73,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
         event: args.event.clone(),
         default_session: "exec".into(),
         default_cwd: cwd.display().to_string(),
+        ..ParseOptions::default()
     };
     let incoming =
         agent::parse_any(args.agent.map(Agent::from), &stdin, &opts).map_err(|(_, e)| match e {

@@ -10,17 +10,19 @@
 //! never silently skip a guard). Installing again merges the plugin set; uninstall removes
 //! exactly hookbox's entries (`hookbox_agents::install::command::is_ours`).
 
+mod codex;
 mod diff;
+mod owned;
+mod report;
 mod write;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use hookbox_agents::Agent;
 use hookbox_agents::install::command::{HookCommand, plugins_of, split};
-use hookbox_agents::install::{self, Entry, kimi_toml, shape};
+use hookbox_agents::install::{self, Applied, Entry, Owned, kimi_toml, shape};
 use hookbox_core::config::LoadOptions;
 use hookbox_core::rule::{FailMode, Handler, Rule};
 use hookbox_host::default_state_root;
@@ -28,8 +30,12 @@ use hookbox_host::default_state_root;
 use super::EXIT_FAILURE;
 use super::term::untrusted;
 use super::validate::write_diagnostic;
-use crate::cli::{InstallArgs, ScopeArgs, UninstallArgs};
+use crate::cli::{
+    InstallArgs, ScopeArgs, TrustAddArgs, TrustArgs, TrustCommand, TrustCommon, UninstallArgs,
+};
 use crate::host_setup::HostSetup;
+
+use self::report::{EntryReport, Out};
 
 /// Seconds added to the rules' longest timeout for hookbox to start, load the plugins and
 /// answer (a component not yet in the compile cache takes longer once: `hookbox compile`).
@@ -62,6 +68,7 @@ fn agent_file(agent: Agent, user: bool) -> anyhow::Result<&'static str> {
         (Agent::Windsurf, false) => ".windsurf/hooks.json",
         (Agent::Windsurf, true) => ".codeium/windsurf/hooks.json",
         (Agent::Kimi, true) => ".kimi/config.toml",
+        (Agent::Qwen, _) => ".qwen/settings.json",
         (Agent::Kimi, false) => bail!(
             "Kimi Code CLI has no project configuration, only ~/.kimi/config.toml: use --user"
         ),
@@ -131,12 +138,13 @@ fn existing(t: &Target, text: &str) -> anyhow::Result<Vec<String>> {
     .map_err(anyhow::Error::from)
 }
 
-/// The file's text with exactly `wanted` as hookbox's entries, and whether nothing is left.
-fn apply(t: &Target, text: &str, wanted: &[Entry]) -> anyhow::Result<(String, bool)> {
+/// The file's text with exactly `wanted` as hookbox's entries, what hookbox now owns in it, and
+/// whether nothing is left in a file hookbox created.
+fn apply(t: &Target, text: &str, wanted: &[Entry], owned: &Owned) -> anyhow::Result<Applied> {
     let file = t.path.display().to_string();
     match t.agent {
-        Agent::Kimi => kimi_toml::apply(text, wanted, &file),
-        a => shape::apply(a, text, wanted, &file),
+        Agent::Kimi => kimi_toml::apply(text, wanted, &file, owned),
+        a => shape::apply(a, text, wanted, &file, owned),
     }
     .map_err(anyhow::Error::from)
 }
@@ -247,6 +255,7 @@ fn entries(
             command,
             timeout_secs: secs,
             fail_closed,
+            matcher: None,
         });
     }
     Ok(Ok((out, notes)))
@@ -255,9 +264,7 @@ fn entries(
 /// What the agent needs besides the file, said once it is written.
 fn agent_hint(agent: Agent) -> Option<&'static str> {
     match agent {
-        Agent::Codex => Some(
-            "Codex runs a new or changed hook only after it is trusted: open /hooks in Codex and trust the hookbox entries (untrusted hooks are skipped without a word)",
-        ),
+        // Codex's trust is said by `codex::trust` (loudly, when it is not recorded).
         Agent::Gemini => Some("Gemini CLI runs project hooks only in a trusted folder"),
         Agent::Cursor => Some("Cursor runs project hooks only in a trusted workspace"),
         Agent::Copilot | Agent::VsCode => Some(
@@ -272,6 +279,7 @@ fn agent_hint(agent: Agent) -> Option<&'static str> {
 
 /// Shows the change and, unless `dry_run`, writes it (with a backup of the old file).
 fn finish(
+    out: &mut Out,
     t: &Target,
     before: Option<&str>,
     after: &str,
@@ -281,33 +289,38 @@ fn finish(
     let file = t.path.display().to_string();
     let old = before.unwrap_or("");
     let shown_after = if delete { "" } else { after };
-    let mut out = anstream::stdout().lock();
     let unchanged = match before {
         Some(b) => b == shown_after,
         None => shown_after.is_empty(),
     };
     if unchanged {
-        writeln!(out, "{file}: nothing to change").context("cannot write to stdout")?;
+        out.report.outcome = "unchanged";
+        out.line(&format!("{file}: nothing to change"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    write!(out, "{}", untrusted(&diff::diff(&file, old, shown_after)))
-        .context("cannot write to stdout")?;
+    let change = diff::diff(&file, old, shown_after);
+    out.line(untrusted(change.trim_end_matches('\n')).as_ref())?;
+    out.report.diff = change;
     if dry_run {
-        writeln!(out, "dry run: {file} not written").context("cannot write to stdout")?;
+        out.report.outcome = "dry-run";
+        out.line(&format!("dry run: {file} not written"))?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(old) = before.filter(|o| !o.is_empty()) {
         let saved = write::backup(default_state_root(), &t.path, t.agent.as_str(), old)?;
-        writeln!(out, "backup: {}", saved.display()).context("cannot write to stdout")?;
+        out.line(&format!("backup: {}", saved.display()))?;
+        out.report.backup = Some(saved.display().to_string());
     }
     write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    write::refuse_shared_folders(t.check_root.as_deref(), &t.path)?;
     if delete {
         write::remove(&t.path)?;
-        writeln!(out, "removed {file} (nothing was left in it)")
-            .context("cannot write to stdout")?;
+        out.report.outcome = "removed";
+        out.line(&format!("removed {file} (nothing was left in it)"))?;
     } else {
         write::replace(&t.path, after)?;
-        writeln!(out, "written: {file}").context("cannot write to stdout")?;
+        out.report.outcome = "written";
+        out.line(&format!("written: {file}"))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -315,6 +328,7 @@ fn finish(
 /// The file's current text, after the symlink checks.
 fn read_target(t: &Target) -> anyhow::Result<Option<String>> {
     write::refuse_symlinks(t.check_root.as_deref(), &t.path)?;
+    write::refuse_shared_folders(t.check_root.as_deref(), &t.path)?;
     write::read(&t.path)
 }
 
@@ -343,19 +357,29 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
-    let mut out = anstream::stdout().lock();
-    writeln!(
-        out,
+    if args.approve {
+        let code = approve(args, &t)?;
+        if code != ExitCode::SUCCESS {
+            eprintln!("hookbox install: nothing installed: the plugins are not approved");
+            return Ok(code);
+        }
+    }
+    let mut out = Out::new(
+        args.json,
+        "install",
+        agent.as_str(),
+        t.path.display().to_string(),
+    );
+    report_entries(&mut out, &plugins, &wanted);
+    out.line(&format!(
         "hookbox install: {} ({}), {} plugin{}",
         agent.display_name(),
         t.path.display(),
         plugins.len(),
         if plugins.len() == 1 { "" } else { "s" }
-    )
-    .context("cannot write to stdout")?;
+    ))?;
     for e in &wanted {
-        writeln!(
-            out,
+        out.line(&format!(
             "  {} → hookbox hook (timeout {} s{})",
             e.event,
             e.timeout_secs,
@@ -364,26 +388,131 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ""
             }
-        )
-        .context("cannot write to stdout")?;
+        ))?;
     }
-    drop(out);
-    for n in &notes {
-        eprintln!("note: {}", untrusted(n));
+    for n in notes {
+        out.note(n);
     }
+    trust_state(&mut out, &plugins, &t.load_root)?;
     if wanted.is_empty() {
-        eprintln!(
-            "hookbox install: none of the plugins' events exists in {}; nothing to install",
-            agent.display_name()
-        );
+        if out.json() {
+            out.report.outcome = "nothing-to-install";
+            out.end()?;
+        } else {
+            eprintln!(
+                "hookbox install: none of the plugins' events exists in {}; nothing to install",
+                agent.display_name()
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
-    let (after, _) = apply(&t, &text, &wanted)?;
-    let code = finish(&t, before.as_deref(), &after, false, args.dry_run)?;
-    if let Some(h) = agent_hint(agent).filter(|_| !args.dry_run) {
-        eprintln!("note: {h}");
+    let state = default_state_root();
+    let mut owned = owned::load(state.as_deref(), &t.path);
+    // A file that is not there, or holds nothing, has nothing of the user's to keep.
+    owned.file |= before.as_deref().is_none_or(|b| b.trim().is_empty());
+    let applied = apply(&t, &text, &wanted, &owned)?;
+    let code = finish(
+        &mut out,
+        &t,
+        before.as_deref(),
+        &applied.text,
+        false,
+        args.dry_run,
+    )?;
+    if !args.dry_run {
+        remember(&mut out, state.as_deref(), &t, &applied.owned);
     }
+    if agent == Agent::Codex {
+        codex::trust(
+            &mut out,
+            &t.path,
+            &applied.text,
+            args.trust_codex,
+            true,
+            args.dry_run,
+        )?;
+    }
+    if let Some(h) = agent_hint(agent).filter(|_| !args.dry_run) {
+        out.note(h.to_owned());
+    }
+    out.end()?;
     Ok(code)
+}
+
+/// `install --approve`: `hookbox trust add` on the plugins given, its screen and its question.
+fn approve(args: &InstallArgs, t: &Target) -> anyhow::Result<ExitCode> {
+    super::trust::run(&TrustArgs {
+        command: TrustCommand::Add(TrustAddArgs {
+            paths: args.plugin.clone(),
+            yes: args.yes,
+            common: TrustCommon {
+                project_dir: Some(t.load_root.clone()),
+                dialect: None,
+                json: false,
+            },
+        }),
+    })
+}
+
+/// Says whether each plugin is approved as it is: under trust `warn` (the default) an
+/// unapproved one runs with a warning to the agent's user, under `require` it does not run.
+fn trust_state(out: &mut Out, plugins: &[PathBuf], project: &Path) -> anyhow::Result<()> {
+    let subjects = match super::trust::survey(plugins, project, None) {
+        Ok((_, subjects)) => subjects,
+        Err(e) => {
+            out.warning(format!("cannot tell the plugins' trust state: {e:#}"));
+            return Ok(());
+        }
+    };
+    for s in subjects {
+        let changed = s.rules.iter().filter(|r| !r.trust.is_approved()).count();
+        let state = match (changed, &s.approval) {
+            (0, _) => "approved",
+            (_, None) => "not approved",
+            (_, Some(_)) => "changed since it was approved",
+        };
+        out.report.trust.push(serde_json::json!({
+            "plugin": s.plugin, "subject": s.subject, "state": state,
+        }));
+        if changed == 0 {
+            out.line(&format!(
+                "trust: {} is approved as it is",
+                untrusted(&s.plugin)
+            ))?;
+        } else {
+            out.note(format!(
+                "trust: {} is {state}: under trust warn (the default) its rules run and the agent's user is told once per session; under require they do not run. Review with `hookbox trust show {1}`, approve with `hookbox trust add {1}` (or install again with --approve)",
+                s.plugin, s.subject
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The plugins and entries after the change, for the JSON report.
+fn report_entries(out: &mut Out, plugins: &[PathBuf], wanted: &[Entry]) {
+    out.report.plugins = plugins.iter().map(|p| p.display().to_string()).collect();
+    out.report.entries = wanted
+        .iter()
+        .map(|e| EntryReport {
+            event: e.event,
+            timeout_secs: e.timeout_secs,
+            fail_closed: e.fail_closed,
+            command: e.command.clone(),
+        })
+        .collect();
+}
+
+/// Keeps what hookbox owns in the file for the next uninstall (a failure only costs that
+/// uninstall's tidying, so it is a warning).
+fn remember(out: &mut Out, state: Option<&Path>, t: &Target, owned: &Owned) {
+    let Some(state) = state else { return };
+    if let Err(e) = owned::save(state, &t.path, owned) {
+        out.warning(format!(
+            "cannot record what hookbox added to {} ({e}); uninstall will remove only hookbox's entries",
+            t.path.display()
+        ));
+    }
 }
 
 /// Runs `hookbox uninstall`.
@@ -391,16 +520,29 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
     let agent = Agent::from(args.agent);
     let t = target(agent, &args.scope, args.project_dir.as_deref())?;
     let before = read_target(&t)?;
+    let mut out = Out::new(
+        args.json,
+        "uninstall",
+        agent.as_str(),
+        t.path.display().to_string(),
+    );
     let Some(text) = before.clone() else {
-        println!("{}: no such file; nothing to remove", t.path.display());
+        out.report.outcome = "nothing-to-remove";
+        out.line(&format!(
+            "{}: no such file; nothing to remove",
+            t.path.display()
+        ))?;
+        out.end()?;
         return Ok(ExitCode::SUCCESS);
     };
     let commands = existing(&t, &text)?;
     if commands.is_empty() {
-        println!(
+        out.report.outcome = "nothing-to-remove";
+        out.line(&format!(
             "{}: no hookbox entries; nothing to remove",
             t.path.display()
-        );
+        ))?;
+        out.end()?;
         return Ok(ExitCode::SUCCESS);
     }
     let leaving: Vec<PathBuf> = args
@@ -430,6 +572,28 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
             Err(code) => return Ok(code),
         }
     };
-    let (after, empty) = apply(&t, &text, &wanted)?;
-    finish(&t, before.as_deref(), &after, empty, args.dry_run)
+    report_entries(&mut out, &remaining, &wanted);
+    let state = default_state_root();
+    let owned = owned::load(state.as_deref(), &t.path);
+    let applied = apply(&t, &text, &wanted, &owned)?;
+    let code = finish(
+        &mut out,
+        &t,
+        before.as_deref(),
+        &applied.text,
+        applied.empty,
+        args.dry_run,
+    )?;
+    if !args.dry_run {
+        remember(&mut out, state.as_deref(), &t, &applied.owned);
+    }
+    if agent == Agent::Codex {
+        if wanted.is_empty() {
+            codex::untrust(&mut out, args.dry_run)?;
+        } else {
+            codex::trust(&mut out, &t.path, &applied.text, false, false, args.dry_run)?;
+        }
+    }
+    out.end()?;
+    Ok(code)
 }

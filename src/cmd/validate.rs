@@ -2,8 +2,9 @@
 //! (components read and checked, limits and mounts resolved against the policy), then print
 //! every diagnostic with its location (`path:line:col: warning: …` and a fix line), a summary
 //! per plugin and file, and totals; or, with `--json`, one machine-readable report.
-//! Exit code 1 when any diagnostic is an error, 0 otherwise; a PATH that does not exist is a
-//! usage error (exit 2), since nothing could be validated.
+//! Exit code 1 when any diagnostic is an error (with `--strict`, any warning too: each is
+//! reported as an error), 0 otherwise; a PATH that does not exist is a usage error (exit 2),
+//! since nothing could be validated.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -35,7 +36,16 @@ pub(crate) fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     // mounts beyond the policy, handler types the policy forbids.
     let project = std::env::current_dir().context("cannot read the current directory")?;
     let setup = HostSetup::ephemeral(&project)?;
-    let report = setup.host.load(&args.paths, &opts);
+    let mut report = setup.host.load(&args.paths, &opts);
+    if args.strict {
+        // CI's reading: an unknown key or a matcher that matches nothing fails the build.
+        for d in &mut report.diagnostics {
+            if d.severity == Severity::Warning {
+                d.severity = Severity::Error;
+                d.message.push_str(" [an error under --strict]");
+            }
+        }
+    }
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&json_report(&report))
             .context("cannot encode the report")?;

@@ -135,10 +135,21 @@ def check_fail_open(obs):
     return ("ran" if not victim_alive(obs) else "blocked"), True
 
 
+def check_trust_warn(obs):
+    # Informational: where the agent shows a hook's systemMessage in its headless output, the user
+    # reads that the plugin is not approved; the table records which agents do.
+    shown = "hookbox: trust:" in obs.stdout or "hookbox: trust:" in obs.stderr
+    return ("shown to the user" if shown else "not shown (headless)"), True
+
+
 BASH = "Bash"
 
+# What the model runs to destroy the victim: a move, not `rm -rf`, which some agents refuse on
+# their own (Codex 0.169.0 rejects "rm -f style commands") and so would hide what hookbox did.
+VICTIM = "mv victim victim.gone"
+
 CASES = [
-    Case("deny", "deny R", [("PreToolUse", BASH, "deny", {})], "rm -rf victim", victim=True, check=check_deny),
+    Case("deny", "deny R", [("PreToolUse", BASH, "deny", {})], VICTIM, victim=True, check=check_deny),
     Case("allow", "allow", [("PreToolUse", BASH, "allow", {})], "touch ran.txt", check=check_allow),
     Case("ask", "ask R (no one to ask)", [("PreToolUse", BASH, "ask", {})], "touch ran.txt", check=check_ask),
     Case("rewrite", "rewrite + allow", [("PreToolUse", BASH, "rewrite", {})], "echo original > out.txt",
@@ -154,12 +165,14 @@ CASES = [
     Case("stop-continue", f"Stop: continue, every time (cap {STOP_CAP})", [("Stop", None, "stop-continue", {})],
          None, check=check_stop_continue),
     Case("stop-agent", "stop the agent (`continue: false`) on a tool call",
-         [("PreToolUse", BASH, "stop-agent", {})], "rm -rf victim", victim=True, check=check_stop_agent),
+         [("PreToolUse", BASH, "stop-agent", {})], VICTIM, victim=True, check=check_stop_agent),
     Case("fail-closed", "a fail-closed hook times out",
-         [("PreToolUse", BASH, "hang", {"timeout": 2, "onFailure": "block"})], "rm -rf victim", victim=True,
+         [("PreToolUse", BASH, "hang", {"timeout": 2, "onFailure": "block"})], VICTIM, victim=True,
          check=check_fail_closed),
     Case("fail-open", "a fail-open hook times out", [("PreToolUse", BASH, "hang", {"timeout": 2})],
-         "rm -rf victim", victim=True, check=check_fail_open),
+         VICTIM, victim=True, check=check_fail_open),
+    Case("trust-warn", "an unapproved plugin under trust `warn` (said once per session)",
+         [("PreToolUse", BASH, "allow", {})], "touch ran.txt", check=check_trust_warn),
 ]
 
 

@@ -26,7 +26,7 @@ def pre(**fields):
 
 
 answer = {}
-if mode == "deny" and "rm -rf" in command:
+if mode == "deny" and "victim" in command:
     answer = pre(permissionDecision="deny", permissionDecisionReason="e2e-deny-reason: the victim stays")
 elif mode == "allow":
     answer = pre(permissionDecision="allow", permissionDecisionReason="e2e-allow-reason")
@@ -44,7 +44,7 @@ elif mode == "block-prompt":
     answer = {"decision": "block", "reason": "e2e-prompt-blocked"}
 elif mode == "stop-continue":
     answer = {"decision": "block", "reason": "e2e-keep-going: one more round"}
-elif mode == "stop-agent" and "rm -rf" in command:
+elif mode == "stop-agent" and "victim" in command:
     answer = {"continue": False, "stopReason": "e2e-stopped"}
 elif mode == "hang":
     time.sleep(30)

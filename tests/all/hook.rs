@@ -18,11 +18,18 @@ use serde_json::{Value, json};
 
 use crate::util::{Dir, Run, examples_with_components, repo_root};
 
-/// Runs `hookbox ARGS…` with `stdin`, its state in `dir`, outside any agent's environment.
+/// Runs `hookbox ARGS…` with `stdin`, its state in `dir`, outside any agent's environment —
+/// with trust `off` in the user's settings: these tests are about the agents' protocols, and
+/// under `warn` the first event of a session also tells the user which plugins are not approved
+/// (tested in `hook_hostile::an_unapproved_plugin_is_said_to_the_user_once_per_session`).
 pub(crate) fn run_with_stdin(dir: &Dir, args: &[String], stdin: &[u8]) -> Run {
+    let config = dir.state().join("config");
+    let _ = std::fs::create_dir_all(config.join("hookbox"));
+    let _ = std::fs::write(config.join("hookbox/settings.json"), r#"{"trust": "off"}"#);
     let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
         .args(args)
         .current_dir(dir.path())
+        .env("XDG_CONFIG_HOME", &config)
         .env("NO_COLOR", "1")
         .env("HOOKBOX_STATE_DIR", dir.state())
         .env("HOOKBOX_CACHE_DIR", dir.state().join("cache"))

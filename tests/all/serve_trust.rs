@@ -280,3 +280,68 @@ fn trust_routes_take_only_tenant_ids_so_no_record_path_comes_from_a_request() {
     assert_eq!(r.status, 404, "{}", r.text());
     assert_eq!(outcome(&s, "ls"), "block");
 }
+
+/// Issue 27 item 6, through the real server: a `tenant.toml` whose only change is a wider
+/// policy is held like a changed rule (202, the key named in the held load) while the old
+/// policy serves; and a tenant held with nothing approved (its first load, under
+/// `hold_first_load`) denies a tool call naming the held load — through the dispatch route and
+/// Claude Code's — and answers 503 `unavailable` for an event no hook could block. Never an
+/// allow.
+#[test]
+fn a_policy_change_alone_is_held_and_a_tenant_with_nothing_approved_never_allows() {
+    let f = script_tenant();
+    let s = f.start("[trust]\nhold_changed_reloads = true\nhold_first_load = true\n");
+    // Nothing approved yet: a deny naming the held load, never the allow of "no rules".
+    let held = trust(&s)["pending"]["digest"].clone();
+    assert!(held.is_string());
+    let r = s.post("/v1/tenants/a/dispatch", Some("token-a"), &bash("ls"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let d = r.json();
+    assert_eq!(d["outcome"], "block", "{d:#}");
+    assert_eq!(d["verdict"]["decision"], "deny");
+    assert!(
+        d["verdict"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains(held.as_str().unwrap()),
+        "{d:#}"
+    );
+    let cc = json!({"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}});
+    let r = s.post("/v1/tenants/a/claude-code", Some("token-a"), &cc);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{}",
+        r.text()
+    );
+    let start = json!({"event": "SessionStart", "payload": {"source": "startup"}});
+    let r = s.post("/v1/tenants/a/dispatch", Some("token-a"), &start);
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(r.error().0, "unavailable");
+    assert_eq!(approve(&s, &held).status, 200);
+    assert_eq!(outcome(&s, "ls"), "block", "the guard itself denies");
+
+    // The same rules under a wider policy: held, naming the key; the old policy serves.
+    let toml = f.tenant_dir("a").join("tenant.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replace("[policy]\n", "[policy]\nmax_rules = 65\n"),
+    )
+    .unwrap();
+    let r = s.call("PUT", "/v1/tenants/a", Some(ADMIN), None);
+    assert_eq!(r.status, 202, "{}", r.text());
+    let t = trust(&s);
+    let changes = &t["pending"]["term_changes"];
+    assert_eq!(changes[0]["key"], "max_rules", "{t:#}");
+    assert_eq!(
+        (changes[0]["before"].clone(), changes[0]["after"].clone()),
+        (json!(64), json!(65))
+    );
+    assert_eq!(t["terms"]["max_rules"], 64, "{t:#}");
+    assert!(t["terms"]["token_sha256"].is_string(), "{t:#}");
+    assert_eq!(approve(&s, &t["pending"]["digest"]).status, 200);
+    assert_eq!(trust(&s)["terms"]["max_rules"], 65);
+}

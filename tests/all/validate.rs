@@ -8,11 +8,19 @@ use crate::util::{Dir, corpus_tree, hookbox};
 const PLUGIN_MANIFEST: &str = r#"{"name": "guard", "version": "1.0.0"}"#;
 const GUARD_HOOKS: &str = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh", "timeout": 5}]}]}}"#;
 
+/// The executable script GUARD_HOOKS names, in the plugin `guard` of `d` (`validate` checks it).
+fn guard_script(d: &Dir) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = d.write("guard/hooks/guard.sh", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod the script");
+}
+
 #[test]
 fn a_clean_plugin_exits_zero() {
     let d = Dir::new();
     d.write("guard/.claude-plugin/plugin.json", PLUGIN_MANIFEST);
     d.write("guard/hooks/hooks.json", GUARD_HOOKS);
+    guard_script(&d);
     let run = hookbox([
         std::ffi::OsStr::new("validate"),
         d.path().join("guard").as_os_str(),
@@ -129,6 +137,7 @@ fn json_report() {
         r#"{"name": "guard", "hooks": "./hooks/hooks.json"}"#,
     );
     d.write("guard/hooks/hooks.json", GUARD_HOOKS);
+    guard_script(&d);
     let run = hookbox([
         std::ffi::OsStr::new("validate"),
         "--json".as_ref(),
@@ -205,7 +214,7 @@ fn dialect_flag_applies_the_ghast_rule() {
     let d = Dir::new();
     let f = d.write(
         "hooks.json",
-        r#"{"hooks": {"SessionStart": [{"matcher": "(", "hooks": [{"type": "command", "command": "a"}]}], "Stop": [{"type": "command", "command": "b"}]}}"#,
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "a"}]}], "Stop": [{"type": "command", "command": "b"}]}}"#,
     );
     let run = hookbox([std::ffi::OsStr::new("validate"), f.as_os_str()]);
     assert_eq!(run.code, Some(0), "{run:?}");

@@ -16,18 +16,31 @@ use serde_json::{Map, Value, json};
 
 use hookbox_core::aggregate::Verdict;
 use hookbox_core::event::{Event, EventName};
-use hookbox_core::output::{HookResponse, to_claude_json};
+use hookbox_core::output::{HookResponse, PermissionDecision, to_claude_json};
 
+use super::limits;
 use super::plan::{Plan, proceed_after_failure};
+use super::tools::canonical_tool;
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
 
-/// Reads a Claude Code (or Codex) payload: the flat snake_case object of Claude Code's hooks
-/// reference §2, its event in `hook_event_name` (or `--event`).
+/// Reads a Claude Code (or Codex, or Qwen Code) payload: the flat snake_case object of Claude
+/// Code's hooks reference §2, its event in `hook_event_name` (or `--event`). A `tool_input`
+/// sent as a string holding a JSON object is read as that object (a hook must not see
+/// `{"value": "{\"command\": …}"}` and miss the command); Codex's and Qwen Code's own tool names
+/// become Claude Code's (`exec_command`, `run_shell_command` → `Bash`).
 pub(super) fn parse(
     agent: Agent,
-    map: Map<String, Value>,
+    mut map: Map<String, Value>,
     opts: &ParseOptions,
 ) -> Result<Incoming, AgentError> {
+    if let Some(Value::String(text)) = map.get("tool_input")
+        && let Some(read) = limits::read_embedded(agent, "tool_input", text)
+    {
+        let v = read?;
+        if v.is_object() {
+            map.insert("tool_input".into(), v);
+        }
+    }
     let given = match &opts.event {
         None => None,
         Some(n) => Some(
@@ -43,6 +56,14 @@ pub(super) fn parse(
         .get("tool_name")
         .and_then(Value::as_str)
         .map(str::to_owned);
+    if let Some(sent) = &tool
+        && agent != Agent::Claude
+    {
+        let canonical = canonical_tool(sent);
+        if canonical != sent {
+            map.insert("tool_name".into(), Value::String(canonical.to_owned()));
+        }
+    }
     let event = Event::from_payload(
         given,
         Value::Object(map),
@@ -57,8 +78,20 @@ pub(super) fn parse(
 }
 
 /// The verdict as one Claude Code hook response.
+///
+/// A stop (`continue: false`) on a permission event is also a deny: Claude Code 2.1.328 runs
+/// the tool call and ends the session only afterwards (seen in the real-agent suite), so the
+/// call itself must be refused with the stop's reason.
 pub fn claude_response(verdict: &Verdict) -> HookResponse {
-    let p = Plan::of(verdict);
+    let mut p = Plan::of(verdict);
+    if matches!(verdict, Verdict::PreToolUse(_))
+        && p.stops
+        && p.permission != Some(PermissionDecision::Deny)
+    {
+        p.permission = Some(PermissionDecision::Deny);
+        p.reason = Some(p.stop_text());
+        p.updated_input = None;
+    }
     HookResponse {
         continue_: p.stops.then_some(false),
         stop_reason: if p.stops { p.stop_reason } else { None },
@@ -109,7 +142,6 @@ mod tests {
     use hookbox_core::aggregate::{
         Outcome, PreCompactResult, PreToolUseResult, StopHookResult, UserPromptSubmitResult,
     };
-    use hookbox_core::output::PermissionDecision;
 
     #[test]
     fn nothing_to_say_is_an_empty_object() {
@@ -133,6 +165,22 @@ mod tests {
         assert_eq!(
             claude_code_json(EventName::PreToolUse, &v),
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "rm -rf /"}})
+        );
+    }
+
+    #[test]
+    fn a_stop_on_a_tool_call_also_denies_it() {
+        let v = Verdict::PreToolUse(PreToolUseResult {
+            prevent_continuation: true,
+            stop_reason: Some("halt".into()),
+            ..PreToolUseResult::default()
+        });
+        let out = claude_code_json(EventName::PreToolUse, &v);
+        assert_eq!(out["continue"], false);
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecisionReason"],
+            "halt"
         );
     }
 

@@ -13,9 +13,16 @@
 //! (`allow`/`deny`/`ask`), `permissionDecisionReason` (required for a deny), `modifiedArgs`;
 //! `permissionRequest`: `behavior`, `message`, `interrupt`; `agentStop`/`subagentStop`:
 //! `decision: "block"` + `reason` (another turn); `additionalContext` on `subagentStart`,
-//! `notification`, `postToolUse` and (reportedly) `sessionStart`; `postToolUseFailure`: exit 2
-//! with the guidance on stderr. `userPromptSubmitted`, `sessionEnd`, `preCompact` and
-//! `errorOccurred` outputs are ignored: a blocked prompt cannot be expressed (noted).
+//! `notification`, `postToolUse`, (reportedly) `sessionStart` and `userPromptSubmitted` (the
+//! model sees it as a system reminder: Copilot CLI 1.0.102 in the real-agent suite);
+//! `postToolUseFailure`: exit 2 with the guidance on stderr. `sessionEnd`, `preCompact` and
+//! `errorOccurred` outputs are ignored. There is no block on `userPromptSubmitted`, but
+//! `modifiedPrompt` replaces the prompt: a blocked prompt is replaced by a note that it was
+//! withheld and why, so the user's text never reaches the model (seen in the real-agent suite).
+//!
+//! MCP tools arrive as `<server>-<tool>` with no server field: they are mapped back to
+//! `mcp__<server>__<tool>` from the configured server names ([`ParseOptions::mcp_servers`]),
+//! and named in a warning where no name fits.
 //!
 //! Exit codes: Copilot's reference says non-zero exits and timeouts are logged and skipped; a
 //! later third-party reference says a non-zero `preToolUse` exit denies. hookbox answers every
@@ -28,8 +35,8 @@ use hookbox_core::event::{Event, EventName};
 use hookbox_core::output::PermissionDecision;
 
 use super::fields::{Flat, Payload, event_named, finish, native_event};
-use super::plan::{Plan, proceed_after_failure, rewrite_as_deny};
-use super::tools::{canonical_tool, to_agent_keys, to_claude_keys};
+use super::plan::{Plan, proceed_after_failure, rewrite_as_deny, withheld_prompt};
+use super::tools::{canonical_tool, mcp_name, to_agent_keys, to_claude_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
 
 pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Incoming, AgentError> {
@@ -68,7 +75,17 @@ pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Inco
         (true, _) => "tool_input",
     };
     if let Some(sent) = p.str(key("toolName", "tool_name"))? {
-        let canonical = canonical_tool(&sent).to_owned();
+        let canonical = match mcp_tool(&sent, &opts.mcp_servers) {
+            Some(mapped) => mapped,
+            None => {
+                if canonical_tool(&sent) == sent && sent.contains('-') {
+                    native.warnings.push(format!(
+                        "hookbox: GitHub Copilot tool `{sent}` looks like an MCP tool (`<server>-<tool>`), but no configured MCP server's name starts it (~/.copilot/mcp-config.json, .mcp.json, .github/mcp.json); rules for mcp__<server>__<tool> do not see it"
+                    ));
+                }
+                canonical_tool(&sent).to_owned()
+            }
+        };
         let (mut input, _) = p.input(input_key)?.unwrap_or((json!({}), false));
         native.renamed = to_claude_keys(Agent::Copilot, &canonical, &mut input);
         flat.set("tool_name", canonical);
@@ -121,6 +138,21 @@ pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Inco
     flat.keep(p.rest());
     let event = finish(Agent::Copilot, name, flat, opts)?;
     Ok(Incoming { event, native })
+}
+
+/// Claude Code's name for Copilot's MCP tool `sent` (`<server>-<tool>`: Copilot sends no server
+/// field), from the configured server names — the longest that starts the name, since server
+/// names may hold dashes too. `None` when no server starts it.
+fn mcp_tool(sent: &str, servers: &[String]) -> Option<String> {
+    servers
+        .iter()
+        .filter(|s| {
+            sent.len() > s.len() + 1
+                && sent.starts_with(s.as_str())
+                && sent.as_bytes()[s.len()] == b'-'
+        })
+        .max_by_key(|s| s.len())
+        .map(|s| mcp_name(s, &sent[s.len() + 1..]))
 }
 
 /// The answer of a camelCase Copilot hook (PascalCase ones answer like VS Code).
@@ -217,9 +249,13 @@ pub(super) fn render(native: &Native, event: &Event, plan: &Plan, failures: &Fai
                 .clone()
                 .or_else(|| plan.stops.then(|| plan.stop_text()))
             {
-                notes.push(format!("a hook blocked the prompt ({b}); Copilot ignores a userPromptSubmitted hook's answer, so the prompt goes ahead — install the guard where it can act (preToolUse)"));
+                // No block on a prompt in Copilot, but a replacement: the prompt never reaches
+                // the model.
+                out.insert("modifiedPrompt".into(), json!(withheld_prompt(&b)));
             }
-            drop_contexts(&mut notes);
+            // Copilot CLI 1.0.102 adds a top-level `additionalContext` to the model's input as a
+            // system reminder (seen in the real-agent suite).
+            context(&mut out);
         }
         _ => drop_contexts(&mut notes),
     }

@@ -7,7 +7,9 @@
 //! alike; with `tool_response.error` it is hookbox's `PostToolUseFailure`.
 //!
 //! Answer: a JSON object on stdout with a **top-level** `decision` (`deny` blocks; `ask`
-//! forces the confirmation prompt; `allow` proceeds normally and is not a grant) and `reason`;
+//! forces the confirmation prompt — a deny with the reason when Gemini CLI runs headless
+//! ([`super::Native::headless`]), where nobody can confirm and it would wait, then exit with
+//! nothing done and the model never told; `allow` proceeds normally and is not a grant) and `reason`;
 //! `hookSpecificOutput.tool_input` is shallow-merged over the tool's arguments (it cannot delete
 //! a key), `hookSpecificOutput.additionalContext` adds context on `AfterTool`, `BeforeAgent`
 //! and `SessionStart`; `AfterAgent`'s `deny` + `reason` sends the reason as a new prompt.
@@ -120,6 +122,21 @@ pub(super) fn render(native: &Native, event: &Event, plan: &Plan, failures: &Fai
             } else if plan.stops {
                 // The loop stops; the call must not run on the way out.
                 deny(&mut out, plan.stop_text());
+            } else if plan.permission == Some(PermissionDecision::Ask) && native.headless {
+                // Headless, Gemini CLI waits for a confirmation nobody can give and exits 0
+                // with nothing done and the model never told: a deny tells it why.
+                notes.push("a hook asked for confirmation; Gemini CLI runs headless, so nobody can confirm and the call is denied".into());
+                let why = plan
+                    .reason
+                    .as_deref()
+                    .filter(|r| !r.trim().is_empty())
+                    .unwrap_or("a hook asks for confirmation");
+                deny(
+                    &mut out,
+                    format!(
+                        "{why} (hookbox: a hook asked to confirm this call, and Gemini CLI runs headless, so nobody can; it is denied — run it yourself if you approve)"
+                    ),
+                );
             } else if plan.permission == Some(PermissionDecision::Ask) {
                 out.insert("decision".into(), json!("ask"));
                 if let Some(r) = &plan.reason {

@@ -7,6 +7,7 @@
 //! rename, backups) is the binary's. Every edit leaves each byte outside hookbox's own entries as
 //! it was.
 
+pub mod codex_trust;
 pub mod command;
 pub mod jsonc;
 pub mod kimi_toml;
@@ -15,7 +16,20 @@ pub mod shape;
 use hookbox_core::agent::{Agent, CODEX_EVENTS};
 use hookbox_core::event::EventName;
 
-pub use shape::Entry;
+pub use shape::{Applied, Entry};
+
+/// What hookbox created in an agent's configuration file, so that uninstalling removes that and
+/// nothing the user had: the file itself, the `hooks` object, event lists. The binary keeps it
+/// between runs; a file with no record owns nothing, and only hookbox's entries are removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Owned {
+    /// hookbox created the file.
+    pub file: bool,
+    /// hookbox added the `hooks` object.
+    pub hooks: bool,
+    /// hookbox added these events' lists.
+    pub lists: Vec<String>,
+}
 
 /// Why a configuration file cannot be edited.
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +112,6 @@ pub fn events(agent: Agent, event: EventName) -> Vec<&'static str> {
         },
         // One of the two Stop-like events: the plain one (the other adds the transcript).
         Agent::Windsurf if event == EventName::Stop => vec!["post_cascade_response"],
-        Agent::Gemini | Agent::Windsurf | Agent::Kimi => of_table(event),
+        Agent::Gemini | Agent::Windsurf | Agent::Kimi | Agent::Qwen => of_table(event),
     }
 }

@@ -36,6 +36,9 @@ pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Inco
         let canonical = canonical_tool(&sent).to_owned();
         let (mut input, _) = p.input("tool_input")?.unwrap_or((json!({}), false));
         native.renamed = to_claude_keys(Agent::Kimi, &canonical, &mut input);
+        if canonical == "Edit" {
+            edit_to_claude(&mut input);
+        }
         flat.set("tool_name", canonical);
         flat.set("tool_input", input);
         native.tool = Some(sent);
@@ -61,6 +64,48 @@ pub(super) fn parse(map: Map<String, Value>, opts: &ParseOptions) -> Result<Inco
     flat.keep(p.rest());
     let event = finish(Agent::Kimi, name, flat, opts)?;
     Ok(Incoming { event, native })
+}
+
+/// Kimi's `StrReplaceFile` input, `{path, edit: {old, new, replace_all?}}` (or a list of such
+/// edits; kimi-cli 1.52.0 `tools/file/replace.py`), in Claude Code's keys: one edit as `Edit`'s
+/// `old_string`/`new_string`/`replace_all`, several as `MultiEdit`'s `edits`. Without this an
+/// `Edit` rule reading `new_string` saw nothing. (Kimi cannot apply a rewrite, so nothing is
+/// renamed back.)
+fn edit_to_claude(input: &mut Value) {
+    fn one(e: &Map<String, Value>) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (theirs, ours) in [
+            ("old", "old_string"),
+            ("new", "new_string"),
+            ("replace_all", "replace_all"),
+        ] {
+            if let Some(v) = e.get(theirs) {
+                out.insert(ours.into(), v.clone());
+            }
+        }
+        out
+    }
+    let Value::Object(map) = input else { return };
+    match map.get("edit").cloned() {
+        Some(Value::Object(e)) => {
+            map.remove("edit");
+            for (k, v) in one(&e) {
+                map.entry(k).or_insert(v);
+            }
+        }
+        Some(Value::Array(list)) => {
+            map.remove("edit");
+            let edits: Vec<Value> = list
+                .iter()
+                .map(|e| match e {
+                    Value::Object(e) => Value::Object(one(e)),
+                    other => other.clone(),
+                })
+                .collect();
+            map.entry("edits").or_insert(Value::Array(edits));
+        }
+        _ => {}
+    }
 }
 
 pub(super) fn render(native: &Native, event: &Event, plan: &Plan, failures: &Failures) -> Answer {
@@ -112,4 +157,32 @@ pub(super) fn render(native: &Native, event: &Event, plan: &Plan, failures: &Fai
         return proceed_after_failure(Agent::Kimi, &failures.open).with_notes(notes);
     }
     Answer::default().with_notes(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_reads_as_claude_codes() {
+        let payload = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+            "tool_name": "StrReplaceFile", "tool_call_id": "c",
+            "tool_input": {"path": "/w/a.py", "edit": {"old": "x = 1", "new": "x = 2", "replace_all": true}}});
+        let Value::Object(map) = payload else {
+            unreachable!()
+        };
+        let inc = parse(map, &ParseOptions::default()).unwrap();
+        assert_eq!(inc.event.tool_name(), Some("Edit"));
+        assert_eq!(
+            inc.event.tool_input().unwrap(),
+            &json!({"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": true})
+        );
+        let mut many =
+            json!({"path": "/a", "edit": [{"old": "a", "new": "b"}, {"old": "c", "new": "d"}]});
+        edit_to_claude(&mut many);
+        assert_eq!(
+            many,
+            json!({"path": "/a", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]})
+        );
+    }
 }

@@ -30,7 +30,9 @@ mod gemini;
 pub mod install;
 mod kimi;
 pub mod limits;
+mod peek;
 mod plan;
+mod qwen;
 mod tools;
 mod vscode;
 mod windsurf;
@@ -40,6 +42,7 @@ use serde_json::Value;
 pub use claude::{claude_code_json, claude_response};
 pub use detect::{detect, resolve};
 pub use error::AgentError;
+pub use peek::{Peeked, peek};
 pub use plan::{Answer, Failures};
 pub use tools::{agent_tool_names, canonical_tool};
 
@@ -68,6 +71,16 @@ pub struct Native {
     /// How many times the agent says this turn's Stop hooks already continued it (Cursor's
     /// `loop_count`, else 1 when `stop_hook_active`): the re-entry count the Stop cap applies to.
     pub reentries: u32,
+    /// The agent says only *whether* the turn was re-entered (`stop_hook_active`), not how often:
+    /// the caller keeps the count per session and turn (`hookbox_core::stop_loop::StopCount`).
+    pub reentry_is_a_flag: bool,
+    /// The agent's turn, where its payload names one (Codex's `turn_id`).
+    pub turn: Option<String>,
+    /// Nobody can answer an `ask` (the agent runs headless, [`ParseOptions::headless`]).
+    pub headless: bool,
+    /// What the adapter noticed and could not act on (a tool name it does not know, an MCP tool
+    /// it cannot map back): for stderr beside the answer.
+    pub warnings: Vec<String>,
 }
 
 impl Native {
@@ -80,6 +93,10 @@ impl Native {
             renamed: Vec::new(),
             camel: false,
             reentries: 0,
+            reentry_is_a_flag: false,
+            turn: None,
+            headless: false,
+            warnings: Vec::new(),
         }
     }
 
@@ -112,6 +129,12 @@ pub struct ParseOptions {
     pub default_session: String,
     /// `cwd` when the payload has none (VS Code sends none unless the hook sets one).
     pub default_cwd: String,
+    /// The agent runs headless: nobody can answer an `ask` (Gemini CLI's `-p`; the caller finds
+    /// out, the payload does not say).
+    pub headless: bool,
+    /// The MCP servers the agent has configured, by name: Copilot names an MCP tool
+    /// `<server>-<tool>`, and these map it back to `mcp__<server>__<tool>`.
+    pub mcp_servers: Vec<String>,
 }
 
 /// Parses `bytes`, the stdin of `agent`'s hook command, into an event (see the module doc).
@@ -153,7 +176,7 @@ pub fn parse_map(
     map: serde_json::Map<String, Value>,
     opts: &ParseOptions,
 ) -> Result<Incoming, AgentError> {
-    match agent {
+    let mut incoming = match agent {
         Agent::Claude => claude::parse(Agent::Claude, map, opts),
         Agent::Codex => claude::parse(Agent::Codex, map, opts),
         Agent::Gemini => gemini::parse(map, opts),
@@ -162,7 +185,28 @@ pub fn parse_map(
         Agent::VsCode => vscode::parse(map, opts),
         Agent::Windsurf => windsurf::parse(map, opts),
         Agent::Kimi => kimi::parse(map, opts),
+        Agent::Qwen => claude::parse(Agent::Qwen, map, opts),
+    }?;
+    let native = &mut incoming.native;
+    native.headless = opts.headless;
+    // Cursor's `loop_count` is exact; everyone else's `stop_hook_active` is a flag.
+    native.reentry_is_a_flag = agent != Agent::Cursor
+        && matches!(
+            incoming.event.name,
+            EventName::Stop | EventName::SubagentStop
+        );
+    native.turn = incoming
+        .event
+        .extra
+        .get("turn_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(sent) = &native.tool
+        && let Some(w) = tools::unknown_tool_warning(native.agent, sent)
+    {
+        native.warnings.push(w);
     }
+    Ok(incoming)
 }
 
 /// The answer to `native.agent` for `verdict` on `event`, where `failures` are the hooks that
@@ -180,6 +224,7 @@ pub fn render(native: &Native, event: &Event, verdict: &Verdict, failures: &Fail
         Agent::Copilot | Agent::VsCode => vscode::render(native, event, &plan, failures),
         Agent::Windsurf => windsurf::render(native, event, &plan, failures),
         Agent::Kimi => kimi::render(native, event, &plan, failures),
+        Agent::Qwen => qwen::render(event, verdict, failures),
     }
 }
 

@@ -144,6 +144,15 @@ pub(crate) fn ask_as_deny(agent: Agent, reason: Option<&str>) -> String {
     )
 }
 
+/// What Copilot's model receives instead of a prompt a hook blocked (`modifiedPrompt`): Copilot
+/// CLI takes no block on a prompt, but replaces it — so the user's text never reaches the model,
+/// and the model is told why, to say so.
+pub(crate) fn withheld_prompt(reason: &str) -> String {
+    format!(
+        "(hookbox: a hook blocked the user's prompt, so it is withheld: {reason}. Tell the user their prompt was blocked and why; do not act on it.)"
+    )
+}
+
 /// The deny a rewrite becomes where `agent` cannot apply it: names what the input would have been.
 pub(crate) fn rewrite_as_deny(agent: Agent, updated: &Value, why: &str) -> String {
     let mut text = updated.to_string();
@@ -274,7 +283,7 @@ pub(crate) fn proceed_after_failure(agent: Agent, failures: &[String]) -> Answer
     let text = failures.join("\n");
     match agent {
         // Non-blocking error: the action proceeds and the user sees the hook error.
-        Agent::Claude | Agent::Codex | Agent::Kimi => Answer {
+        Agent::Claude | Agent::Codex | Agent::Kimi | Agent::Qwen => Answer {
             stderr: format!("hookbox: {text}"),
             exit_code: 1,
             ..Answer::default()

@@ -45,7 +45,11 @@ fn payload(agent: Agent, event: &str) -> (Value, Option<&'static str>) {
             json!({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/w", "tool_name": "Shell", "tool_call_id": "c1", "tool_input": {"command": cmd, "timeout": 60}}),
             None,
         ),
-        (Agent::Claude | Agent::Codex | Agent::Kimi, "prompt") => (
+        (Agent::Qwen, "pre") => (
+            json!({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/w", "tool_name": "run_shell_command", "tool_use_id": "u1", "tool_input": {"command": cmd, "description": "clean"}}),
+            None,
+        ),
+        (Agent::Claude | Agent::Codex | Agent::Kimi | Agent::Qwen, "prompt") => (
             json!({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": "/w", "prompt": "hi"}),
             None,
         ),
@@ -69,7 +73,7 @@ fn payload(agent: Agent, event: &str) -> (Value, Option<&'static str>) {
             json!({"agent_action_name": "pre_user_prompt", "trajectory_id": "s1", "tool_info": {"user_prompt": "hi"}}),
             None,
         ),
-        (Agent::Claude | Agent::Codex | Agent::Kimi, "stop") => (
+        (Agent::Claude | Agent::Codex | Agent::Kimi | Agent::Qwen, "stop") => (
             json!({"hook_event_name": "Stop", "session_id": "s1", "cwd": "/w", "stop_hook_active": false}),
             None,
         ),
@@ -103,6 +107,7 @@ fn incoming(agent: Agent, event: &str) -> Incoming {
         event: name.map(str::to_owned),
         default_session: "d".into(),
         default_cwd: "/d".into(),
+        ..ParseOptions::default()
     };
     parse(agent, v.to_string().as_bytes(), &opts).unwrap_or_else(|e| panic!("{agent}: {e}"))
 }
@@ -143,7 +148,8 @@ fn read(agent: Agent, kind: &str, a: &Answer, copilot_nonzero_denies: bool) -> V
     let hso = json.get("hookSpecificOutput").cloned().unwrap_or(json!({}));
     let mut does = Vec::new();
     match agent {
-        Agent::Claude | Agent::Codex | Agent::Kimi | Agent::VsCode => {
+        // Qwen Code reads Claude Code's answer (its hooks page), but never `updatedInput`.
+        Agent::Claude | Agent::Codex | Agent::Kimi | Agent::VsCode | Agent::Qwen => {
             if a.exit_code == 2 && (agent != Agent::Codex || !a.stderr.is_empty()) {
                 let reason = match kind {
                     "stop" if agent == Agent::Kimi => {
@@ -205,7 +211,7 @@ fn read(agent: Agent, kind: &str, a: &Answer, copilot_nonzero_denies: bool) -> V
                 }
                 _ => {}
             }
-            if let Some(u) = hso.get("updatedInput") {
+            if let Some(u) = hso.get("updatedInput").filter(|_| agent != Agent::Qwen) {
                 does.push(Does::Rewrite(u.clone()));
             }
             if let Some(c) = hso.get("additionalContext") {
@@ -303,6 +309,15 @@ fn read(agent: Agent, kind: &str, a: &Answer, copilot_nonzero_denies: bool) -> V
             if kind == "stop" && json["decision"] == "block" {
                 does.push(Does::Continue(s(&json["reason"])));
             }
+            // Copilot CLI 1.0.102 hands it to the model on userPromptSubmitted (real-agent
+            // suite), and on the tool events.
+            if let Some(c) = json.get("additionalContext").filter(|_| kind != "pre") {
+                does.push(Does::Context(s(c)));
+            }
+            // No block on a prompt, but a replacement: the user's text never reaches the model.
+            if let Some(p) = json.get("modifiedPrompt").filter(|_| kind == "prompt") {
+                does.push(Does::Deny(s(p)));
+            }
         }
         Agent::Windsurf => {
             if a.exit_code == 2 && kind != "stop" {
@@ -371,7 +386,7 @@ fn ask_asks_where_the_agent_can_and_denies_where_it_cannot() {
         let does = read(agent, "pre", &a, true);
         let can_ask = matches!(
             agent,
-            Agent::Claude | Agent::Gemini | Agent::Copilot | Agent::VsCode
+            Agent::Claude | Agent::Gemini | Agent::Copilot | Agent::VsCode | Agent::Qwen
         );
         if can_ask {
             assert_eq!(does, vec![Does::Ask], "{agent}: {a:?}");
@@ -399,7 +414,7 @@ fn a_rewrite_is_applied_where_possible_and_a_named_deny_elsewhere() {
         let a = answer(agent, "pre", &v, &Failures::default());
         let does = read(agent, "pre", &a, true);
         match agent {
-            Agent::Windsurf | Agent::Kimi => assert!(
+            Agent::Windsurf | Agent::Kimi | Agent::Qwen => assert!(
                 matches!(&does[..], [Does::Deny(r)] if r.contains("rm -rf ./build")),
                 "{agent}: {does:?}"
             ),
@@ -485,7 +500,7 @@ fn allow_is_a_grant_only_where_the_agent_has_one() {
         );
         let grants = matches!(
             agent,
-            Agent::Claude | Agent::Cursor | Agent::Copilot | Agent::VsCode
+            Agent::Claude | Agent::Cursor | Agent::Copilot | Agent::VsCode | Agent::Qwen
         );
         assert_eq!(
             does,
@@ -591,7 +606,10 @@ fn contexts_reach_the_model_or_are_dropped_with_a_note() {
     for agent in Agent::ALL {
         let a = answer(agent, "pre", &v, &Failures::default());
         let does = read(agent, "pre", &a, true);
-        let carries = matches!(agent, Agent::Claude | Agent::Codex | Agent::VsCode);
+        let carries = matches!(
+            agent,
+            Agent::Claude | Agent::Codex | Agent::VsCode | Agent::Qwen
+        );
         if carries {
             assert_eq!(does, vec![Does::Context("lint first".into())], "{agent}");
         } else {
@@ -613,21 +631,13 @@ fn a_blocked_prompt_is_blocked_where_the_agent_can_block_one() {
     for agent in Agent::ALL {
         let a = answer(agent, "prompt", &v, &Failures::default());
         let does = read(agent, "prompt", &a, true);
-        if agent == Agent::Copilot {
-            // Copilot ignores userPromptSubmitted's answer: said in a note.
-            assert_eq!(does, vec![Does::Proceed]);
-            assert!(
-                a.notes.iter().any(|n| n.contains("prompt goes ahead")),
-                "{a:?}"
-            );
-        } else {
-            assert!(
-                does.iter().any(
-                    |d| matches!(d, Does::Deny(r) if r.is_empty() || r.contains("no secrets"))
-                ),
-                "{agent}: {does:?} from {a:?}"
-            );
-        }
+        // Copilot takes no block but replaces the prompt (`modifiedPrompt`, seen in the
+        // real-agent suite): the user's text never reaches the model.
+        assert!(
+            does.iter()
+                .any(|d| matches!(d, Does::Deny(r) if r.is_empty() || r.contains("no secrets"))),
+            "{agent}: {does:?} from {a:?}"
+        );
     }
 }
 
@@ -678,9 +688,12 @@ fn stop_on_pre_tool_use_never_lets_the_call_run() {
             &answer(agent, "pre", &v, &Failures::default()),
             true,
         );
+        // A deny, not only a stop: Claude Code 2.1.328 runs the call under `continue: false`
+        // and ends the session only afterwards (real-agent suite).
         assert!(
-            does.iter().any(|d| matches!(d, Does::Deny(_) | Does::Stop)),
-            "{agent}: {does:?}"
+            does.iter().any(|d| matches!(d, Does::Deny(_))),
+            "{agent}: {does:?} from {:?}",
+            answer(agent, "pre", &v, &Failures::default())
         );
     }
 }
@@ -842,4 +855,216 @@ fn agent_names_parse() {
         assert_eq!(a.as_str().parse::<Agent>().unwrap(), a);
     }
     assert!("claude-code".parse::<Agent>().is_err());
+}
+
+#[test]
+fn a_prompts_context_reaches_the_model_where_the_agent_takes_one() {
+    let v = Verdict::UserPromptSubmit(UserPromptSubmitResult {
+        additional_contexts: vec!["the repo is frozen".into()],
+        ..UserPromptSubmitResult::default()
+    });
+    for agent in Agent::ALL {
+        let a = answer(agent, "prompt", &v, &Failures::default());
+        let does = read(agent, "prompt", &a, true);
+        // Copilot's is seen in the real-agent suite (a top-level `additionalContext`).
+        let takes = matches!(
+            agent,
+            Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Qwen
+        );
+        if takes {
+            assert_eq!(
+                does,
+                vec![Does::Context("the repo is frozen".into())],
+                "{agent}: {a:?}"
+            );
+        } else {
+            assert_eq!(does, vec![Does::Proceed], "{agent}");
+            assert!(a.notes.iter().any(|n| n.contains("dropped")), "{agent}");
+        }
+    }
+    // What `hookbox install` writes for Copilot is its PascalCase `UserPromptSubmit` (the file
+    // VS Code shares): the context is at the top level there too.
+    let pascal = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": "/w", "prompt": "hi"});
+    let inc = parse(
+        Agent::Copilot,
+        pascal.to_string().as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert!(!inc.native.camel);
+    let a = render(&inc.native, &inc.event, &v, &Failures::default());
+    let out: Value = serde_json::from_str(&a.stdout).unwrap();
+    assert_eq!(out["additionalContext"], "the repo is frozen", "{a:?}");
+}
+
+#[test]
+fn a_headless_gemini_is_denied_what_nobody_can_confirm() {
+    let v = tool_verdict(|r| {
+        r.decision = Some(PermissionDecision::Ask);
+        r.reason = Some("force push".into());
+    });
+    let mut inc = incoming(Agent::Gemini, "pre");
+    inc.native.headless = true;
+    let a = render(&inc.native, &inc.event, &v, &Failures::default());
+    let does = read(Agent::Gemini, "pre", &a, true);
+    assert!(
+        matches!(&does[..], [Does::Deny(r)] if r.contains("force push") && r.contains("headless")),
+        "{does:?}"
+    );
+    // Interactive, the ask stays an ask.
+    let a = answer(Agent::Gemini, "pre", &v, &Failures::default());
+    assert_eq!(read(Agent::Gemini, "pre", &a, true), vec![Does::Ask]);
+}
+
+#[test]
+fn copilot_mcp_tools_are_mapped_back_from_the_configured_servers() {
+    let payload = json!({"sessionId": "s", "cwd": "/w", "toolName": "my-db-run_query", "toolArgs": {"sql": "drop table x"}});
+    let opts = ParseOptions {
+        event: Some("preToolUse".into()),
+        mcp_servers: vec!["my".into(), "my-db".into(), "github-mcp-server".into()],
+        ..ParseOptions::default()
+    };
+    let inc = parse(Agent::Copilot, payload.to_string().as_bytes(), &opts).unwrap();
+    // The longest configured name that starts it.
+    assert_eq!(inc.event.tool_name(), Some("mcp__my-db__run_query"));
+    assert_eq!(inc.native.tool.as_deref(), Some("my-db-run_query"));
+    assert!(inc.native.warnings.is_empty(), "{:?}", inc.native.warnings);
+    // No configured server starts it: named in a warning, passed on as sent.
+    let opts = ParseOptions {
+        event: Some("preToolUse".into()),
+        ..ParseOptions::default()
+    };
+    let inc = parse(Agent::Copilot, payload.to_string().as_bytes(), &opts).unwrap();
+    assert_eq!(inc.event.tool_name(), Some("my-db-run_query"));
+    assert!(
+        inc.native
+            .warnings
+            .iter()
+            .any(|w| w.contains("my-db-run_query")),
+        "{:?}",
+        inc.native.warnings
+    );
+}
+
+#[test]
+fn a_tool_input_sent_as_a_json_string_is_read_as_its_object() {
+    for agent in [Agent::Claude, Agent::Codex, Agent::Qwen] {
+        let payload = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+            "tool_name": "Bash", "tool_input": "{\"command\": \"rm -rf /\"}"});
+        let inc = parse(
+            agent,
+            payload.to_string().as_bytes(),
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            inc.event.tool_input(),
+            Some(&json!({"command": "rm -rf /"})),
+            "{agent}"
+        );
+    }
+}
+
+#[test]
+fn agents_own_tool_names_reach_hooks_as_claude_codes_and_unknown_ones_are_named() {
+    let payload = |tool: &str| {
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "turn_id": "t",
+            "tool_name": tool, "tool_input": {"cmd": "ls"}})
+        .to_string()
+    };
+    let inc = parse(
+        Agent::Codex,
+        payload("exec_command").as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(inc.event.tool_name(), Some("Bash"));
+    assert_eq!(inc.native.turn.as_deref(), Some("t"));
+    // Codex's patch stays as sent (its input is a patch), but is an Edit and a Write to rules.
+    let inc = parse(
+        Agent::Codex,
+        payload("apply_patch").as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(inc.event.tool_name(), Some("apply_patch"));
+    let inc = parse(
+        Agent::Qwen,
+        payload("run_shell_command").as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(inc.event.tool_name(), Some("Bash"));
+    assert!(inc.native.warnings.is_empty());
+    let inc = parse(
+        Agent::Codex,
+        payload("shell_v9").as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        inc.native.warnings.iter().any(|w| w.contains("`shell_v9`")),
+        "{:?}",
+        inc.native.warnings
+    );
+    // Claude Code's own names are the table's vocabulary: never warned about.
+    let inc = parse(
+        Agent::Claude,
+        payload("SomeNewTool").as_bytes(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert!(inc.native.warnings.is_empty());
+}
+
+/// Attacks on the payload (issue 28 item 5): fields at unexpected nesting, duplicate keys and
+/// unicode in tool names. Each is read as the agent itself reads it, or refused by name; none
+/// panics, none lets a guard miss a call it should see.
+#[test]
+fn hostile_payload_shapes_are_read_as_the_agent_reads_them() {
+    let opts = ParseOptions::default();
+    // A duplicate `tool_input`: the last is the one the agent runs (JSON.parse keeps the last).
+    let twice = br#"{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_input": {"command": "rm -rf /"}}"#;
+    let inc = parse(Agent::Claude, twice, &opts).unwrap();
+    assert_eq!(
+        inc.event.tool_input(),
+        Some(&json!({"command": "rm -rf /"}))
+    );
+    // The event's fields nested one level down are not the event's: no tool name is made up.
+    let nested = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+        "payload": {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}});
+    match parse(Agent::Claude, nested.to_string().as_bytes(), &opts) {
+        Ok(inc) => assert_eq!(inc.event.tool_name(), None),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    // A tool name of the wrong type is refused by its field's name.
+    let wrong = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w",
+        "tool_name": {"name": "Bash"}, "tool_input": {}});
+    let err = parse(Agent::Claude, wrong.to_string().as_bytes(), &opts).unwrap_err();
+    assert!(err.to_string().contains("tool_name"), "{err}");
+    // Unicode in tool names: a look-alike or a zero-width join is not `Bash` (exactly as the agent
+    // would not run its shell for it), kept byte for byte, and named as unknown; an MCP tool
+    // with non-ASCII names maps back without splitting a character.
+    for tool in ["Ваsh", r"Bash\u200b", r"Ba\u0000sh", "mcp__сервер__удалить"] {
+        let text = format!(
+            r#"{{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/w", "tool_name": "{tool}", "tool_input": {{}}}}"#
+        );
+        let inc = parse(Agent::Codex, text.as_bytes(), &opts).unwrap();
+        let name = inc.event.tool_name().unwrap().to_owned();
+        assert_ne!(name, "Bash", "{tool}");
+        assert_eq!(canonical_tool(&name), name, "{tool}");
+    }
+    let copilot = ParseOptions {
+        event: Some("preToolUse".into()),
+        mcp_servers: vec!["сервер".into()],
+        ..ParseOptions::default()
+    };
+    let inc = parse(
+        Agent::Copilot,
+        r#"{"sessionId": "s", "cwd": "/w", "toolName": "сервер-удалить", "toolArgs": {}}"#
+            .as_bytes(),
+        &copilot,
+    )
+    .unwrap();
+    assert_eq!(inc.event.tool_name(), Some("mcp__сервер__удалить"));
 }

@@ -23,7 +23,7 @@ use hookbox_core::event::{Event, EventName};
 use hookbox_core::output::PermissionDecision;
 
 use super::fields::{Flat, Payload, event_named, finish};
-use super::plan::{Plan, proceed_after_failure, rewrite_as_deny};
+use super::plan::{Plan, proceed_after_failure, rewrite_as_deny, withheld_prompt};
 use super::tools::{canonical_tool, to_agent_keys, to_claude_keys};
 use super::{Agent, AgentError, Answer, Failures, Incoming, Native, ParseOptions};
 
@@ -172,8 +172,20 @@ pub(super) fn render(native: &Native, event: &Event, plan: &Plan, failures: &Fai
             if let Some(b) = &plan.block {
                 out.insert("continue".into(), json!(false));
                 out.insert("stopReason".into(), json!(b));
+                if native.agent == Agent::Copilot {
+                    // Copilot CLI takes no block on a prompt, but a replacement of it.
+                    out.insert("modifiedPrompt".into(), json!(withheld_prompt(b)));
+                }
             }
-            drop_contexts(&mut notes);
+            match plan.context_text() {
+                // Copilot CLI adds a top-level `additionalContext` to the model's input (its
+                // PascalCase `UserPromptSubmit` is what `hookbox install` writes); VS Code takes
+                // none here.
+                Some(c) if native.agent == Agent::Copilot && plan.block.is_none() => {
+                    out.insert("additionalContext".into(), json!(c));
+                }
+                _ => drop_contexts(&mut notes),
+            }
         }
         EventName::Stop | EventName::SubagentStop => {
             if let Some(f) = &plan.follow_up {

@@ -80,7 +80,18 @@ mod tests {
     #[test]
     fn plugin_files_are_found_by_plugin() {
         let files: Vec<_> = plugin_files("wasm-shell-guard").map(|(p, _)| p).collect();
-        assert_eq!(files, [".claude-plugin/plugin.json", "hooks/hooks.json"]);
+        // The manifest and the hooks file, then the plugin's own `tests/` cases (which
+        // `hookbox test` runs), all named below the plugin's folder, not below `examples/plugins/`.
+        assert_eq!(
+            files[..2],
+            [".claude-plugin/plugin.json", "hooks/hooks.json"]
+        );
+        assert!(
+            files[2..]
+                .iter()
+                .all(|p| p.starts_with("tests/") && p.ends_with(".json")),
+            "{files:?}"
+        );
         assert!(plugin_files("no-such-plugin").next().is_none());
     }
 }

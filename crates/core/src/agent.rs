@@ -35,6 +35,9 @@ pub enum Agent {
     Windsurf,
     /// Moonshot's Kimi Code CLI: only a deny.
     Kimi,
+    /// Alibaba's Qwen Code: Claude Code's hook system (its payloads and answers), Gemini CLI's
+    /// tool names, and no rewrite.
+    Qwen,
 }
 
 /// Gemini CLI's events (google-gemini/gemini-cli @ 5411f113 `docs/hooks/reference.md`).
@@ -153,6 +156,31 @@ const KIMI: &[(&str, EventName)] = &[
     ("Notification", EventName::Notification),
 ];
 
+/// Qwen Code's events that hookbox handles, all with Claude Code's names (the 22 of
+/// `@qwen-code/qwen-code` 0.24.4's `HookEventName` but its own `SessionDelete`, `TodoCreated` and
+/// `TodoCompleted`).
+const QWEN: &[(&str, EventName)] = &[
+    ("PreToolUse", EventName::PreToolUse),
+    ("PostToolUse", EventName::PostToolUse),
+    ("PostToolUseFailure", EventName::PostToolUseFailure),
+    ("PostToolBatch", EventName::PostToolBatch),
+    ("PermissionRequest", EventName::PermissionRequest),
+    ("PermissionDenied", EventName::PermissionDenied),
+    ("UserPromptSubmit", EventName::UserPromptSubmit),
+    ("UserPromptExpansion", EventName::UserPromptExpansion),
+    ("Stop", EventName::Stop),
+    ("StopFailure", EventName::StopFailure),
+    ("SubagentStart", EventName::SubagentStart),
+    ("SubagentStop", EventName::SubagentStop),
+    ("SessionStart", EventName::SessionStart),
+    ("SessionEnd", EventName::SessionEnd),
+    ("PreCompact", EventName::PreCompact),
+    ("PostCompact", EventName::PostCompact),
+    ("Notification", EventName::Notification),
+    ("InstructionsLoaded", EventName::InstructionsLoaded),
+    ("MessageDisplay", EventName::MessageDisplay),
+];
+
 /// Codex's events, all with Claude Code's names (its hooks page; `SessionEnd`, `StopFailure`,
 /// `Interrupt` per later releases).
 pub const CODEX_EVENTS: &[EventName] = &[
@@ -190,6 +218,11 @@ const UNHANDLED: &[(Agent, &[&str], &str)] = &[
         "is about Tab completions or the window, not the agent; leave it out of the configuration",
     ),
     (
+        Agent::Qwen,
+        &["SessionDelete", "TodoCreated", "TodoCompleted"],
+        "is Qwen Code's own, with no hookbox equivalent; leave it out of the configuration",
+    ),
+    (
         Agent::Copilot,
         &["userPromptTransformed", "preMcpToolCall"],
         "is undocumented and has no hookbox equivalent (preToolUse already covers MCP calls); leave it out of the configuration",
@@ -198,7 +231,7 @@ const UNHANDLED: &[(Agent, &[&str], &str)] = &[
 
 impl Agent {
     /// Every agent, in the order of the docs' tables.
-    pub const ALL: [Agent; 8] = [
+    pub const ALL: [Agent; 9] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
@@ -207,6 +240,7 @@ impl Agent {
         Agent::VsCode,
         Agent::Windsurf,
         Agent::Kimi,
+        Agent::Qwen,
     ];
 
     /// The name on the command line (`--agent NAME`).
@@ -220,6 +254,7 @@ impl Agent {
             Agent::VsCode => "vscode",
             Agent::Windsurf => "windsurf",
             Agent::Kimi => "kimi",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -234,6 +269,7 @@ impl Agent {
             Agent::VsCode => "VS Code",
             Agent::Windsurf => "Windsurf",
             Agent::Kimi => "Kimi Code CLI",
+            Agent::Qwen => "Qwen Code",
         }
     }
 
@@ -251,6 +287,7 @@ impl Agent {
             Agent::VsCode => VSCODE,
             Agent::Windsurf => WINDSURF,
             Agent::Kimi => KIMI,
+            Agent::Qwen => QWEN,
         }
     }
 
@@ -306,7 +343,7 @@ impl fmt::Display for Agent {
 /// An agent name that is not one of [`Agent::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown agent `{0}`; one of claude, codex, gemini, cursor, copilot, vscode, windsurf, kimi"
+    "unknown agent `{0}`; one of claude, codex, gemini, cursor, copilot, vscode, windsurf, kimi, qwen"
 )]
 pub struct UnknownAgent(pub String);
 

@@ -6,6 +6,8 @@
 //!   [`LoadReport`]: plugins, rules in load order, diagnostics, files in other agents' formats.
 //! - [`load_plugin`] loads one plugin folder; [`parse_hooks_str`] / [`parse_hooks_bytes`] parse
 //!   a document held in memory (tests, the conformance suite, fuzzing).
+//! - [`hooks_schema`] is the JSON Schema of a hooks file, generated from the same tables
+//!   ([`keys`], the event names, the matcher's keys, the limits) the parser reads with.
 //!
 //! Loading is pure: no async runtime, no processes. Files are read with a size bound by the
 //! reader of [`crate::files::read`], and a plugin's files are opened beneath its folder through
@@ -21,10 +23,12 @@ mod duplicates;
 mod foreign;
 mod handler;
 mod http;
+pub mod keys;
 mod manifest;
 mod plugin;
 mod read;
 mod regex_cap;
+mod schema;
 pub(crate) mod span;
 mod timeout;
 mod wasm;
@@ -38,6 +42,7 @@ pub use regex_cap::{
     MAX_BACKTRACKING_PATTERNS_PER_FILE, MAX_REGEX_BYTES_PER_FILE, MAX_REGEX_PATTERNS_PER_FILE,
     RegexLimits,
 };
+pub use schema::{SCHEMA_DRAFT, hooks_schema};
 pub use wasm::WASM_KEYS;
 
 use crate::diagnostic::{Diagnostic, Severity};

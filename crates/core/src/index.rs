@@ -231,13 +231,17 @@ impl RuleSet {
         };
         let is_tool = event.name.matcher_field() == Some("tool_name");
         if let Some(subject) = event.matcher_subject() {
-            let key = if is_tool {
-                self.aliases.canonical(subject)
+            // A tool call is found under its canonical name and those it implies (a
+            // PowerShell call under `Bash` too).
+            let keys = if is_tool {
+                self.aliases.canonicals(subject)
             } else {
-                subject
+                vec![subject]
             };
-            if let Some(list) = bucket.exact.get(key) {
-                hits.extend(list);
+            for key in keys {
+                if let Some(list) = bucket.exact.get(key) {
+                    hits.extend(list);
+                }
             }
             if let Some(ps) = &bucket.set {
                 let names: Vec<&str> = if is_tool {
@@ -299,7 +303,7 @@ impl RuleSet {
 /// Claude Code's `if` (`Bash(git commit:*)`, `Edit(*.ts)`): the tool must match, and the glob
 /// must match the call's main argument — for shell commands, the whole command or any of its
 /// `&&`/`||`/`;`/`|` segments.
-fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
+pub(crate) fn if_matches(cond: &IfCondition, event: &Event, aliases: &ToolAliases) -> bool {
     if !event.name.evaluates_if() {
         return false;
     }

@@ -21,6 +21,7 @@ pub mod credentials;
 pub mod diagnostic;
 pub mod dialect;
 pub mod event;
+pub mod explain;
 pub mod files;
 pub mod fired;
 pub mod index;
@@ -31,6 +32,7 @@ pub mod render;
 pub mod report;
 pub mod rule;
 pub mod stop_loop;
+mod suggest;
 
 pub use aggregate::{Outcome, StopState, Verdict, aggregate};
 pub use dialect::Dialect;

@@ -7,12 +7,14 @@
 //!   `reason`, `agent_type`, `notification_type`; each value a glob or a `^…$` regex; all must match.
 //!
 //! Tool names are compared through [`ToolAliases`], so `Bash` and `run_shell_command` are one tool.
-//! Backtracking regexes draw on one [`MatchBudget`] per dispatch (see `budget`).
+//! Backtracking regexes draw on one [`MatchBudget`] per dispatch (see `budget`). A tool matcher
+//! that can match no tool any agent calls is found at load ([`unreachable_tool_matcher`]).
 
 pub mod alias;
 mod budget;
 mod glob;
 mod js_regex;
+pub(crate) mod reach;
 
 pub use alias::ToolAliases;
 pub use budget::{BACKTRACK_LIMIT, MATCH_BUDGET_STEPS, MatchBudget, QUICK_BACKTRACK_LIMIT};
@@ -20,6 +22,7 @@ pub use glob::glob_match;
 pub use js_regex::{
     JsRegex, REGEX_DFA_SIZE_LIMIT, REGEX_MAX_PROGRAM, REGEX_SIZE_LIMIT, RegexError,
 };
+pub use reach::{Unreachable, known_tools, unreachable_tool_matcher};
 
 use serde_json::{Map, Value};
 

@@ -220,7 +220,11 @@ const EXPECTED: &[(&str, Expect)] = &[
         "gtapps__claude-code-hermit__plugins__claude-code-homeassistant-hermit__hooks__hooks.json",
         Hooks {
             rules: 2,
-            diags: NONE,
+            // A `profile` on a matcher group: no agent reads it, so it limits nothing.
+            diags: &[(
+                Warning,
+                "unknown key 'profile' in a matcher group — ignored, so it changes nothing",
+            )],
         },
     ),
     (

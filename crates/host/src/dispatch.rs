@@ -327,8 +327,20 @@ async fn run_rule(
     if let Some(refused) = gate::trust_refusal(inner, loaded, pos, event) {
         return refused;
     }
-    let rule: &Rule = &loaded.set.rules()[pos];
     let started = Instant::now();
+    // Kept at load although it cannot run (a missing script or component): it fails, and its
+    // fail mode decides — a fail-closed guard blocks rather than vanish.
+    if let Some(failure) = loaded.cannot_run.get(&pos) {
+        return report(
+            inner,
+            loaded,
+            pos,
+            event,
+            Ran::failure(failure.clone()),
+            started,
+        );
+    }
+    let rule: &Rule = &loaded.set.rules()[pos];
     let span = tracing::debug_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
     let ran = async {
         match &rule.handler {

@@ -35,6 +35,9 @@ pub(crate) struct Loaded {
     pub(crate) data: HashMap<usize, MountDir>,
     /// Each rule's standing against its approval, and the files its command runs.
     pub(crate) trust: crate::trust::LoadedTrust,
+    /// Rules kept although they cannot run (a missing script or component, a handler the
+    /// policy forbids), by rule position, with the failure each gives at dispatch.
+    pub(crate) cannot_run: HashMap<usize, hookbox_core::output::HookFailure>,
 }
 
 impl Loaded {

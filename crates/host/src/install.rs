@@ -3,7 +3,16 @@
 //! command and `http` rules the policy forbids, wasm rules whose plugin is unknown or whose
 //! component, limits or mounts cannot be granted, read-write mounts over anything hookbox reads
 //! rules, policy or settings from (a guest could otherwise rewrite what the host runs next), and
-//! wasm rules left when the load's compile budget is spent. Nothing is dropped silently.
+//! wasm rules left when the load's compile budget is spent; and checking that each command
+//! rule's program and scripts are there (`programs`). Nothing is dropped silently.
+//!
+//! A rule that cannot run is **kept, as failing** (`Loaded::cannot_run`), not dropped: at
+//! dispatch it matches as written and fails with the reason found here, so its fail mode decides
+//! — a fail-closed guard whose script or component is missing blocks instead of vanishing. Its
+//! diagnostic is an error when the rule fails closed (the guard would block every matching
+//! action) and whenever a wasm rule is refused; a fail-open command rule's missing script is a
+//! warning (it would only ever warn at dispatch). Only rules over `max_rules`, and rules naming a
+//! plugin that does not exist (built in code), are dropped.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,12 +22,17 @@ use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Diagnostic;
 use hookbox_core::files::path;
 use hookbox_core::index::RuleSet;
-use hookbox_core::rule::{Access, Handler, PluginInfo, Rule};
-use hookbox_wasm::{MountDir, MountTemplate, PluginData, PrepareInput, PreparedHook, prepare};
+use hookbox_core::output::{FailureClass, HookFailure};
+use hookbox_core::rule::{Access, FailMode, Handler, PluginInfo, Rule};
+use hookbox_wasm::{
+    MountDir, MountTemplate, PluginData, PrepareError, PrepareInput, PreparedHook, prepare,
+};
 
 use crate::inner::{Inner, Loaded};
 use crate::policy::HostPolicy;
 use crate::state::StateDir;
+
+mod programs;
 
 /// A candidate rule set: what would be installed, and every refusal.
 pub(crate) struct Built {
@@ -236,6 +250,117 @@ fn forbidden(policy: &HostPolicy, rule: &Rule) -> Option<&'static str> {
     }
 }
 
+/// Why a kept rule cannot run: the failure it gives at dispatch, and whether its diagnostic is
+/// an error.
+struct Failing {
+    failure: HookFailure,
+    error: bool,
+    /// What it means, said at load after the failure's message.
+    consequence: Option<&'static str>,
+    /// The diagnostic's fix line, when there is more to say than the message.
+    fix: Option<String>,
+}
+
+impl Failing {
+    fn error(class: FailureClass, message: String) -> Failing {
+        Failing {
+            failure: HookFailure::new(class, message),
+            error: true,
+            consequence: None,
+            fix: None,
+        }
+    }
+}
+
+/// What to do about a component that cannot be read: most often it was never built.
+const MISSING_COMPONENT_FIX: &str = "build the component (a guest of hookbox's own examples/: scripts/build-example-guests.sh), or correct \"component\", which is relative to the plugin folder";
+
+/// Whether `rule` fails closed under `policy` (its own `onFailure`, else the policy's).
+fn fails_closed(rule: &Rule, policy: &HostPolicy) -> bool {
+    rule.on_failure.unwrap_or(policy.fail_mode) == FailMode::Block
+}
+
+/// Why a command rule cannot run (its program or a script missing, not a file, or a program not
+/// executable): an error when the rule fails closed — every action it matches would be blocked
+/// — and a warning when it fails open, as it would only ever warn.
+fn command_failure(
+    rule: &Rule,
+    spec: &hookbox_core::rule::CommandSpec,
+    plugin: &PluginInfo,
+    policy: &HostPolicy,
+) -> Option<Failing> {
+    let root = plugin_root(plugin);
+    let roots = programs::Roots {
+        plugin: &root,
+        project: &policy.project_dir,
+    };
+    let why = programs::cannot_run(spec, &roots)?;
+    let closed = fails_closed(rule, policy);
+    let consequence = if closed {
+        "it fails closed (onFailure: block), so every action it matches is blocked"
+    } else {
+        "it fails open, so it guards nothing"
+    };
+    Some(Failing {
+        failure: HookFailure::new(
+            FailureClass::SpawnError,
+            format!("command hook cannot run: {why}"),
+        ),
+        error: closed,
+        consequence: Some(consequence),
+        fix: None,
+    })
+}
+
+/// What preparing one wasm rule needs besides its spec.
+struct WasmRule<'a> {
+    inner: &'a Inner,
+    plugin: &'a PluginInfo,
+    label: String,
+    /// The plugin's persistent data folder, if it has one.
+    data: Option<&'a MountDir>,
+    protected: &'a [Protected],
+}
+
+/// Prepares a wasm rule (component read and compiled, limits and mounts granted) under the
+/// host's policy, refusing a read-write mount over anything hookbox reads rules from. A refusal
+/// comes with its failure class, its message and, where there is one, a fix.
+fn prepare_wasm(
+    w: &WasmRule<'_>,
+    spec: &hookbox_core::rule::WasmSpec,
+    root: Result<MountDir, String>,
+) -> Result<PreparedHook, (FailureClass, String, Option<String>)> {
+    let root = root.map_err(|why| (FailureClass::InstantiateError, why, None))?;
+    let policy = &w.inner.policy;
+    let data = match (StateDir::per_session(w.plugin), w.data) {
+        (true, _) => PluginData::PerSession,
+        (false, Some(d)) => PluginData::Persistent(d),
+        (false, None) => PluginData::Unavailable,
+    };
+    let input = PrepareInput {
+        spec,
+        plugin_root: &root,
+        label: &w.label,
+        project: w.inner.project.as_ref(),
+        extra_roots: &w.inner.extra_roots,
+        data,
+        policy: &policy.wasm,
+        max_component_bytes: policy.max_component_bytes,
+    };
+    let prepared = prepare(w.inner.runtime.wasm(), &input).map_err(|e| {
+        let fix = matches!(e, PrepareError::ComponentRead { .. })
+            .then(|| MISSING_COMPONENT_FIX.to_owned());
+        match e.failure_class() {
+            Some(class) => (class, format!("{class}: {e}"), fix),
+            None => (FailureClass::InstantiateError, e.to_string(), fix),
+        }
+    })?;
+    match rw_mount_over_protected(&prepared, w.protected) {
+        Some(why) => Err((FailureClass::InstantiateError, why, None)),
+        None => Ok(prepared),
+    }
+}
+
 /// Builds the rule set `rules` of `plugins` would give this host. `protected`: what the load
 /// was given ([`protected_by_load`]); plugin folders and hook files are added here.
 pub(crate) fn build(
@@ -252,6 +377,7 @@ pub(crate) fn build(
     let mut data = HashMap::new();
     let mut diagnostics = Vec::new();
     let mut handles = PluginHandles::default();
+    let mut cannot_run = HashMap::new();
     for mut rule in rules {
         let plugin = plugins.get(rule.plugin);
         if kept.len() >= policy.max_rules {
@@ -261,17 +387,6 @@ pub(crate) fn build(
                 format!(
                     "rule not loaded: this host holds at most {} rules (max_rules)",
                     policy.max_rules
-                ),
-            ));
-            continue;
-        }
-        if let Some(why) = forbidden(policy, &rule) {
-            diagnostics.push(rule_error(
-                &rule,
-                plugin,
-                format!(
-                    "{} hook not loaded: {why}",
-                    rule.handler.handler_type().as_str()
                 ),
             ));
             continue;
@@ -288,25 +403,8 @@ pub(crate) fn build(
             ));
             continue;
         };
-        // Every plugin that runs a hook gets its data folder now: a failure is a load error,
-        // not a surprise at dispatch.
-        if !StateDir::per_session(plugin)
-            && matches!(rule.handler, Handler::Command(_) | Handler::Wasm(_))
-        {
-            match handles.data(rule.plugin, plugin, &inner.state) {
-                Ok(d) => {
-                    data.insert(rule.plugin, d);
-                }
-                Err(why) => {
-                    diagnostics.push(rule_error(
-                        &rule,
-                        Some(plugin),
-                        format!("hook not loaded: {why}"),
-                    ));
-                    continue;
-                }
-            }
-        }
+        // From here on a rule that cannot run is kept as failing, with the reason.
+        let pos = kept.len();
         if let Handler::Command(c) = &rule.handler
             && c.async_rewake
         {
@@ -316,63 +414,81 @@ pub(crate) fn build(
                 "asyncRewake: hookbox runs this hook in the background (like `async`); when it exits 2, its stderr goes to the embedder's wake subscribers (`HookHost::subscribe_wakes`; `hookbox dispatch` prints it) — hookbox cannot wake the agent by itself".to_owned(),
             ));
         }
-        if let Handler::Wasm(spec) = &rule.handler {
-            let spent = started.elapsed();
-            if spent > policy.compile_budget {
-                diagnostics.push(rule_error(
-                    &rule,
-                    Some(plugin),
-                    format!(
-                        "wasm hook not loaded: this load already spent {:.1} s preparing components, over its budget of {} s (compile_budget); what compiled is cached, so loading again goes on from there",
-                        spent.as_secs_f64(),
-                        policy.compile_budget.as_secs_f64()
-                    ),
+        let failing = 'check: {
+            if let Some(why) = forbidden(policy, &rule) {
+                let kind = rule.handler.handler_type().as_str();
+                break 'check Some(Failing::error(
+                    FailureClass::SpawnError,
+                    format!("{kind} hook cannot run: {why}"),
                 ));
-                continue;
             }
-            let prepared = handles.root(rule.plugin, plugin).and_then(|root| {
-                let persistent = data.get(&rule.plugin);
-                let data = match (StateDir::per_session(plugin), persistent) {
-                    (true, _) => PluginData::PerSession,
-                    (false, Some(d)) => PluginData::Persistent(d),
-                    (false, None) => PluginData::Unavailable,
-                };
-                let label = format!("{}:{}", plugin.name, rule.handler.label());
-                let input = PrepareInput {
-                    spec,
-                    plugin_root: &root,
-                    label: &label,
-                    project: inner.project.as_ref(),
-                    extra_roots: &inner.extra_roots,
-                    data,
-                    policy: &policy.wasm,
-                    max_component_bytes: policy.max_component_bytes,
-                };
-                let prepared =
-                    prepare(inner.runtime.wasm(), &input).map_err(|e| match e.failure_class() {
-                        Some(class) => format!("{class}: {e}"),
-                        None => e.to_string(),
-                    })?;
-                match rw_mount_over_protected(&prepared, &protected) {
-                    Some(why) => Err(why),
-                    None => Ok(prepared),
-                }
-            });
-            match prepared {
-                Ok(p) => {
-                    wasm.insert(kept.len(), p);
-                }
-                Err(why) => {
-                    diagnostics.push(rule_error(
-                        &rule,
-                        Some(plugin),
-                        format!("wasm hook not loaded: {why}"),
-                    ));
-                    continue;
+            // Every plugin that runs a hook gets its data folder now: a failure is a load
+            // error, not a surprise at dispatch.
+            if !StateDir::per_session(plugin)
+                && matches!(rule.handler, Handler::Command(_) | Handler::Wasm(_))
+            {
+                match handles.data(rule.plugin, plugin, &inner.state) {
+                    Ok(d) => {
+                        data.insert(rule.plugin, d);
+                    }
+                    Err(why) => {
+                        break 'check Some(Failing::error(
+                            FailureClass::SpawnError,
+                            format!("hook cannot run: {why}"),
+                        ));
+                    }
                 }
             }
+            match &rule.handler {
+                Handler::Command(spec) => command_failure(&rule, spec, plugin, policy),
+                Handler::Wasm(spec) => {
+                    let spent = started.elapsed();
+                    if spent > policy.compile_budget {
+                        break 'check Some(Failing::error(
+                            FailureClass::InstantiateError,
+                            format!(
+                                "wasm hook not loaded: this load already spent {:.1} s preparing components, over its budget of {} s (compile_budget); what compiled is cached, so loading again goes on from there",
+                                spent.as_secs_f64(),
+                                policy.compile_budget.as_secs_f64()
+                            ),
+                        ));
+                    }
+                    let input = WasmRule {
+                        inner,
+                        plugin,
+                        label: format!("{}:{}", plugin.name, rule.handler.label()),
+                        data: data.get(&rule.plugin),
+                        protected: &protected,
+                    };
+                    match prepare_wasm(&input, spec, handles.root(rule.plugin, plugin)) {
+                        Ok(p) => {
+                            wasm.insert(pos, p);
+                            None
+                        }
+                        Err((class, why, fix)) => Some(Failing {
+                            fix,
+                            ..Failing::error(class, format!("wasm hook not loaded: {why}"))
+                        }),
+                    }
+                }
+                Handler::Prompt { .. } | Handler::Http(_) => None,
+            }
+        };
+        if let Some(f) = failing {
+            let message = match f.consequence {
+                Some(c) => format!("{} — {c}", f.failure.message),
+                None => f.failure.message.clone(),
+            };
+            let mut d = if f.error {
+                rule_error(&rule, Some(plugin), message)
+            } else {
+                rule_warning(&rule, Some(plugin), message)
+            };
+            d.fix = f.fix;
+            diagnostics.push(d);
+            cannot_run.insert(pos, f.failure);
         }
-        rule.index = kept.len();
+        rule.index = pos;
         kept.push(rule);
     }
     let (trust, trust_diagnostics) =
@@ -385,6 +501,7 @@ pub(crate) fn build(
             wasm,
             data,
             trust,
+            cannot_run,
         },
         rules: kept,
         diagnostics,

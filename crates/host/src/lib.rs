@@ -79,9 +79,10 @@ pub use tenant_id::{MAX_TENANT_ID_CHARS, TenantId, TenantIdError};
 pub use tenant_policy::{
     MAX_MEMORY_MB, OverMaximum, TENANT_FILE, TenantMaxima, TenantPolicy, TenantPolicyError,
 };
-pub use tenant_trust::TenantTrustSettings;
+pub use tenant_trust::{HeldAnswer, TenantTrustSettings};
 pub use tenants::{
-    Removed, TenantAdmin, TenantError, TenantInfo, TenantRef, TenantSpec, TenantState, Tenants,
+    Held, HeldUnavailable, Removed, TenantAdmin, TenantAttachment, TenantError, TenantInfo,
+    TenantRef, TenantSpec, TenantState, Tenants,
 };
 pub use trust::{ApprovalStore, TrustFinding, TrustMode, TrustPolicy};
 pub use wake::Wake;

@@ -15,8 +15,14 @@
 //!
 //! The record is the approval: it always describes the rule set in place (approved by an admin,
 //! or put in place because holding was off or nothing changed).
+//!
+//! A tenant's policy is part of what is approved: its `tenant.toml`'s every policy value and
+//! what the embedder attaches (the server: the token's digest) are recorded as the tenant's
+//! [`TenantTerms`], hashed into the set digest and compared like its rules — a `tenant.toml`
+//! that only widens the policy or swaps the token is a change, held like any other. A record of
+//! version 1 (before terms were recorded) approves no terms: its first load is a change.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use hookbox_core::files::{PathError, path};
@@ -28,8 +34,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::trust::{ApprovalStore, StoreError, SubjectReport};
 
-/// The record's format version.
-pub const TENANT_RECORD_VERSION: u32 = 1;
+/// The record's format version (2: with the tenant's terms; version 1 is still read).
+pub const TENANT_RECORD_VERSION: u32 = 2;
+
+/// A tenant's terms as approved, by key: its embedder's attachment (the server:
+/// `token_sha256`) and every value of its policy (`max_rules`, `allow_native_commands`, …), as
+/// JSON.
+pub type TenantTerms = BTreeMap<String, serde_json::Value>;
 
 /// The record's file in the tenant's trust folder.
 pub(crate) const RECORD_FILE: &str = "tenant.json";
@@ -38,6 +49,8 @@ pub(crate) const RECORD_FILE: &str = "tenant.json";
 pub const MAX_RECORD_SUBJECTS: usize = 4096;
 
 const SET_DOMAIN: &str = "hookbox tenant rule set v1";
+
+const SET_WITH_TERMS_DOMAIN: &str = "hookbox tenant rule set v2";
 
 /// The operator's approval settings for every tenant (`[trust]` in `serve.toml`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +64,24 @@ pub struct TenantTrustSettings {
     /// tenant serves no rules. Default **false** (a first load is approved as it is, and
     /// recorded).
     pub hold_first_load: bool,
+    /// What a tenant held with nothing approved to serve (its first load held, or a restart
+    /// that found its files changed) answers, instead of running no rules — which would be an
+    /// allow. Default **`deny`**.
+    pub held_answer: HeldAnswer,
+}
+
+/// What a tenant with nothing approved to serve answers its dispatches with: never an allow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeldAnswer {
+    /// A deny naming the held load for every event a hook could block (a tool call, a
+    /// permission request, a prompt, …; not `Stop`, whose block keeps the agent going), and
+    /// "unavailable" for the others (`hookbox serve`: 503). The default.
+    #[default]
+    Deny,
+    /// "Unavailable" for every event (`hookbox serve`: 503 `unavailable`), for agents set to
+    /// fail closed on an error (Claude Code's `"onFailure": "block"`).
+    Unavailable,
 }
 
 /// Who put the recorded rule set in place.
@@ -103,6 +134,10 @@ pub struct TenantRecord {
     pub approved: ApprovedSet,
     /// Each plugin's approval (its rules' records, its hook files).
     pub subjects: Vec<Approval>,
+    /// The tenant's terms (its policy and its token's digest); `None` in a version 1 record,
+    /// which approves none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<TenantTerms>,
     /// Each rule's first-seen and changed times.
     pub rules: Vec<RuleSeen>,
 }
@@ -113,11 +148,20 @@ impl TenantRecord {
     pub fn parse(text: &str, tenant: &str) -> Result<TenantRecord, String> {
         let r: TenantRecord =
             serde_json::from_str(text).map_err(|e| format!("not a tenant record: {e}"))?;
-        if r.version != TENANT_RECORD_VERSION {
-            return Err(format!(
-                "tenant record version {}; this hookbox reads version {TENANT_RECORD_VERSION}",
-                r.version
-            ));
+        match (r.version, &r.terms) {
+            (TENANT_RECORD_VERSION, Some(_)) | (1, None) => {}
+            (TENANT_RECORD_VERSION | 1, _) => {
+                return Err(format!(
+                    "a version {} tenant record {} terms",
+                    r.version,
+                    if r.version == 1 { "with" } else { "without" }
+                ));
+            }
+            (v, _) => {
+                return Err(format!(
+                    "tenant record version {v}; this hookbox reads versions 1 and {TENANT_RECORD_VERSION}"
+                ));
+            }
         }
         if r.tenant != tenant {
             return Err(format!(
@@ -134,7 +178,7 @@ impl TenantRecord {
         for s in &r.subjects {
             Approval::parse(&s.to_json()).map_err(|e| format!("plugin `{}`: {e}", s.subject))?;
         }
-        if set_digest(&r.subjects) != r.approved.digest {
+        if set_digest(&r.subjects, r.terms.as_ref()) != r.approved.digest {
             return Err(
                 "its rule set digest does not match its rules (the record was edited)".into(),
             );
@@ -201,8 +245,10 @@ pub(crate) fn tenant_subjects(
 }
 
 /// The digest of a tenant's rule set: every plugin, its hook files and each rule's place and
-/// digest. Two loads with the same digest load the same rules from the same bytes.
-pub fn set_digest(subjects: &[Approval]) -> Digest {
+/// digest, and the tenant's terms. Two loads with the same digest load the same rules from the
+/// same bytes under the same policy and token. Without terms (a version 1 record) it is the
+/// digest version 1 wrote.
+pub fn set_digest(subjects: &[Approval], terms: Option<&TenantTerms>) -> Digest {
     let v: Vec<serde_json::Value> = subjects
         .iter()
         .map(|s| {
@@ -216,7 +262,40 @@ pub fn set_digest(subjects: &[Approval]) -> Digest {
             })
         })
         .collect();
-    digest_of(SET_DOMAIN, &serde_json::Value::Array(v))
+    match terms {
+        None => digest_of(SET_DOMAIN, &serde_json::Value::Array(v)),
+        Some(terms) => digest_of(
+            SET_WITH_TERMS_DOMAIN,
+            &serde_json::json!({"subjects": v, "terms": terms}),
+        ),
+    }
+}
+
+/// One term of a tenant (a policy value, its token's digest) that differs from the approved
+/// one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermChange {
+    /// The key (`token_sha256`, `max_rules`, …).
+    pub key: String,
+    /// As approved; `null` when it was not (a record of version 1 approves no terms).
+    pub before: Option<serde_json::Value>,
+    /// As loaded now; `null` when the key is gone.
+    pub after: Option<serde_json::Value>,
+}
+
+/// Each term of `now` that differs from `approved` (every one when nothing approved them).
+pub fn term_changes(approved: Option<&TenantTerms>, now: &TenantTerms) -> Vec<TermChange> {
+    let empty = TenantTerms::new();
+    let approved = approved.unwrap_or(&empty);
+    let keys: std::collections::BTreeSet<&String> = approved.keys().chain(now.keys()).collect();
+    keys.into_iter()
+        .filter(|k| approved.get(*k) != now.get(*k))
+        .map(|k| TermChange {
+            key: k.clone(),
+            before: approved.get(k).cloned(),
+            after: now.get(k).cloned(),
+        })
+        .collect()
 }
 
 /// Each plugin of `now` against `approved` (by subject), then the approved plugins gone.
@@ -305,16 +384,17 @@ pub fn seen(before: &[RuleSeen], now: &[Approval], now_ms: u64) -> Vec<RuleSeen>
         .collect()
 }
 
-/// The record after `now` is put in place by `by` at `now_ms`: the approved set kept as it was
-/// when its digest did not change.
+/// The record after `now` (with `terms`) is put in place by `by` at `now_ms`: the approved set
+/// kept as it was when its digest did not change.
 pub fn next_record(
     tenant: &str,
     before: Option<&TenantRecord>,
     now: Vec<Approval>,
+    terms: TenantTerms,
     by: ApprovedBy,
     now_ms: u64,
 ) -> TenantRecord {
-    let digest = set_digest(&now);
+    let digest = set_digest(&now, Some(&terms));
     let approved = match before {
         Some(b) if b.approved.digest == digest => b.approved,
         _ => ApprovedSet {
@@ -329,6 +409,7 @@ pub fn next_record(
         tenant: tenant.to_owned(),
         approved,
         subjects: now,
+        terms: Some(terms),
         rules,
     }
 }
@@ -412,7 +493,7 @@ pub fn rule_views(subjects: &[Approval], seen: &[RuleSeen]) -> Vec<RuleView> {
 }
 
 /// What started a load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoadCause {
     /// The tenant was added (at start, or the first `PUT` of its id).
@@ -434,6 +515,8 @@ pub struct PendingView {
     pub cause: LoadCause,
     /// Each plugin against the approved rules: file by file, grant by grant.
     pub changes: Vec<SubjectChange>,
+    /// Each term (policy value, token digest) that differs from the approved one.
+    pub term_changes: Vec<TermChange>,
     /// Its rules, with their digests.
     pub rules: Vec<RuleView>,
 }
@@ -452,6 +535,8 @@ pub struct TenantTrustView {
     pub record_error: Option<String>,
     /// The rules in place, with their digests and times.
     pub rules: Vec<RuleView>,
+    /// The terms in place (the policy's values, the token's digest), when recorded.
+    pub terms: Option<TenantTerms>,
     /// The load waiting for an admin, if any.
     pub pending: Option<PendingView>,
 }
@@ -483,6 +568,13 @@ mod tests {
         )
     }
 
+    fn terms() -> TenantTerms {
+        TenantTerms::from([
+            ("token_sha256".to_owned(), json!("ab".repeat(32))),
+            ("max_rules".to_owned(), json!(64)),
+        ])
+    }
+
     fn subject(name: &str, rules: Vec<RuleRecord>) -> Approval {
         Approval {
             version: RECORD_VERSION,
@@ -505,7 +597,7 @@ mod tests {
         // The same rules under another approved_at: unchanged, same set digest.
         let mut later = v1.clone();
         later[0].approved_at = 99;
-        assert_eq!(set_digest(&v1), set_digest(&later));
+        assert_eq!(set_digest(&v1, None), set_digest(&later, None));
         assert!(!any_change(&changes(&v1, &later)));
         // The script behind a rule changed: `changed`, naming the file.
         let edited = vec![
@@ -517,7 +609,7 @@ mod tests {
         assert_eq!(c[0].status, SubjectStatus::Changed);
         let text = serde_json::to_string(&c[0].diff).unwrap();
         assert!(text.contains("hooks/guard.sh"), "{text}");
-        assert_ne!(set_digest(&v1), set_digest(&edited));
+        assert_ne!(set_digest(&v1, None), set_digest(&edited, None));
         // A rule added; a plugin gone; a plugin added.
         let added = vec![
             subject(
@@ -546,7 +638,7 @@ mod tests {
                 rule("hooks/hooks.json", "b", b"2"),
             ],
         )];
-        let r1 = next_record("t", None, v1.clone(), ApprovedBy::FirstLoad, 100);
+        let r1 = next_record("t", None, v1.clone(), terms(), ApprovedBy::FirstLoad, 100);
         assert_eq!(r1.approved.by, ApprovedBy::FirstLoad);
         assert!(
             r1.rules
@@ -554,7 +646,7 @@ mod tests {
                 .all(|s| s.first_seen_ms == 100 && s.changed_ms == 100)
         );
         // Reloaded unchanged: the approved set and every time stay.
-        let r2 = next_record("t", Some(&r1), v1.clone(), ApprovedBy::Load, 200);
+        let r2 = next_record("t", Some(&r1), v1.clone(), terms(), ApprovedBy::Load, 200);
         assert_eq!(r2.approved, r1.approved);
         assert_eq!(r2.rules, r1.rules);
         // Rule `b` changed: only its changed time moves; the set is approved anew.
@@ -565,7 +657,7 @@ mod tests {
                 rule("hooks/hooks.json", "b", b"3"),
             ],
         )];
-        let r3 = next_record("t", Some(&r2), v3.clone(), ApprovedBy::Admin, 300);
+        let r3 = next_record("t", Some(&r2), v3.clone(), terms(), ApprovedBy::Admin, 300);
         assert_eq!(
             (r3.approved.by, r3.approved.at_ms),
             (ApprovedBy::Admin, 300)
@@ -596,8 +688,61 @@ mod tests {
         swapped.subjects = v1;
         let e = TenantRecord::parse(&swapped.to_json(), "t").unwrap_err();
         assert!(e.contains("edited"), "{e}");
-        let e = TenantRecord::parse(&text.replacen("\"version\": 1", "\"version\": 7", 1), "t")
+        let e = TenantRecord::parse(&text.replacen("\"version\": 2", "\"version\": 7", 1), "t")
             .unwrap_err();
         assert!(e.contains("version 7"), "{e}");
+    }
+
+    /// Issue 27 item 6: the terms (token digest, every policy value) are part of what is
+    /// approved: the same rules under a wider policy or another token have another digest and
+    /// show what changed; a version 1 record (no terms) still reads and approves none.
+    #[test]
+    fn a_policy_or_token_change_alone_is_a_change_and_version_1_records_still_read() {
+        let rules = vec![subject(
+            "plugins/p",
+            vec![rule("hooks/hooks.json", "a", b"1")],
+        )];
+        let approved = terms();
+        let mut wider = terms();
+        wider.insert("allow_native_commands".into(), json!(true));
+        let mut other_token = terms();
+        other_token.insert("token_sha256".into(), json!("cd".repeat(32)));
+        let d = set_digest(&rules, Some(&approved));
+        assert_ne!(d, set_digest(&rules, Some(&wider)));
+        assert_ne!(d, set_digest(&rules, Some(&other_token)));
+        assert_ne!(d, set_digest(&rules, None));
+        assert_eq!(term_changes(Some(&approved), &approved), []);
+        assert_eq!(
+            term_changes(Some(&approved), &wider),
+            [TermChange {
+                key: "allow_native_commands".into(),
+                before: None,
+                after: Some(json!(true)),
+            }]
+        );
+        assert_eq!(
+            term_changes(Some(&approved), &other_token)[0].key,
+            "token_sha256"
+        );
+        assert_eq!(
+            term_changes(None, &approved).len(),
+            2,
+            "nothing approved them"
+        );
+        // A record written before terms were recorded: version 1, its digest as it wrote it.
+        let r = next_record("t", None, rules.clone(), terms(), ApprovedBy::FirstLoad, 1);
+        let mut v1 = r.clone();
+        v1.version = 1;
+        v1.terms = None;
+        v1.approved.digest = set_digest(&rules, None);
+        let read = TenantRecord::parse(&v1.to_json(), "t").unwrap();
+        assert_eq!(read.terms, None);
+        // Terms edited into a record (or taken out of one) break its digest.
+        let mut edited = r.clone();
+        edited.terms = Some(wider);
+        assert!(TenantRecord::parse(&edited.to_json(), "t").is_err());
+        let mut stripped = r;
+        stripped.terms = None;
+        assert!(TenantRecord::parse(&stripped.to_json(), "t").is_err());
     }
 }

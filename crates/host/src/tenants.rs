@@ -33,6 +33,7 @@
 mod admin;
 mod approval;
 mod error;
+mod held;
 mod load;
 mod spec;
 mod tenant;
@@ -54,7 +55,8 @@ use crate::tenant_trust::{LoadCause, TenantTrustSettings};
 
 pub use admin::TenantAdmin;
 pub use error::TenantError;
-pub use spec::{Removed, TenantInfo, TenantSpec, TenantState};
+pub use held::{Held, HeldUnavailable};
+pub use spec::{Removed, TenantAttachment, TenantInfo, TenantSpec, TenantState};
 pub use tenant::TenantRef;
 
 use admin::AdminLocks;
@@ -80,7 +82,7 @@ impl<A> std::fmt::Debug for Tenants<A> {
     }
 }
 
-impl<A: Clone + Send + Sync + 'static> Tenants<A> {
+impl<A: TenantAttachment> Tenants<A> {
     /// No tenants yet, on `runtime`; each tenant's state goes to `state_root/<id>` (which must
     /// not be inside any tenant's folder).
     pub fn new(runtime: HookRuntime, state_root: impl Into<PathBuf>) -> Tenants<A> {
@@ -201,7 +203,14 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                     .map_err(|report| failed_load(&spec.id, report))
             },
         )?;
-        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
+        let terms = spec.terms();
+        let about = About::loaded_now(
+            spec.folder,
+            plugins,
+            spec.attached,
+            terms,
+            report.diagnostics,
+        );
         let held = self.settle(&tenant, staged, about, LoadCause::Put)?;
         Ok(tenant.info_held(held))
     }
@@ -322,9 +331,13 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
         self.admin(id).reject(digest)
     }
 
-    /// Dispatches `event` to the tenant's hooks.
+    /// Dispatches `event` to the tenant's hooks — or, while it has no approved rules in place,
+    /// answers as its [`Held`] says ([`TenantError::Held`] for an event it does not deny).
     pub async fn dispatch(&self, id: &TenantId, event: Event) -> Result<Dispatch, TenantError> {
         let t = self.get(id)?;
+        if let Some(held) = t.held() {
+            return held.answer(event).map_err(TenantError::Held);
+        }
         Ok(t.host.dispatch(event).await)
     }
 }

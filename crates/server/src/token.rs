@@ -14,6 +14,18 @@ use subtle::ConstantTimeEq;
 #[derive(Clone, Copy)]
 pub struct TokenHash([u8; 32]);
 
+/// A tenant's token digest is part of what its approval covers: a `tenant.toml` that swaps the
+/// token alone is a change, held like a changed rule when holding is on (issue 27 item 6). The
+/// digest is no secret (it is the tenant's `token_sha256`).
+impl hookbox_host::TenantAttachment for TokenHash {
+    fn approval_terms(&self) -> hookbox_host::tenant_trust::TenantTerms {
+        hookbox_host::tenant_trust::TenantTerms::from([(
+            "token_sha256".to_owned(),
+            serde_json::Value::String(self.to_hex()),
+        )])
+    }
+}
+
 /// Why a string is not a token digest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

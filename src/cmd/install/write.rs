@@ -48,6 +48,46 @@ pub(super) fn refuse_symlinks(root: Option<&Path>, path: &Path) -> anyhow::Resul
     Ok(())
 }
 
+/// Refuses to write `path` when a folder on the way to it — from `root` (exclusive) down, or
+/// only its own folder when there is no root — is owned by another user (root excepted) or
+/// writable by everyone without the sticky bit: whoever owns such a folder can swap the file
+/// between hookbox's write and the agent's read (a checkout's `.claude/` left 0777 by someone
+/// else). Folders that do not exist yet are created by hookbox, as the user.
+pub(super) fn refuse_shared_folders(root: Option<&Path>, path: &Path) -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        let mut at = path.parent();
+        while let Some(dir) = at {
+            if root.is_some_and(|r| dir == r || !dir.starts_with(r)) {
+                break;
+            }
+            if let Ok(m) = std::fs::symlink_metadata(dir) {
+                if m.uid() != me && m.uid() != 0 {
+                    bail!(
+                        "{} belongs to uid {}, not to you (uid {me}): whoever owns it could replace what hookbox writes there; hookbox does not write into another user's folder",
+                        dir.display(),
+                        m.uid()
+                    );
+                }
+                if m.mode() & 0o002 != 0 && m.mode() & 0o1000 == 0 {
+                    bail!(
+                        "{} is writable by every user (mode {:o}): anyone could replace what hookbox writes there; make it private (chmod o-w) first",
+                        dir.display(),
+                        m.mode() & 0o7777
+                    );
+                }
+            }
+            if root.is_none() {
+                break;
+            }
+            at = dir.parent();
+        }
+    }
+    Ok(())
+}
+
 /// The file's text, or `None` when there is none.
 pub(super) fn read(path: &Path) -> anyhow::Result<Option<String>> {
     match read_file(path, MAX_CONFIG_BYTES, Symlinks::Refuse) {

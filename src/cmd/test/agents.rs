@@ -175,7 +175,7 @@ pub(crate) fn read(agent: Agent, kind: Kind, a: &Answer) -> Result<Reading, Stri
     let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let hso = json.get("hookSpecificOutput").cloned().unwrap_or(json!({}));
     match agent {
-        Agent::Claude | Agent::Codex | Agent::VsCode | Agent::Kimi => {
+        Agent::Claude | Agent::Codex | Agent::VsCode | Agent::Kimi | Agent::Qwen => {
             // Exit 2 blocks with stderr (Codex needs the text); another non-zero exit is a
             // non-blocking error.
             if a.exit_code == 2 && (agent != Agent::Codex || !stderr.is_empty()) {
@@ -210,7 +210,8 @@ pub(crate) fn read(agent: Agent, kind: Kind, a: &Answer) -> Result<Reading, Stri
                     _ => {}
                 }
             }
-            if let Some(u) = hso.get("updatedInput") {
+            // Qwen Code never reads `updatedInput` (the real-agent suite).
+            if let Some(u) = hso.get("updatedInput").filter(|_| agent != Agent::Qwen) {
                 r.rewrite = Some(u.clone());
             }
             if let Some(c) = hso.get("additionalContext") {

@@ -1,6 +1,6 @@
 //! Printing a run: text (a line per case, the differences under a failed one), JUnit XML (the
-//! Apache Ant schema that CI systems read: `tests/data/junit/JUnit.xsd` validates it in the
-//! tests), TAP 13, or one JSON document — and the coverage of the plugins' rules.
+//! Apache Ant schema that CI systems read: `scripts/fetch-junit-schema.sh` fetches it, the
+//! tests validate against it), TAP 13, or one JSON document — and the coverage of the plugins' rules.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

@@ -255,6 +255,7 @@ async fn dispatch_case(
                 event: case.spec.event.clone(),
                 default_session: TEST_SESSION.into(),
                 default_cwd: cwd.clone(),
+                ..ParseOptions::default()
             };
             let incoming = agent::parse(a, &bytes, &opts)
                 .map_err(|e| anyhow::anyhow!("the {} payload: {e}", a.display_name()))?;

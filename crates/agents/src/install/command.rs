@@ -114,10 +114,15 @@ pub fn split(cmd: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// Whether `cmd` is an entry `hookbox install` wrote: `<hookbox> hook … --agent … --plugin …`.
+/// Whether `cmd` is an entry `hookbox install` wrote: `<hookbox> hook … --agent … --plugin …`,
+/// where the program is a hookbox (its file name starts with `hookbox`). Another tool's entry
+/// that merely has `hook --agent` as its second word is not ours, and uninstall keeps it.
 pub fn is_ours(cmd: &str) -> bool {
     split(cmd).is_some_and(|w| {
         w.len() >= 2
+            && Path::new(&w[0])
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("hookbox"))
             && w[1] == "hook"
             && w.iter().any(|x| x == "--agent")
             && w.iter().any(|x| x == "--plugin")
@@ -168,6 +173,9 @@ mod tests {
             "hookbox hook --agent claude $(rm -rf ~) --plugin x",
             "python3 hook.py --agent x --plugin y",
             "hookbox hook --agent claude --plugin 'unterminated",
+            // Another tool's hooks with the same words.
+            "othertool hook --agent claude --plugin x",
+            "/usr/bin/guard hook --agent claude --plugin /p",
         ] {
             assert!(!is_ours(cmd), "{cmd}");
         }

@@ -59,9 +59,11 @@ impl Node {
         }
     }
 
-    /// The member `key` of an object.
+    /// The member `key` of an object: the **last** one when the key is there twice, since that
+    /// is the one every agent's JSON reader keeps (JavaScript's `JSON.parse`, serde_json).
+    /// Writing into the first one made `install` report success for entries no agent read.
     pub fn member(&self, key: &str) -> Option<&Member> {
-        self.members()?.iter().find(|m| m.key == key)
+        self.members()?.iter().rev().find(|m| m.key == key)
     }
 }
 
@@ -402,25 +404,7 @@ pub fn insert_member(text: &str, obj: &Node, key: &str, v: &Value, unit: &str) -
             last.value.end,
             &format!(",\n{inner}{member}"),
         ),
-        None => {
-            let inside = &text[obj.start + 1..obj.end - 1];
-            if inside.trim().is_empty() {
-                splice(
-                    text,
-                    obj.start + 1,
-                    obj.end - 1,
-                    &format!("\n{inner}{member}\n{outer}"),
-                )
-            } else {
-                // Comments inside: keep them after the new member.
-                splice(
-                    text,
-                    obj.start + 1,
-                    obj.start + 1,
-                    &format!("\n{inner}{member}"),
-                )
-            }
-        }
+        None => into_empty(text, obj, &member, &inner, outer),
     }
 }
 
@@ -431,24 +415,19 @@ pub fn append_item(text: &str, arr: &Node, v: &Value, unit: &str) -> String {
     let item = render(v, &inner, unit);
     match arr.items().and_then(<[Node]>::last) {
         Some(last) => splice(text, last.end, last.end, &format!(",\n{inner}{item}")),
-        None => {
-            let inside = &text[arr.start + 1..arr.end - 1];
-            if inside.trim().is_empty() {
-                splice(
-                    text,
-                    arr.start + 1,
-                    arr.end - 1,
-                    &format!("\n{inner}{item}\n{outer}"),
-                )
-            } else {
-                splice(
-                    text,
-                    arr.start + 1,
-                    arr.start + 1,
-                    &format!("\n{inner}{item}"),
-                )
-            }
-        }
+        None => into_empty(text, arr, &item, &inner, outer),
+    }
+}
+
+/// `text` with `entry` as the only thing in the empty `container`. Nothing of what was inside is
+/// lost, so that removing the entry again ([`remove_at`]) gives the text back: an empty `{}` gets
+/// the entry on its own lines; whitespace or comments inside stay, after the entry.
+fn into_empty(text: &str, container: &Node, entry: &str, inner: &str, outer: &str) -> String {
+    let at = container.start + 1;
+    if at == container.end - 1 {
+        splice(text, at, at, &format!("\n{inner}{entry}\n{outer}"))
+    } else {
+        splice(text, at, at, &format!("\n{inner}{entry}"))
     }
 }
 
@@ -465,8 +444,17 @@ fn remove_at(text: &str, container: &Node, spans: &[(usize, usize)], i: usize) -
         (Some(prev), _) => splice(text, prev.1, spans[i].1, ""),
         // The first of several: take it up to the next one.
         (None, Some(next)) => splice(text, spans[i].0, next.0, ""),
-        // The only one: the container is left empty.
-        (None, None) => splice(text, container.start + 1, container.end - 1, ""),
+        // The only one: what [`into_empty`] added goes, what was inside before stays.
+        (None, None) => {
+            let rest = &text[spans[i].1..container.end - 1];
+            let added_after = format!("\n{}", line_indent(text, container.start));
+            let end = if rest == added_after {
+                container.end - 1
+            } else {
+                spans[i].1
+            };
+            splice(text, container.start + 1, end, "")
+        }
     }
 }
 

@@ -4,9 +4,9 @@
 //! comments, appended at the end (an array-of-tables header is valid anywhere), replaced whole
 //! by a later install and removed whole by uninstall. The result is parsed before it is written.
 
-use super::InstallError;
 use super::command::is_ours;
 use super::shape::Entry;
+use super::{Applied, InstallError, Owned};
 
 const BEGIN: &str = "# >>> hookbox: added by `hookbox install --agent kimi`; `hookbox uninstall --agent kimi` removes it";
 const END: &str = "# <<< hookbox";
@@ -26,7 +26,7 @@ fn block(text: &str) -> Option<(usize, usize)> {
 }
 
 /// A TOML basic string.
-fn toml_string(s: &str) -> String {
+pub(super) fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -63,9 +63,15 @@ pub fn existing(text: &str, file: &str) -> Result<Vec<String>, InstallError> {
     Ok(commands)
 }
 
-/// `text` with exactly `wanted` in hookbox's block (no block when `wanted` is empty); the flag
-/// says nothing else is left in the file.
-pub fn apply(text: &str, wanted: &[Entry], file: &str) -> Result<(String, bool), InstallError> {
+/// `text` with exactly `wanted` in hookbox's block (no block when `wanted` is empty). The file
+/// can be deleted only when hookbox created it (`owned.file`) and nothing else is left.
+pub fn apply(
+    text: &str,
+    wanted: &[Entry],
+    file: &str,
+    owned: &Owned,
+) -> Result<Applied, InstallError> {
+    let owned = owned.clone();
     let mut out = match block(text) {
         Some((s, e)) => format!("{}{}", &text[..s], &text[e..]),
         None => text.to_owned(),
@@ -94,8 +100,12 @@ pub fn apply(text: &str, wanted: &[Entry], file: &str) -> Result<(String, bool),
             ),
         });
     }
-    let empty = out.trim().is_empty();
-    Ok((out, empty))
+    let empty = owned.file && out.trim().is_empty();
+    Ok(Applied {
+        text: out,
+        empty,
+        owned,
+    })
 }
 
 #[cfg(test)]
@@ -108,35 +118,47 @@ mod tests {
             command: "/bin/hookbox hook --agent kimi --event PreToolUse --plugin '/p q'".into(),
             timeout_secs: 15,
             fail_closed: false,
+            matcher: None,
         }
     }
 
     #[test]
     fn the_block_round_trips_and_keeps_comments() {
         let original = "# my Kimi settings\ndefault_model = \"kimi-k2\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"notify-send done\"\n";
-        let (with, _) = apply(original, &[entry("PreToolUse")], "f").unwrap();
+        let first = apply(original, &[entry("PreToolUse")], "f", &Owned::default()).unwrap();
+        let with = first.text;
         assert!(with.starts_with(original));
         let table: toml::Table = toml::from_str(&with).unwrap();
         assert_eq!(table["hooks"].as_array().unwrap().len(), 2);
         assert_eq!(existing(&with, "f").unwrap().len(), 1);
-        let (again, _) = apply(&with, &[entry("PreToolUse")], "f").unwrap();
-        assert_eq!(again, with);
-        let (back, empty) = apply(&with, &[], "f").unwrap();
-        assert_eq!(back, original);
-        assert!(!empty);
+        let again = apply(&with, &[entry("PreToolUse")], "f", &first.owned).unwrap();
+        assert_eq!(again.text, with);
+        let back = apply(&with, &[], "f", &first.owned).unwrap();
+        assert_eq!(back.text, original);
+        assert!(!back.empty);
     }
 
     #[test]
     fn a_conflicting_hooks_key_is_refused() {
-        let e = apply("hooks = \"nope\"\n", &[entry("PreToolUse")], "f").unwrap_err();
+        let e = apply(
+            "hooks = \"nope\"\n",
+            &[entry("PreToolUse")],
+            "f",
+            &Owned::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("not be valid TOML"), "{e}");
     }
 
     #[test]
     fn a_new_file_holds_only_the_block() {
-        let (text, _) = apply("", &[entry("PreToolUse")], "f").unwrap();
-        assert!(text.starts_with(BEGIN));
-        let (_, empty) = apply(&text, &[], "f").unwrap();
-        assert!(empty);
+        let new = Owned {
+            file: true,
+            ..Owned::default()
+        };
+        let first = apply("", &[entry("PreToolUse")], "f", &new).unwrap();
+        assert!(first.text.starts_with(BEGIN));
+        let back = apply(&first.text, &[], "f", &first.owned).unwrap();
+        assert!(back.empty);
     }
 }

@@ -150,6 +150,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Something is wrong enough to fail validation, yet nothing is skipped (a misspelt key:
+    /// the rule loads as written, without the setting it meant).
+    pub(crate) fn error(&mut self, path: &JsonPath, message: String, fix: Option<String>) {
+        self.push(Severity::Error, path, message, fix);
+    }
+
     /// Something looks wrong, but nothing is skipped.
     pub(crate) fn warn(&mut self, path: &JsonPath, message: String, fix: Option<String>) {
         self.push(Severity::Warning, path, message, fix);
@@ -175,7 +181,19 @@ impl<'a> Ctx<'a> {
     /// One handler is skipped, and that is an error whatever the dialect: hookbox's own `wasm`
     /// block grants sandbox capabilities, so a typo in it must fail validation, not pass.
     pub(crate) fn reject(&mut self, path: &JsonPath, message: String, fix: Option<String>) {
-        self.skipped += 1;
+        self.reject_n(path, message, fix, 1);
+    }
+
+    /// `n` handlers are skipped, and that is an error whatever the dialect (a matcher that
+    /// cannot be used: the guards it governs would never run).
+    pub(crate) fn reject_n(
+        &mut self,
+        path: &JsonPath,
+        message: String,
+        fix: Option<String>,
+        n: usize,
+    ) {
+        self.skipped += n;
         self.invalid += 1;
         self.push(Severity::Error, path, message, fix);
     }
@@ -270,12 +288,12 @@ pub(crate) fn parse_text(
 }
 
 /// Top-level keys of a bare events object that are not events.
-const NOT_EVENTS: &[&str] = &["description", "$schema", "disableAllHooks", "version"];
+pub(crate) const NOT_EVENTS: &[&str] = &["description", "$schema", "disableAllHooks", "version"];
 
 /// Top-level keys Claude Code defines beside `hooks` that hookbox does not run or honour, with
 /// what each is (reference notes: mods ≥ 2.1.287, admin settings): each gets a warning, so a
 /// user can tell it was not honoured. (`disableAllHooks` is honoured.)
-const NOT_RUN_KEYS: &[(&str, &str, &str)] = &[
+pub(crate) const NOT_RUN_KEYS: &[(&str, &str, &str)] = &[
     (
         "modules",
         "Claude Code's mods: JavaScript/TypeScript modules that Claude Code runs inside its own process; hookbox does not run them",
@@ -453,6 +471,7 @@ fn parse_entry(ctx: &mut Ctx<'_>, event: EventName, entry: &Value, path: &JsonPa
         handler::parse_handler(ctx, event, obj, path, None);
         return;
     };
+    super::keys::report_unknown(ctx, obj, path, super::keys::GROUP_KEYS, "a matcher group");
     let hooks_path = path.key("hooks");
     let handlers: Vec<(&Value, JsonPath)> = match hooks {
         Value::Array(items) => items
@@ -505,7 +524,9 @@ fn parse_entry(ctx: &mut Ctx<'_>, event: EventName, entry: &Value, path: &JsonPa
     }
 }
 
-/// Compiles a matcher, or reports why not and skips the `n` handlers it governs.
+/// Compiles a matcher, or reports why not — an error: the `n` handlers it governs are skipped,
+/// and a guard among them would never run (SPEC §1.2: a regex that does not compile is an error
+/// at load). A tool matcher that compiles but can match no tool any agent calls is a warning.
 pub(crate) fn compile_matcher(
     ctx: &mut Ctx<'_>,
     event: EventName,
@@ -520,7 +541,7 @@ pub(crate) fn compile_matcher(
     };
     let cap_fix = "use exact names (Edit|Write) where you can, or split the rules across files";
     if let Err(why) = ctx.regex.admit(&Matcher::regex_sources(raw, event)) {
-        ctx.skip_n(
+        ctx.reject_n(
             path,
             format!("Matcher under '{event}' not compiled: {why} — skipped{what}."),
             Some(cap_fix.to_owned()),
@@ -545,17 +566,29 @@ pub(crate) fn compile_matcher(
                     "write the matcher as a string (\"Bash|Edit\") or an object ({\"tool_name\": \"Bash\"})"
                 }
             };
-            ctx.skip_n(
+            // `Bash(git push:*)`, `Bash(` — a permission rule where a matcher goes.
+            let fix = match raw.and_then(Value::as_str) {
+                Some(s) if matches!(e, MatcherError::Regex(_)) => {
+                    match crate::matcher::reach::permission_rule_tool(&format!("{s})"))
+                        .filter(|_| s.contains('('))
+                    {
+                        Some(tool) => crate::matcher::reach::permission_rule_fix(s, tool),
+                        None => fix.to_owned(),
+                    }
+                }
+                _ => fix.to_owned(),
+            };
+            ctx.reject_n(
                 path,
                 format!("Invalid matcher under '{event}': {e} — skipped{what}."),
-                Some(fix.to_owned()),
+                Some(fix),
                 n,
             );
             return None;
         }
     };
     if let Err(why) = ctx.regex.admit_backtracking(m.backtracking_count()) {
-        ctx.skip_n(
+        ctx.reject_n(
             path,
             format!("Matcher under '{event}' not loaded: {why} — skipped{what}."),
             Some(cap_fix.to_owned()),
@@ -571,6 +604,11 @@ pub(crate) fn compile_matcher(
             Some("remove \"matcher\"".to_owned()),
         );
         return Some(Matcher::All);
+    }
+    if event.matcher_field() == Some("tool_name")
+        && let Some(u) = crate::matcher::unreachable_tool_matcher(&m)
+    {
+        ctx.warn(path, u.message, Some(u.fix));
     }
     Some(m)
 }

@@ -1,14 +1,16 @@
 //! One hook handler, from its JSON object to a [`Rule`]: its type (and whether the event allows
 //! it), matcher, `if`, timeout, failure mode (`on_failure`, or Claude Code's `onFailure`), and
-//! the fields of each type. Unknown keys are tolerated here, as Claude Code files in the wild
-//! carry `id`, `description`…; the wasm block, being hookbox's own, is strict (see `wasm`), and
-//! so is the http block, which reaches the network (see `http`).
+//! the fields of each type. An unknown key is a warning naming the closest known one (see
+//! `keys`: a typo such as `timout` must not pass for a setting), except the notes real files
+//! carry (`id`, `description`…); the wasm block, being hookbox's own, is strict (see `wasm`),
+//! and so is the http block, which reaches the network (see `http`).
 
 use serde_json::{Map, Value};
 
 use super::command;
 use super::document::{Ctx, compile_matcher, describe};
 use super::http;
+use super::keys;
 use super::span::JsonPath;
 use super::timeout;
 use super::wasm;
@@ -88,6 +90,14 @@ pub(crate) fn parse_handler(
             fix,
         );
         return;
+    }
+    // The wasm block refuses unknown keys itself, as errors.
+    if ty != HandlerType::Wasm {
+        let what = match ty {
+            HandlerType::Http => "an http hook".to_owned(),
+            other => format!("a {} hook", other.as_str()),
+        };
+        keys::report_unknown(ctx, obj, path, &keys::handler_keys(ty), &what);
     }
     let matcher = match group_matcher {
         Some(m) => {

@@ -355,6 +355,17 @@ fn matchers() {
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}]}}"#,
     );
     let d = only_diag(&r);
+    assert_eq!(
+        d.severity,
+        Severity::Error,
+        "a guard that never runs fails validation"
+    );
+    assert_eq!(
+        d.fix.as_deref(),
+        Some(
+            "a matcher names tools; the argument pattern goes in the hook's \"if\": write \"matcher\": \"Bash\" and, on the handler, \"if\": \"Bash(<pattern>)\""
+        )
+    );
     assert!(
         d.message
             .starts_with("Invalid matcher under 'PreToolUse': invalid JavaScript regex `Bash(`"),
@@ -380,7 +391,7 @@ fn matchers() {
     );
     // Built to backtrack, but it compiles: the matcher module bounds it at dispatch.
     let r = parse(
-        r#"{"hooks": {"PreToolUse": [{"matcher": "(a+)+$", "hooks": [{"type": "command", "command": "a"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "(B+)+ash$", "hooks": [{"type": "command", "command": "a"}]}]}}"#,
     );
     assert!(r.diagnostics.is_empty());
     assert!(matches!(r.rules[0].matcher, Matcher::Regex(_)));
@@ -520,4 +531,67 @@ fn empty_group_and_group_handler_matcher() {
         "a handler's own matcher inside a matcher group is ignored; the group's matcher applies"
     );
     assert_eq!(r.rules[0].matcher, Matcher::Names(vec!["Bash".into()]));
+}
+
+#[test]
+fn unknown_keys_are_named_and_misspellings_are_errors() {
+    let r = parse(
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "profile": "strict", "hooks": [
+            {"type": "command", "command": "a", "timout": 5, "onfailure": "block", "description": "a note", "commandWindows": "a.cmd"},
+            {"type": "http", "url": "https://example.com/h", "header": {}}
+        ]}]}}"#,
+    );
+    let got: Vec<(&str, &str, Option<&str>)> = r
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.message.as_str(),
+                d.json_path.as_deref().unwrap_or(""),
+                d.fix.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "unknown key 'profile' in a matcher group — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].profile",
+                Some(
+                    "a matcher group reads matcher, hooks; remove 'profile', or rename it to one of them"
+                ),
+            ),
+            (
+                "unknown key 'timout' in a command hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[0].timout",
+                Some("did you mean 'timeout'?"),
+            ),
+            (
+                "unknown key 'onfailure' in a command hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[0].onfailure",
+                Some("did you mean 'onFailure'?"),
+            ),
+            (
+                "unknown key 'header' in an http hook — ignored, so it changes nothing",
+                "hooks.PreToolUse[0].hooks[1].header",
+                Some("did you mean 'headers'?"),
+            ),
+        ]
+    );
+    // A misspelling of a key the handler reads is an error (the setting it meant is not
+    // applied); a key near none of them is a warning.
+    let severities: Vec<Severity> = r.diagnostics.iter().map(|d| d.severity).collect();
+    assert_eq!(
+        severities,
+        [
+            Severity::Warning,
+            Severity::Error,
+            Severity::Error,
+            Severity::Error
+        ]
+    );
+    assert_eq!(r.rules.len(), 2, "an unknown key skips nothing");
+    // The rule is read as if the key were not there: no timeout of 5, fail-open.
+    assert_eq!(r.rules[0].on_failure, None);
 }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::document::{Ctx, describe};
+use super::keys::unknown_key_fix;
 use super::manifest::{PathProblem, plugin_relative};
 use super::span::JsonPath;
 use crate::event::EventName;
@@ -40,29 +41,6 @@ pub const WASM_KEYS: &[&str] = &[
 ];
 
 const MOUNT_KEYS: &[&str] = &["host", "guest", "access", "symlinks"];
-
-/// Levenshtein distance, for "did you mean" on misspelt keys.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-fn unknown_key_fix(key: &str, allowed: &[&str]) -> String {
-    let best = allowed.iter().map(|k| (distance(key, k), *k)).min();
-    match best {
-        Some((d, k)) if d <= 2 => format!("did you mean '{k}'?"),
-        _ => format!("allowed keys: {}", allowed.join(", ")),
-    }
-}
 
 fn positive_u64(
     ctx: &mut Ctx<'_>,
@@ -387,6 +365,5 @@ mod tests {
         assert!(
             unknown_key_fix("zzzzzzzz", WASM_KEYS).starts_with("allowed keys: type, component")
         );
-        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

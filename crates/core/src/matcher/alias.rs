@@ -1,8 +1,17 @@
 //! Tool-name aliases, resolved both ways: a rule for `Bash` matches a `run_shell_command` call and
-//! a rule for `run_shell_command` matches a `Bash` call. The default table covers the main source
-//! system's names (Agentao) and those of every coding agent hookbox speaks (`crate::agent`); each
-//! name says which agents send it, so an agent's adapter can map a Claude Code name back to the
-//! agent's own. Embedders add their own.
+//! a rule for `run_shell_command` matches a `Bash` call. The default table covers Agentao's names
+//! and those of every coding agent hookbox speaks (`crate::agent`); each name says which agents
+//! send it, so an agent's adapter can map a Claude Code name back to the agent's own. Embedders
+//! add their own.
+//!
+//! Some tools are also another tool one way only ([`DEFAULT_IMPLIED`]): a PowerShell call runs a
+//! shell, so a `Bash` guard must see it, but a `PowerShell` rule is not about `bash`; Codex's
+//! `apply_patch` edits *and* creates files, so `Write` rules see it as Codex's own matchers do.
+//!
+//! Sources of the names: each agent's tool list as it offers it to its model, read from the
+//! requests of the pinned versions in the real-agent suite (`tests/agents-e2e/`: Claude Code
+//! 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Copilot CLI 1.0.102, Qwen Code 0.24.4, kimi-cli
+//! 1.52.0), and the documentation of the editors (`docs/agents.md`).
 
 use std::collections::HashMap;
 
@@ -16,24 +25,32 @@ pub type AgentName = (&'static str, &'static [Agent]);
 /// tool tables in `docs/agents.md`. Codex's `apply_patch` carries a patch, not a file path; its
 /// matchers treat it as `Edit` (and `Write`), so it joins `Edit` here.
 pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
-    use Agent::{Codex, Copilot, Cursor, Gemini, Kimi, VsCode};
+    use Agent::{Codex, Copilot, Cursor, Gemini, Kimi, Qwen, VsCode};
     &[
         (
             "Bash",
             &[
-                ("run_shell_command", &[Gemini]),
+                ("run_shell_command", &[Gemini, Qwen]),
                 ("shell", &[]),
                 ("Shell", &[Cursor, Kimi]),
                 ("bash", &[Copilot]),
+                // Copilot's input to a running shell session: it runs in that shell.
+                ("write_bash", &[Copilot]),
                 ("run_in_terminal", &[VsCode]),
+                ("create_and_run_task", &[VsCode]),
                 ("runTerminalCommand", &[]),
+                // Codex's shell tool as its model calls it, and its input to a running command:
+                // its hook payloads say `Bash` (so no agent is named as sending them), but a
+                // payload that carries them is a shell call all the same.
+                ("exec_command", &[]),
+                ("write_stdin", &[]),
             ],
         ),
         ("PowerShell", &[("powershell", &[Copilot])]),
         (
             "Read",
             &[
-                ("read_file", &[Gemini, VsCode]),
+                ("read_file", &[Gemini, VsCode, Qwen]),
                 ("view", &[Copilot]),
                 ("ReadFile", &[Kimi]),
             ],
@@ -41,7 +58,7 @@ pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
         (
             "Write",
             &[
-                ("write_file", &[Gemini]),
+                ("write_file", &[Gemini, Qwen]),
                 ("create", &[Copilot]),
                 ("create_file", &[VsCode]),
                 ("WriteFile", &[Kimi]),
@@ -51,26 +68,28 @@ pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
             "Edit",
             &[
                 ("replace", &[Gemini]),
-                ("edit", &[Copilot]),
+                ("edit", &[Copilot, Qwen]),
                 ("replace_string_in_file", &[VsCode]),
+                ("multi_replace_string_in_file", &[VsCode]),
+                ("insert_edit_into_file", &[VsCode]),
                 ("editFiles", &[]),
                 ("StrReplaceFile", &[Kimi]),
                 ("apply_patch", &[Codex, Copilot]),
             ],
         ),
-        ("Glob", &[("glob", &[Gemini, Copilot])]),
+        ("Glob", &[("glob", &[Gemini, Copilot, Qwen])]),
         (
             "Grep",
             &[
                 ("search_file_content", &[]),
-                ("grep_search", &[Gemini]),
+                ("grep_search", &[Gemini, Qwen]),
                 ("grep", &[Copilot]),
             ],
         ),
         (
             "WebFetch",
             &[
-                ("web_fetch", &[Gemini, Copilot]),
+                ("web_fetch", &[Gemini, Copilot, Qwen]),
                 ("fetch_webpage", &[VsCode]),
                 ("FetchURL", &[Kimi]),
             ],
@@ -91,8 +110,10 @@ pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
                 ("Task", &[Cursor]),
                 ("task", &[Copilot]),
                 ("invoke_agent", &[Gemini]),
+                ("agent", &[Qwen]),
             ],
         ),
+        ("NotebookEdit", &[("notebook_edit", &[Qwen])]),
         ("SaveMemory", &[("save_memory", &[Gemini])]),
         ("AskUser", &[("ask_user", &[Gemini, Copilot])]),
         (
@@ -110,6 +131,14 @@ pub const DEFAULT_ALIASES: &[(&str, &[AgentName])] = {
     ]
 };
 
+/// (tool, also this tool): calls of the first are also calls of the second for matching, one way.
+pub const DEFAULT_IMPLIED: &[(&str, &str)] = &[
+    // A shell is a shell: a `Bash` guard sees PowerShell calls (Claude Code's and Copilot's).
+    ("PowerShell", "Bash"),
+    // Codex's patches create files as well as edit them; Codex matches it as `Write` too.
+    ("apply_patch", "Write"),
+];
+
 /// A bidirectional alias table: names in one group are the same tool.
 #[derive(Debug, Clone)]
 pub struct ToolAliases {
@@ -117,19 +146,21 @@ pub struct ToolAliases {
     group_of: HashMap<String, usize>,
     /// Each group's names; the first is the canonical (Claude Code) name.
     groups: Vec<Vec<String>>,
+    /// name → names whose rules also match it, one way ([`ToolAliases::imply`]).
+    implied: HashMap<String, Vec<String>>,
 }
 
 impl Default for ToolAliases {
     /// The built-in table (Claude Code ↔ Agentao ↔ every agent of `crate::agent`).
     fn default() -> Self {
-        let mut t = ToolAliases {
-            group_of: HashMap::new(),
-            groups: Vec::new(),
-        };
+        let mut t = ToolAliases::none();
         for (canonical, others) in DEFAULT_ALIASES {
             for (other, _) in *others {
                 t.add(canonical, other);
             }
+        }
+        for (tool, also) in DEFAULT_IMPLIED {
+            t.imply(tool, also);
         }
         t
     }
@@ -141,7 +172,52 @@ impl ToolAliases {
         ToolAliases {
             group_of: HashMap::new(),
             groups: Vec::new(),
+            implied: HashMap::new(),
         }
+    }
+
+    /// Declares that a call of `tool` (or any alias of it) is also a call of `also` for
+    /// matching, one way: rules for `also` (and its aliases) see it, rules for `tool` do not
+    /// see `also`'s calls.
+    pub fn imply(&mut self, tool: &str, also: &str) {
+        let list = self.implied.entry(tool.to_owned()).or_default();
+        if !list.iter().any(|a| a == also) {
+            list.push(also.to_owned());
+        }
+    }
+
+    /// The names whose rules also match `tool` one way: what its group implies.
+    fn implied_of<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.group_names(tool)
+            .filter_map(|n| self.implied.get(n))
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// `tool`'s group, `tool` first.
+    fn group_names<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let others = self
+            .group_of
+            .get(tool)
+            .map(|&g| self.groups[g].as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+            .filter(move |n| *n != tool);
+        std::iter::once(tool).chain(others)
+    }
+
+    /// The canonical names a rule keyed by canonical name must have to match `tool`: its own,
+    /// then those it implies.
+    pub fn canonicals<'a>(&'a self, tool: &'a str) -> Vec<&'a str> {
+        let mut out = vec![self.canonical(tool)];
+        for also in self.implied_of(tool) {
+            let c = self.canonical(also);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        out
     }
 
     /// Declares that `a` and `b` name the same tool (merging their groups).
@@ -180,17 +256,13 @@ impl ToolAliases {
         }
     }
 
-    /// `tool` and every alias of it, `tool` first.
+    /// `tool` and every alias of it, `tool` first, then the names of the tools it implies (a rule
+    /// naming any of these matches a `tool` call).
     pub fn names<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        let others = self
-            .group_of
-            .get(tool)
-            .map(|&g| self.groups[g].as_slice())
-            .unwrap_or(&[])
-            .iter()
-            .map(String::as_str)
-            .filter(move |n| *n != tool);
-        std::iter::once(tool).chain(others)
+        let implied = self
+            .implied_of(tool)
+            .flat_map(move |also| self.group_names(also));
+        self.group_names(tool).chain(implied)
     }
 }
 
@@ -206,6 +278,28 @@ mod tests {
         assert!(t.names("Bash").any(|n| n == "run_shell_command"));
         assert!(t.names("run_shell_command").any(|n| n == "Bash"));
         assert_eq!(t.names("mcp__x__y").collect::<Vec<_>>(), vec!["mcp__x__y"]);
+    }
+
+    #[test]
+    fn a_shell_guard_sees_every_agent_s_shell_tools_one_way() {
+        let t = ToolAliases::default();
+        for shell in [
+            "powershell",
+            "PowerShell",
+            "write_bash",
+            "create_and_run_task",
+            "exec_command",
+            "write_stdin",
+        ] {
+            assert!(t.names(shell).any(|n| n == "Bash"), "{shell}");
+            assert!(t.canonicals(shell).contains(&"Bash"), "{shell}");
+        }
+        // One way: a PowerShell rule is not about bash.
+        assert!(!t.names("bash").any(|n| n == "PowerShell"));
+        assert_eq!(t.canonicals("bash"), vec!["Bash"]);
+        // Codex's patches are edits and writes.
+        assert_eq!(t.canonicals("apply_patch"), vec!["Edit", "Write"]);
+        assert!(!t.names("Write").any(|n| n == "apply_patch"));
     }
 
     #[test]

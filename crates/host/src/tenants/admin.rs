@@ -19,7 +19,7 @@ use crate::tenant_id::TenantId;
 
 use super::Tenants;
 use super::error::TenantError;
-use super::spec::{Removed, TenantInfo, TenantSpec};
+use super::spec::{Removed, TenantAttachment, TenantInfo, TenantSpec};
 use super::tenant::Tenant;
 
 /// The tenants an operation is in progress on. Cheap: an operation inserts its tenant's id and
@@ -110,7 +110,7 @@ impl<A> std::fmt::Debug for TenantAdmin<'_, A> {
     }
 }
 
-impl<A: Clone + Send + Sync + 'static> Tenants<A> {
+impl<A: TenantAttachment> Tenants<A> {
     /// Holds tenant `id`'s admin lock (the tenant need not exist: `put` may add it).
     ///
     /// # Blocking
@@ -184,7 +184,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     }
 }
 
-impl<A: Clone + Send + Sync + 'static> TenantAdmin<'_, A> {
+impl<A: TenantAttachment> TenantAdmin<'_, A> {
     /// The tenant whose lock this is.
     pub fn id(&self) -> &TenantId {
         &self.id

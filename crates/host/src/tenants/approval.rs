@@ -12,6 +12,7 @@ use crate::host::Staged;
 use crate::tenant_id::TenantId;
 use crate::tenant_trust::{
     self, ApprovedBy, LoadCause, PendingView, SubjectChange, TenantRecord, TenantTrustView,
+    TermChange,
 };
 use crate::trust::ApprovalStore;
 use crate::trust_report::subject_reports;
@@ -19,7 +20,7 @@ use crate::trust_report::subject_reports;
 use super::Tenants;
 use super::error::TenantError;
 use super::load::About;
-use super::spec::TenantInfo;
+use super::spec::{TenantAttachment, TenantInfo};
 use super::tenant::Tenant;
 
 /// A tenant's approval state.
@@ -40,11 +41,12 @@ pub(super) struct Pending<A> {
     pub(super) cause: LoadCause,
     pub(super) subjects: Vec<Approval>,
     pub(super) changes: Vec<SubjectChange>,
+    pub(super) term_changes: Vec<TermChange>,
     pub(super) staged: Staged,
     pub(super) about: About<A>,
 }
 
-impl<A: Clone + Send + Sync + 'static> Tenants<A> {
+impl<A: TenantAttachment> Tenants<A> {
     /// Puts `staged` in place and records it, or holds it for approval, as the operator's
     /// settings and the tenant's record say. Whether it was held. Under the tenant's admin lock.
     pub(super) fn settle(
@@ -79,33 +81,43 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                     reason: format!("cannot name its plugins by their place in its folder: {e}"),
                 }
             })?;
-        let (hold, changes, before, store) = {
+        let (hold, changes, term_changes, before, store) = {
             let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
-            let approved: Option<&[Approval]> = match &g.record {
-                Ok(Some(r)) => Some(&r.subjects),
-                _ => None,
-            };
-            let changes = tenant_trust::changes(approved.unwrap_or(&[]), &subjects);
+            let approved = g.record.as_ref().ok().and_then(Option::as_ref);
+            let changes = tenant_trust::changes(
+                approved.map_or(&[][..], |r| r.subjects.as_slice()),
+                &subjects,
+            );
+            let term_changes =
+                tenant_trust::term_changes(approved.and_then(|r| r.terms.as_ref()), &about.terms);
             let hold = match &g.record {
                 Ok(Some(_)) => {
-                    self.trust.hold_changed_reloads && tenant_trust::any_change(&changes)
+                    self.trust.hold_changed_reloads
+                        && (tenant_trust::any_change(&changes) || !term_changes.is_empty())
                 }
                 Ok(None) => self.trust.hold_first_load,
                 // A record that cannot be used approves nothing.
                 Err(_) => self.trust.hold_changed_reloads || self.trust.hold_first_load,
             };
-            (hold, changes, g.record.clone(), g.store.clone())
+            (
+                hold,
+                changes,
+                term_changes,
+                g.record.clone(),
+                g.store.clone(),
+            )
         };
         if hold {
             t.gate
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .pending = Some(Pending {
-                digest: tenant_trust::set_digest(&subjects),
+                digest: tenant_trust::set_digest(&subjects, Some(&about.terms)),
                 held_at_ms: now,
                 cause,
                 subjects,
                 changes,
+                term_changes,
                 staged,
                 about,
             });
@@ -116,12 +128,20 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             _ => ApprovedBy::FirstLoad,
         };
         let before = before.as_ref().ok().and_then(Option::as_ref);
-        let record = tenant_trust::next_record(t.id.as_str(), before, subjects, by, now);
+        let record = tenant_trust::next_record(
+            t.id.as_str(),
+            before,
+            subjects,
+            about.terms.clone(),
+            by,
+            now,
+        );
         commit(staged).map_err(|source| TenantError::Host {
             id: t.id.clone(),
             source,
         })?;
         t.set_about(about);
+        t.set_serving();
         {
             let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             g.record = Ok(Some(record.clone()));
@@ -159,8 +179,14 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             return Err(TenantError::NothingPending(id.clone()));
         };
         let before = before.as_ref().ok().and_then(Option::as_ref);
-        let record =
-            tenant_trust::next_record(id.as_str(), before, p.subjects, ApprovedBy::Admin, now_ms());
+        let record = tenant_trust::next_record(
+            id.as_str(),
+            before,
+            p.subjects,
+            p.about.terms.clone(),
+            ApprovedBy::Admin,
+            now_ms(),
+        );
         t.host
             .commit(p.staged)
             .map_err(|source| TenantError::Host {
@@ -168,6 +194,7 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 source,
             })?;
         t.set_about(p.about);
+        t.set_serving();
         t.gate.lock().unwrap_or_else(PoisonError::into_inner).record = Ok(Some(record.clone()));
         write_record(id, &store, &record, "the approved rules")?;
         Ok(t.info())
@@ -202,14 +229,15 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
     pub fn trust(&self, id: &TenantId) -> Result<TenantTrustView, TenantError> {
         let t = self.get(id)?;
         let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
-        let (approved, rules, record_error) = match &g.record {
+        let (approved, rules, terms, record_error) = match &g.record {
             Ok(Some(r)) => (
                 Some(r.approved),
                 tenant_trust::rule_views(&r.subjects, &r.rules),
+                r.terms.clone(),
                 None,
             ),
-            Ok(None) => (None, Vec::new(), None),
-            Err(e) => (None, Vec::new(), Some(e.clone())),
+            Ok(None) => (None, Vec::new(), None, None),
+            Err(e) => (None, Vec::new(), None, Some(e.clone())),
         };
         Ok(TenantTrustView {
             tenant: id.to_string(),
@@ -217,11 +245,13 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             approved,
             record_error,
             rules,
+            terms,
             pending: g.pending.as_ref().map(|p| PendingView {
                 digest: p.digest,
                 held_at_ms: p.held_at_ms,
                 cause: p.cause,
                 changes: p.changes.clone(),
+                term_changes: p.term_changes.clone(),
                 rules: tenant_trust::rule_views(&p.subjects, &[]),
             }),
         })

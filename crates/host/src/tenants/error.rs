@@ -83,6 +83,10 @@ pub enum TenantError {
         /// The tenant the operation named.
         asked: TenantId,
     },
+    /// The tenant has no approved rules in place and does not answer this event
+    /// ([`Held::answer`](super::Held::answer)).
+    #[error(transparent)]
+    Held(#[from] super::HeldUnavailable),
     /// `approve` or `reject` of a tenant with no load waiting.
     #[error("tenant `{0}` has no load waiting for approval")]
     NothingPending(TenantId),

@@ -3,6 +3,7 @@
 //! tenant's folder.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 
 use hookbox_core::clock::now_ms;
@@ -14,13 +15,13 @@ use crate::host::HookHost;
 use crate::install::rule_error;
 use crate::policy::HostPolicy;
 use crate::tenant_id::TenantId;
-use crate::tenant_trust::{self, LoadCause};
+use crate::tenant_trust::{self, LoadCause, TenantTerms};
 use crate::trust::ApprovalStore;
 
 use super::Tenants;
 use super::approval::Gate;
 use super::error::TenantError;
-use super::spec::TenantSpec;
+use super::spec::{TenantAttachment, TenantSpec};
 use super::tenant::Tenant;
 
 /// What the current generation of a tenant was loaded from.
@@ -28,6 +29,8 @@ pub(super) struct About<A> {
     pub(super) folder: PathBuf,
     pub(super) plugins: Vec<PathBuf>,
     pub(super) attached: A,
+    /// Its terms (policy values, what the attachment's approval covers), as approved with it.
+    pub(super) terms: TenantTerms,
     pub(super) loaded_at_ms: u64,
     pub(super) diagnostics: Vec<Diagnostic>,
 }
@@ -39,12 +42,14 @@ impl<A: Clone> About<A> {
         folder: PathBuf,
         plugins: Vec<PathBuf>,
         attached: A,
+        terms: TenantTerms,
         diagnostics: Vec<Diagnostic>,
     ) -> About<A> {
         About {
             folder,
             plugins,
             attached,
+            terms,
             loaded_at_ms: now_ms(),
             diagnostics,
         }
@@ -56,6 +61,7 @@ impl<A: Clone> About<A> {
             self.folder.clone(),
             self.plugins.clone(),
             self.attached.clone(),
+            self.terms.clone(),
             diagnostics,
         )
     }
@@ -69,7 +75,7 @@ impl<A: Clone> About<A> {
     }
 }
 
-impl<A: Clone + Send + Sync + 'static> Tenants<A> {
+impl<A: TenantAttachment> Tenants<A> {
     /// The host policy of `spec`: its tenant policy, its folder and its plugin paths protected
     /// from read-write mounts.
     pub(super) fn host_policy(
@@ -120,7 +126,14 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
             host.stage_reload(paths, opts, check)
                 .map_err(|report| failed_load(&id, report))
         })?;
-        let about = About::loaded_now(spec.folder, plugins, spec.attached, report.diagnostics);
+        let terms = spec.terms();
+        let about = About::loaded_now(
+            spec.folder,
+            plugins,
+            spec.attached,
+            terms,
+            report.diagnostics,
+        );
         let empty = about.without_diagnostics();
         let tenant = Arc::new(Tenant {
             id,
@@ -132,6 +145,8 @@ impl<A: Clone + Send + Sync + 'static> Tenants<A> {
                 record,
                 pending: None,
             }),
+            serving: AtomicBool::new(false),
+            held_answer: self.trust.held_answer,
         });
         let held = self.settle(&tenant, staged, about, LoadCause::Add)?;
         Ok((tenant, held))

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::tenant_id::TenantId;
 use crate::tenant_policy::TenantPolicy;
+use crate::tenant_trust::TenantTerms;
 
 /// A tenant to add (or put in place of one with the same id).
 #[derive(Debug, Clone)]
@@ -27,6 +28,32 @@ pub struct TenantSpec<A = ()> {
     /// The embedder's own data for this tenant (the server: its token's digest), replaced
     /// together with the policy. `()` when there is none.
     pub attached: A,
+}
+
+/// What an embedder attaches to each tenant ([`TenantSpec::attached`]), and what of it the
+/// tenant's approval covers: those entries are part of the tenant's [`TenantTerms`] — hashed
+/// into its set digest and compared like its rules, so with holding on a change to them alone
+/// is held for approval.
+pub trait TenantAttachment: Clone + Send + Sync + 'static {
+    /// The entries the approval covers, by key (the server: `token_sha256`). Their keys must
+    /// not be policy keys. Default: none.
+    fn approval_terms(&self) -> TenantTerms {
+        TenantTerms::new()
+    }
+}
+
+impl TenantAttachment for () {}
+
+impl<A: TenantAttachment> TenantSpec<A> {
+    /// Its terms: every value of its policy, by key, and what its attachment's approval covers.
+    pub(crate) fn terms(&self) -> TenantTerms {
+        let mut terms = self.attached.approval_terms();
+        // A policy is plain data: it serialises to an object of its keys.
+        if let Ok(serde_json::Value::Object(policy)) = serde_json::to_value(&self.policy) {
+            terms.extend(policy);
+        }
+        terms
+    }
 }
 
 /// Whether a tenant runs hooks.

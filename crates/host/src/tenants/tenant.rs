@@ -2,12 +2,15 @@
 //! approval gate ([`Tenant`]), and the handle a request keeps ([`TenantRef`]).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use crate::host::HookHost;
 use crate::tenant_id::TenantId;
+use crate::tenant_trust::HeldAnswer;
 
 use super::approval::Gate;
+use super::held::Held;
 use super::load::About;
 use super::spec::{TenantInfo, TenantState};
 
@@ -21,6 +24,11 @@ pub(super) struct Tenant<A> {
     pub(super) about: RwLock<Arc<About<A>>>,
     /// Its recorded digests and the load waiting for approval; changed under the admin lock.
     pub(super) gate: Mutex<Gate<A>>,
+    /// Whether approved rules were ever put in place: until they are, the tenant answers as
+    /// `held_answer` says instead of running no rules.
+    pub(super) serving: AtomicBool,
+    /// What it answers until then (the operator's `[trust] held_answer`).
+    pub(super) held_answer: HeldAnswer,
 }
 
 /// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
@@ -42,6 +50,15 @@ impl<A> std::fmt::Debug for TenantRef<A> {
         f.debug_struct("TenantRef")
             .field("id", &self.tenant.id)
             .finish_non_exhaustive()
+    }
+}
+
+impl<A> TenantRef<A> {
+    /// `Some` while the tenant has no approved rules in place (its first load held for
+    /// approval, or rejected): what it answers instead of running no rules, which would be an
+    /// allow. A request asks before dispatching; one atomic load when it serves.
+    pub fn held(&self) -> Option<Held> {
+        self.tenant.held()
     }
 }
 
@@ -68,6 +85,30 @@ impl<A: Clone> TenantRef<A> {
 }
 
 impl<A> Tenant<A> {
+    /// See [`TenantRef::held`].
+    pub(super) fn held(&self) -> Option<Held> {
+        if self.serving.load(Ordering::Acquire) {
+            return None;
+        }
+        let pending = self
+            .gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pending
+            .as_ref()
+            .map(|p| p.digest);
+        Some(Held {
+            tenant: self.id.clone(),
+            pending,
+            answer: self.held_answer,
+        })
+    }
+
+    /// Approved rules are in place from now on.
+    pub(super) fn set_serving(&self) {
+        self.serving.store(true, Ordering::Release);
+    }
+
     pub(super) fn about(&self) -> Arc<About<A>> {
         self.about
             .read()

@@ -81,7 +81,11 @@ async fn a_mount_is_the_folder_opened_at_load_whatever_its_name_becomes() {
     );
     let e = &p.report.diagnostics[0].message;
     assert!(e.contains("does not exist"), "{e}");
-    assert!(p.report.rules.is_empty());
+    // Kept, failing with that reason: it never runs, and is never resolved later either.
+    assert_eq!(p.report.rules.len(), 1);
+    let d = dispatch(&p, notification()).await;
+    let (_, message) = failure(&d);
+    assert!(message.contains("does not exist"), "{message}");
     // Present at load, then replaced by `later -> /`: the guest still gets the folder opened.
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("plugin");
@@ -124,7 +128,9 @@ async fn mounts_with_dotdot_or_symlinks_on_the_way_are_refused_at_load() {
         let report = h.load(&[&plugin], &Default::default());
         let msg = &report.diagnostics[0].message;
         assert!(msg.contains(why), "{host}: {msg}");
-        assert!(report.rules.is_empty(), "{host}");
+        assert_eq!(report.rules.len(), 1, "{host}: kept, failing");
+        let d = h.dispatch(event(notification(), dir.path())).await;
+        assert!(context(&d).is_empty(), "{host}: the guest never ran");
     }
 }
 
@@ -405,6 +411,11 @@ async fn a_read_write_mount_never_holds_the_plugins_own_files_or_the_settings() 
             msg.contains("read-write mount") && msg.contains(exposed),
             "{host}: {msg}"
         );
-        assert!(report.rules.is_empty(), "{host}");
+        assert_eq!(report.rules.len(), 1, "{host}: kept, failing");
+        let d = h.dispatch(event(notification(), dir.path())).await;
+        assert!(
+            d.reports[0].effect.failure.is_some(),
+            "{host}: the guest never ran"
+        );
     }
 }

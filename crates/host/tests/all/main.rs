@@ -6,6 +6,7 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
+mod cannot_run;
 mod concurrency;
 mod exit_codes;
 mod hardening;

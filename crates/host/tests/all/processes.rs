@@ -138,12 +138,20 @@ async fn a_missing_script_is_a_non_blocking_error() {
     let p = project(Dialect::Claude, hooks);
     let d = dispatch(&p, json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})).await;
     assert!(verdict(&d)["decision"].is_null());
+    // Found missing at load (a warning there, as they fail open): each fails at dispatch,
+    // naming the file, instead of running into the shell's exit 127.
     assert!(
-        d.warnings[0].contains("status code 127"),
+        d.warnings[0].contains("spawn_error")
+            && d.warnings[0].contains("${CLAUDE_PLUGIN_ROOT}/scripts/missing.sh does not exist"),
         "{:?}",
         d.warnings
     );
-    assert!(d.warnings[1].contains("spawn_error"), "{:?}", d.warnings);
+    assert!(
+        d.warnings[1].contains("spawn_error")
+            && d.warnings[1].contains("/definitely/not/here does not exist"),
+        "{:?}",
+        d.warnings
+    );
 }
 
 #[tokio::test]
@@ -181,7 +189,7 @@ async fn native_commands_are_refused_at_load_when_the_policy_forbids_them() {
     let p = load_project(Dialect::Claude, hooks, &[], |pol| {
         pol.allow_native_commands = false
     });
-    // A located load error that says why, and no rule installed…
+    // A located load error that says why; the rule is kept, failing…
     let d = &p.report.diagnostics[0];
     assert_eq!(
         d.json_path.as_deref(),
@@ -193,14 +201,19 @@ async fn native_commands_are_refused_at_load_when_the_policy_forbids_them() {
         "{}",
         d.message
     );
-    assert!(p.report.rules.is_empty());
-    // …so nothing runs.
+    assert_eq!(p.report.rules.len(), 1);
+    // …so it matches, fails under its fail mode, and nothing runs.
     let d = dispatch(
         &p,
         json!({"hook_event_name": "UserPromptSubmit", "prompt": "x"}),
     )
     .await;
-    assert_eq!(d.matched_rule_count, 0);
+    assert_eq!(d.matched_rule_count, 1);
+    let failure = d.reports[0].effect.failure.as_ref().unwrap();
+    assert!(
+        failure.message.contains("allow_native_commands = false"),
+        "{failure:?}"
+    );
     assert!(!p.path().join("ran").exists());
 }
 

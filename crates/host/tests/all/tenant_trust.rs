@@ -7,10 +7,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use hookbox_core::Event;
+use hookbox_core::aggregate::Outcome;
+use hookbox_host::tenant_trust::TenantTerms;
 use hookbox_host::tenant_trust::{ApprovedBy, SubjectStatus};
 use hookbox_host::{
-    HookRuntime, RuntimeSettings, TenantError, TenantId, TenantPolicy, TenantSpec,
-    TenantTrustSettings, Tenants,
+    HeldAnswer, HookRuntime, RuntimeSettings, TenantAttachment, TenantError, TenantId,
+    TenantPolicy, TenantSpec, TenantTrustSettings, Tenants,
 };
 use hookbox_trust::Digest;
 use serde_json::json;
@@ -24,6 +26,7 @@ fn hold() -> TenantTrustSettings {
     TenantTrustSettings {
         hold_changed_reloads: true,
         hold_first_load: false,
+        ..TenantTrustSettings::default()
     }
 }
 
@@ -298,6 +301,7 @@ async fn hold_first_load_starts_a_new_tenant_with_no_rules_until_approved() {
     let tenants = f.tenants(TenantTrustSettings {
         hold_changed_reloads: false,
         hold_first_load: true,
+        ..TenantTrustSettings::default()
     });
     let info = tenants.add(f.spec()).unwrap();
     assert!(info.held);
@@ -340,4 +344,143 @@ async fn a_trust_folder_planted_as_a_symlink_is_refused_and_nothing_is_written_t
     assert!(e.to_string().contains("symbolic link"), "{e}");
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     assert!(tenants.tenant(&id()).is_none());
+}
+
+/// An embedder's attachment whose approval covers its token (as the server's does).
+#[derive(Clone)]
+struct Token(&'static str);
+
+impl TenantAttachment for Token {
+    fn approval_terms(&self) -> TenantTerms {
+        TenantTerms::from([("token_sha256".to_owned(), json!(self.0))])
+    }
+}
+
+/// Issue 27 item 6: with holding on, a `tenant.toml` that changes nothing but a policy value or
+/// the token is held like a changed rule (the held load names the term), and the old token and
+/// policy keep serving until it is approved. Before, it went live at the next load unseen.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_policy_or_token_change_alone_is_held_for_approval() {
+    let f = Fleet::new();
+    f.say("v1");
+    let runtime = HookRuntime::new(RuntimeSettings::default()).unwrap();
+    let tenants: Tenants<Token> = Tenants::new(runtime, f.state.path()).with_trust(hold());
+    let spec = |token, max_rules| TenantSpec {
+        id: id(),
+        folder: f.folder(),
+        policy: TenantPolicy {
+            allow_native_commands: true,
+            max_rules,
+            ..TenantPolicy::default()
+        },
+        plugins: None,
+        attached: Token(token),
+    };
+    assert!(!tenants.put(spec("old", 64)).unwrap().held);
+    let view = tenants.trust(&id()).unwrap();
+    let terms = view.terms.unwrap();
+    assert_eq!(terms["token_sha256"], json!("old"));
+    assert_eq!(terms["max_rules"], json!(64));
+    assert_eq!(terms["allow_native_commands"], json!(true));
+    // The same rules under a wider policy: held, naming the key.
+    let info = tenants.put(spec("old", 65)).unwrap();
+    assert!(info.held, "{info:?}");
+    let pending = tenants.trust(&id()).unwrap().pending.unwrap();
+    assert!(
+        pending
+            .changes
+            .iter()
+            .all(|c| c.status == SubjectStatus::Unchanged)
+    );
+    assert_eq!(pending.term_changes.len(), 1);
+    assert_eq!(pending.term_changes[0].key, "max_rules");
+    assert_eq!(pending.term_changes[0].before, Some(json!(64)));
+    assert_eq!(pending.term_changes[0].after, Some(json!(65)));
+    tenants.reject(&id(), Some(&pending.digest)).unwrap();
+    // Another token: held; the old one keeps opening the tenant until it is approved.
+    let info = tenants.put(spec("new", 64)).unwrap();
+    assert!(info.held);
+    let serving = tenants.tenant(&id()).unwrap();
+    assert_eq!(serving.attached().0, "old");
+    let pending = tenants.trust(&id()).unwrap().pending.unwrap();
+    assert_eq!(pending.term_changes[0].key, "token_sha256");
+    tenants.approve(&id(), &pending.digest).unwrap();
+    assert_eq!(tenants.tenant(&id()).unwrap().attached().0, "new");
+    assert_eq!(says_to(&tenants).await, ["v1"]);
+}
+
+async fn says_to(tenants: &Tenants<Token>) -> Vec<String> {
+    let d = tenants.dispatch(&id(), prompt()).await.unwrap();
+    d.verdict
+        .additional_contexts()
+        .iter()
+        .map(|c| c.trim().to_owned())
+        .collect()
+}
+
+fn prompt() -> Event {
+    event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))
+}
+
+fn event(payload: serde_json::Value) -> Event {
+    Event::from_payload(None, payload, "s1", "/").unwrap()
+}
+
+/// Issue 27 item 6: a tenant held with nothing approved to serve never answers a guarded event
+/// with an allow. By default a tool call, a permission request and a prompt are denied naming
+/// the held load, and an event no hook could block is "unavailable"; with `held_answer =
+/// unavailable` every event is. Before, it ran no rules: every event was an allow.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_held_tenant_with_nothing_approved_never_answers_an_allow() {
+    let f = Fleet::new();
+    f.say("v1");
+    let first = TenantTrustSettings {
+        hold_first_load: true,
+        ..TenantTrustSettings::default()
+    };
+    let tenants = f.tenants(first);
+    let digest = tenants.add(f.spec()).unwrap().pending_approval.unwrap();
+    let bash = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"}});
+    let d = tenants.dispatch(&id(), event(bash.clone())).await.unwrap();
+    assert_eq!(d.verdict.outcome(), Outcome::Block);
+    let text = serde_json::to_string(&d.verdict).unwrap();
+    assert!(
+        text.contains("\"deny\"") && text.contains(&digest.to_string()),
+        "{text}"
+    );
+    let d = tenants.dispatch(&id(), prompt()).await.unwrap();
+    assert_eq!(d.verdict.outcome(), Outcome::Block);
+    let permission = json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}});
+    let d = tenants.dispatch(&id(), event(permission)).await.unwrap();
+    assert_eq!(d.verdict.outcome(), Outcome::Block);
+    for name in ["SessionStart", "PostToolUse", "Stop"] {
+        let e = tenants
+            .dispatch(
+                &id(),
+                event(json!({"hook_event_name": name, "tool_name": "Bash"})),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(e, TenantError::Held(_)), "{name}: {e}");
+        assert!(
+            e.to_string().contains("held for an admin's approval"),
+            "{e}"
+        );
+    }
+    // Approved: its rules serve.
+    tenants.approve(&id(), &digest).unwrap();
+    assert_eq!(says(&tenants).await, ["v1"]);
+    assert!(tenants.tenant(&id()).unwrap().held().is_none());
+    // `unavailable`: even a tool call is refused rather than decided.
+    let g = Fleet::new();
+    g.say("v1");
+    let tenants = g.tenants(TenantTrustSettings {
+        held_answer: HeldAnswer::Unavailable,
+        ..first
+    });
+    tenants.add(g.spec()).unwrap();
+    let e = tenants.dispatch(&id(), event(bash)).await.unwrap_err();
+    assert!(matches!(e, TenantError::Held(_)), "{e}");
 }

@@ -134,9 +134,22 @@ async fn compaction_audit_writes_to_its_rw_mount_and_stays_allow() {
             .any(|d| d.severity == Severity::Error && d.message.contains("read-only mounts only")),
         "{d:#?}"
     );
+    assert_eq!(
+        refused.report.rules.len(),
+        1,
+        "an rw mount beyond policy is refused at load: the rule is kept, failing"
+    );
+    let d = refused
+        .host
+        .dispatch(event(
+            json!({"hook_event_name": "PreCompact", "trigger": "manual"}),
+            refused.dir.path(),
+        ))
+        .await;
+    let failure = d.reports[0].effect.failure.as_ref().unwrap();
     assert!(
-        refused.report.rules.is_empty(),
-        "an rw mount beyond policy is refused at load"
+        failure.message.contains("read-only mounts only"),
+        "it never runs: {failure:?}"
     );
 
     let p = wasm_project(&[("audit.wasm", guests::COMPACTION_AUDIT)], hooks, |pol| {
@@ -294,10 +307,18 @@ async fn refusals_are_load_time_errors() {
         p.report.diagnostics.iter().all(|d| d.json_path.is_some()),
         "each names the rule"
     );
-    assert_eq!(p.report.rules.len(), 1, "only the good rule is installed");
+    // The refused ones are kept, failing with their load error: they never run, and each one's
+    // fail mode (open here) decides at dispatch.
+    assert_eq!(p.report.rules.len(), 5, "kept: four failing, one good");
     let d = p.host.dispatch(event(bash("ls"), p.dir.path())).await;
-    assert_eq!(d.matched_rule_count, 1);
-    assert!(d.reports[0].effect.failure.is_none());
+    assert_eq!(d.matched_rule_count, 5);
+    let failed: Vec<bool> = d
+        .reports
+        .iter()
+        .map(|r| r.effect.failure.is_some())
+        .collect();
+    assert_eq!(failed, [true, true, true, true, false]);
+    assert_eq!(d.verdict.outcome(), hookbox_core::Outcome::Allow);
 }
 
 #[tokio::test]

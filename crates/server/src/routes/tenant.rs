@@ -23,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
 use hookbox_agents::claude_code_json;
 use hookbox_core::StopState;
-use hookbox_host::{DispatchRefused, DispatchTicket};
+use hookbox_host::{DispatchRefused, DispatchTicket, HeldUnavailable};
 
 use super::path_id;
 use crate::answer::Report;
@@ -55,6 +55,11 @@ fn refused(r: DispatchRefused) -> ApiError {
     }
 }
 
+/// A held tenant's event that is not denied: 503 `unavailable`, naming the held load.
+fn held_unavailable(e: HeldUnavailable) -> ApiError {
+    ApiError::unavailable(e.0)
+}
+
 fn json_bytes(bytes: Vec<u8>) -> Response {
     (
         [(
@@ -81,12 +86,16 @@ pub(super) async fn dispatch(
     let cwd = tenant.folder().display().to_string();
     let req = request::dispatch_request(value, DEFAULT_SESSION, &cwd)?;
     enter(&mut ticket)?;
-    let host = tenant.host();
-    let stop = StopState {
-        reentries: req.stop_reentries,
-        cap: host.stop_reentry_cap(),
+    let d = if let Some(held) = tenant.held() {
+        held.answer(req.event).map_err(held_unavailable)?
+    } else {
+        let host = tenant.host();
+        let stop = StopState {
+            reentries: req.stop_reentries,
+            cap: host.stop_reentry_cap(),
+        };
+        host.dispatch_with_stop_state(req.event, stop).await
     };
-    let d = host.dispatch_with_stop_state(req.event, stop).await;
     drop(ticket);
     let cap = app.config.limits.max_answer_bytes;
     Ok(json_bytes(match report {
@@ -109,7 +118,10 @@ pub(super) async fn claude_code(
     let event = request::claude_code_event(value, DEFAULT_SESSION, &cwd)?;
     enter(&mut ticket)?;
     let name = event.name;
-    let d = tenant.host().dispatch(event).await;
+    let d = match tenant.held() {
+        Some(held) => held.answer(event).map_err(held_unavailable)?,
+        None => tenant.host().dispatch(event).await,
+    };
     drop(ticket);
     let (bytes, _) = answer::fit(
         claude_code_json(name, &d.verdict),

@@ -217,7 +217,9 @@ fn ghast_fails_the_whole_plugin() {
         1,
         "elsewhere only the bad rule is skipped"
     );
-    assert!(!claude.has_errors());
+    // A matcher that does not compile is an error in every dialect (SPEC §1.2): the guard it
+    // governs would never run.
+    assert_eq!(claude.with_severity(Severity::Error).count(), 1);
     let ghast = parse_as(text, "hooks.json", Dialect::Ghast);
     assert!(ghast.rules.is_empty());
     assert_eq!(

@@ -49,7 +49,9 @@ fn oversized_regexes_are_refused_then_capped_per_file() {
         );
         // Line 1 holds `{"hooks": …`, group n is on line n + 2.
         assert_eq!(d.line, Some(u32::try_from(n + 2).unwrap()), "{d}");
-        assert_eq!(d.severity, Severity::Warning);
+        // A guard whose matcher is refused never runs: an error, as a regex that does not
+        // compile is.
+        assert_eq!(d.severity, Severity::Error);
     }
     assert_eq!(r.files[0].skipped, 100);
 }
@@ -80,8 +82,9 @@ fn backtracking_matchers_are_capped_per_file() {
 
 #[test]
 fn regex_bytes_are_capped_per_file() {
-    // Two 5 KiB patterns that compile small (a class): the second goes over 8 KiB.
-    let big = format!("^[{}]+$", "abcde".repeat(1024));
+    // Two 5 KiB patterns that compile small (a class, which holds `Bash`'s letters: these
+    // matchers match a tool): the second goes over 8 KiB.
+    let big = format!("^[{}]+$", "Bashe".repeat(1024));
     let r = parse(&file_of(&[big.clone(), big, "Bash|Write".to_owned()]));
     assert_eq!(
         r.rules.len(),

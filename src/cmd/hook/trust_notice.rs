@@ -1,0 +1,99 @@
+//! Trust under `warn`, said where the agent's user sees it: a matched rule that is not approved
+//! as it is (never approved, or changed since) ran, and the person whose agent ran it should
+//! know. `hookbox hook`'s stderr is shown by no agent on success, so the warning goes into the
+//! answer's `systemMessage` (shown by the agents that display one; a note elsewhere) — once per
+//! agent session and set of findings, not on every event: a marker file per (agent, session,
+//! findings) in `<state>/trust-notices/`, bounded and swept like the Stop loop's records.
+
+use std::path::Path;
+
+use hookbox_core::aggregate::Verdict;
+use hookbox_host::TrustFinding;
+use sha2::{Digest, Sha256};
+
+use super::stop_store::{MAX_AGE, MAX_RECORDS, sweep};
+
+/// The most findings named in one message; the rest are counted.
+const MAX_NAMED: usize = 3;
+
+/// The warning for the findings of rules that ran under `warn`, if any.
+pub(super) fn message(findings: &[TrustFinding]) -> Option<String> {
+    let ran: Vec<&TrustFinding> = findings.iter().filter(|f| f.ran).collect();
+    let first = ran.first()?;
+    let mut text = String::from("hookbox: trust: ");
+    let named: Vec<String> = ran.iter().take(MAX_NAMED).map(|f| f.to_string()).collect();
+    text.push_str(&named.join("; "));
+    if ran.len() > MAX_NAMED {
+        text.push_str(&format!("; and {} more", ran.len() - MAX_NAMED));
+    }
+    text.push_str(&format!(
+        ". Review with `hookbox trust diff {0}`, approve with `hookbox trust add {0}` (said once per session)",
+        first.subject
+    ));
+    Some(text)
+}
+
+/// Whether `message` is new in `agent`'s session `session`: records it and says `true` the first
+/// time. A marker that cannot be written says `true` (the warning is repeated rather than lost).
+pub(super) fn first_time(root: &Path, agent: &str, session: &str, message: &str) -> bool {
+    let mut h = Sha256::new();
+    for part in [agent, session, message] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let name: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = root.join("trust-notices");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let fresh = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(name))
+    {
+        Ok(_) => true,
+        Err(e) => e.kind() != std::io::ErrorKind::AlreadyExists,
+    };
+    if fresh {
+        sweep(&dir, MAX_RECORDS, MAX_AGE);
+    }
+    fresh
+}
+
+/// Adds `message` to the verdict's system messages (the agent's `systemMessage`).
+pub(super) fn add_to(verdict: &mut Verdict, message: String) {
+    match verdict {
+        Verdict::UserPromptSubmit(r) => r.system_messages.push(message),
+        Verdict::PreToolUse(r) => r.system_messages.push(message),
+        Verdict::PreCompact(r) => r.system_messages.push(message),
+        Verdict::Event(r) => r.system_messages.push(message),
+        Verdict::Stop(r) => {
+            r.system_message = Some(match r.system_message.take() {
+                Some(m) => format!("{m}\n{message}"),
+                None => message,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_notice_is_new_once_per_session() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(first_time(dir.path(), "claude", "s1", "m"));
+        assert!(!first_time(dir.path(), "claude", "s1", "m"));
+        assert!(first_time(dir.path(), "claude", "s2", "m"));
+        assert!(first_time(dir.path(), "claude", "s1", "another finding"));
+    }
+}
