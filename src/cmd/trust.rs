@@ -12,7 +12,10 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Severity;
-use hookbox_host::trust::SubjectReport;
+use hookbox_host::trust::{
+    DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES,
+    SnapshotLimits, SubjectReport,
+};
 use hookbox_host::{ApprovalStore, HostPolicy};
 use serde_json::{Value, json};
 
@@ -142,7 +145,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
     let mut declined = false;
     let mut store: Option<ApprovalStore> = None;
     for sub in &subjects {
-        if sub.is_approved() && sub.approval_error.is_none() {
+        if sub.is_approved() && sub.approval_error.is_none() && snapshot_is_current(sub, &dir) {
             if !args.common.json {
                 eprintln!(
                     "{} ({}) is already approved as it is",
@@ -176,7 +179,23 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
             store = Some(ApprovalStore::create(&dir)?);
         }
         let Some(s) = &store else { continue };
-        let file = s.put(&sub.to_approval(now()))?;
+        // A plugin's approval is a snapshot of its folder: what its hooks run from under
+        // `require`. A bare hooks or settings file keeps its pinned files only.
+        let mut approval = sub.to_approval(now());
+        if !sub.bare {
+            let (a, _) = s
+                .snapshot_plugin(approval, Path::new(&sub.subject), &snapshot_limits())
+                .with_context(|| {
+                    format!(
+                        "nothing approved: cannot snapshot {}",
+                        super::term::untrusted(&sub.subject)
+                    )
+                })?;
+            approval = a;
+        }
+        let file = s.put(&approval)?;
+        s.collect_snapshots()
+            .context("approved, but the snapshots no approval keeps could not be removed")?;
         if !args.common.json {
             println!(
                 "approved {} ({n} rule{}) — {}",
@@ -184,6 +203,14 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
                 if n == 1 { "" } else { "s" },
                 file.display()
             );
+            if let Some(r) = approval.snapshot {
+                println!(
+                    "  its hooks run from snapshot {} ({} files, {} bytes) under trust = require",
+                    &r.id.to_string()[..16],
+                    r.files,
+                    r.bytes
+                );
+            }
         }
         results.push((sub, "approved", Some(file)));
     }
@@ -362,6 +389,44 @@ fn subject_path(p: &Path) -> PathBuf {
     out
 }
 
+/// Whether an approved plugin's folder is still what its approval's snapshot holds (a bare
+/// file has none to compare). A library, module or data file edited since is a change to
+/// approve again, though no rule changed: under `require` the hooks run the snapshot.
+fn snapshot_is_current(sub: &SubjectReport, dir: &Path) -> bool {
+    if sub.bare {
+        return true;
+    }
+    let Some(approved) = sub.approval.as_ref().and_then(|a| a.snapshot) else {
+        return false;
+    };
+    let Ok(Some(store)) = ApprovalStore::open(dir) else {
+        return false;
+    };
+    let now = store.snapshot_plugin(
+        sub.to_approval(0),
+        Path::new(&sub.subject),
+        &snapshot_limits(),
+    );
+    let current = matches!(&now, Ok((a, _)) if a.snapshot.map(|r| r.id) == Some(approved.id));
+    if !current {
+        eprintln!(
+            "{}: files of its folder changed since the snapshot it was approved with{}",
+            super::term::untrusted(&sub.subject),
+            now.err().map(|e| format!(" ({e})")).unwrap_or_default()
+        );
+    }
+    current
+}
+
+/// What one approval may copy into the store: the defaults, each file bounded as a pinned one.
+fn snapshot_limits() -> SnapshotLimits {
+    SnapshotLimits {
+        max_files: DEFAULT_MAX_SNAPSHOT_FILES,
+        max_bytes: DEFAULT_MAX_SNAPSHOT_BYTES,
+        max_file_bytes: DEFAULT_MAX_PINNED_FILE_BYTES,
+    }
+}
+
 fn remove(args: &TrustRemoveArgs) -> anyhow::Result<ExitCode> {
     let dir = store_dir()?;
     let Some(store) = ApprovalStore::open(&dir)? else {
@@ -382,6 +447,11 @@ fn remove(args: &TrustRemoveArgs) -> anyhow::Result<ExitCode> {
         if targets.iter().any(|t| s == t || s.starts_with(t)) && store.remove(&a.subject)? {
             removed.push(a.subject);
         }
+    }
+    if !removed.is_empty() {
+        store
+            .collect_snapshots()
+            .context("removed, but the snapshots no approval keeps could not be removed")?;
     }
     if args.json {
         print_json(&json!({"removed": removed}))?;

@@ -411,8 +411,16 @@ fn approvals_are_written_in_the_state_folder_never_in_the_project() {
         before,
         "nothing written in the project"
     );
-    let store: Vec<PathBuf> = files(&e.state().join("trust"));
+    // One record, and the plugin's snapshot beside it in the same private folder.
+    let store: Vec<PathBuf> = std::fs::read_dir(e.state().join("trust"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
     assert_eq!(store.len(), 1, "{store:?}");
+    let manifests = files(&e.state().join("trust/snapshots/manifests"));
+    assert_eq!(manifests.len(), 1, "{manifests:?}");
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(
         std::fs::metadata(&store[0]).unwrap().permissions().mode() & 0o777,

@@ -230,3 +230,84 @@ fn real_plugins_give_the_same_answers_under_off_and_warn() {
     let (_, r) = e.dispatch("warn", "ls");
     assert!(r.stderr.contains("changed since it was approved"), "{r:?}");
 }
+
+#[test]
+fn under_require_approved_plugins_run_from_their_snapshot_with_the_same_answers() {
+    let e = Env::new();
+    e.approve();
+    assert_plugin_works(&e, "require");
+    // What the scripts load at run time edited after approval: a neighbour module, a sourced
+    // library, a file read through `__dirname`, the guard's patterns. No rule changed, so each
+    // stays approved — and under `require` each still runs the approved bytes.
+    e.write("hooks/lib/patterns.js", "module.exports = [];\n", 0o644);
+    e.write("hooks/banner.txt", "banner edited\n", 0o644);
+    e.write("hooks/policy.py", "NAME = 'edited'\n", 0o644);
+    e.write("hooks/lib.sh", "LIB_NAME=edited\n", 0o644);
+    assert_plugin_works(&e, "require");
+    // `warn` runs the live folder: the edits show, and the emptied guard lets it through.
+    let (d, r) = e.dispatch("warn", "rm -rf ~/");
+    assert_eq!(d["outcome"], json!("allow"), "{r:?}");
+    assert_eq!(
+        answers(&d)[1..]
+            .iter()
+            .map(|(o, _)| o.as_str())
+            .collect::<Vec<_>>(),
+        ["banner edited", "python edited", "bash edited"],
+        "{r:?}"
+    );
+    // Approved again, `require` runs the new snapshot.
+    e.approve();
+    let (d, r) = e.dispatch("require", "ls");
+    assert_eq!(answers(&d)[3].0, "bash edited", "{r:?}");
+}
+
+/// Commands that run `hooks/g.sh` in ways the resolver does not follow (issue 27's list).
+const SPELLINGS: [&str; 7] = [
+    ": ${X:-$(${CLAUDE_PLUGIN_ROOT}/hooks/g.sh)}",
+    "MODE=\"strict\" \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\"",
+    "bash +e ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+    "sh -c '${CLAUDE_PLUGIN_ROOT}/hooks/g.sh'",
+    "sh < ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+    "cat ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh | sh",
+    "trap \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\" EXIT",
+];
+
+#[test]
+fn under_require_an_edited_script_does_not_run_whatever_the_spelling() {
+    let e = Env::new();
+    e.write("hooks/g.sh", "#!/bin/sh\necho ran-g-v1 >&2\n", 0o755);
+    let rules: Vec<Value> = SPELLINGS
+        .iter()
+        .map(|c| json!({"type": "command", "command": c, "timeout": 20}))
+        .collect();
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": rules}]}});
+    e.write(
+        "hooks/hooks.json",
+        &serde_json::to_string_pretty(&hooks).unwrap(),
+        0o644,
+    );
+    e.approve();
+    let outputs = |mode: &str| -> Vec<(String, Value)> { answers(&e.dispatch(mode, "ls").0) };
+    for (i, (out, failure)) in outputs("require").iter().enumerate() {
+        assert!(
+            out.contains("ran-g-v1") && failure.is_null(),
+            "{}: {out} {failure}",
+            SPELLINGS[i]
+        );
+    }
+    e.write("hooks/g.sh", "#!/bin/sh\necho ran-g-v2 >&2\n", 0o755);
+    // The edit is live: `warn` runs it in every spelling.
+    for (i, (out, _)) in outputs("warn").iter().enumerate() {
+        assert!(out.contains("ran-g-v2"), "{}: {out}", SPELLINGS[i]);
+    }
+    // Under `require` no spelling reaches it: a rule whose script is pinned is refused as
+    // changed, every other one runs the approved copy from the snapshot.
+    for (i, (out, failure)) in outputs("require").iter().enumerate() {
+        assert!(!out.contains("ran-g-v2"), "{}: {out}", SPELLINGS[i]);
+        assert!(
+            out.contains("ran-g-v1") || *failure == json!("untrusted"),
+            "{}: {out} {failure}",
+            SPELLINGS[i]
+        );
+    }
+}

@@ -349,6 +349,7 @@ fn empty_like(a: &Approval) -> Approval {
         approved_at: 0,
         hook_files: Vec::new(),
         rules: Vec::new(),
+        snapshot: None,
     }
 }
 
@@ -582,6 +583,7 @@ mod tests {
             approved_at: 0,
             hook_files: Vec::new(),
             rules,
+            snapshot: None,
         }
     }
 

@@ -4,12 +4,18 @@
 //!   make it stricter, never looser), the approval store's folder, and the bounds on pinned
 //!   files.
 //! - [`ApprovalStore`]: approvals, one private file per subject, in hookbox's state folder.
+//! - [`SnapshotStore`] (`snapshots/` of the approval store): an approval of a plugin is a
+//!   snapshot of its folder — every file copied, content-addressed, read-only — and under
+//!   `require` its approved hooks run from it ([`ApprovalStore::snapshot_plugin`] takes it,
+//!   [`ApprovalStore::collect_snapshots`] removes those no approval keeps).
 //! - At load (`survey`), every rule gets its record and verdict; the files a command runs are
 //!   read once beneath their root without following symlinks and kept (`pin`); a wasm rule's
 //!   component digest is the one of the bytes compiled.
 //! - At dispatch (`crate::trust_gate`), `require` refuses what is not approved (`untrusted`, the approved
-//!   fail mode kept), `warn` runs it and says so ([`TrustFinding`]), and a command runs sealed
-//!   copies of the bytes that were hashed.
+//!   fail mode kept), `warn` runs it from the live folder and says so ([`TrustFinding`]), and
+//!   under `require` an approved command runs from its approval's snapshot (`CLAUDE_PLUGIN_ROOT`
+//!   and the files it names point into it), or, for an approval without one, sealed copies of
+//!   the bytes that were hashed.
 //! - [`HookHost::trust_report`](crate::HookHost::trust_report): every subject's records and
 //!   verdicts, for `hookbox trust` and admin views (built by `crate::trust_report`).
 //!
@@ -17,7 +23,9 @@
 
 mod pin;
 mod policy;
+mod private_file;
 mod report;
+mod snapshot;
 mod store;
 mod survey;
 mod user_settings;
@@ -28,8 +36,12 @@ pub use hookbox_trust::TrustMode;
 pub(crate) use pin::{fd_path, sealed_copy};
 pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
 pub use report::{RuleReport, SubjectReport, TrustFinding};
+pub use snapshot::{
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, RootProblem, Snapshot, SnapshotError,
+    SnapshotLimits, SnapshotSource, SnapshotStore,
+};
 pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreError};
-pub(crate) use survey::{LoadedTrust, Pin, RuleCheck, survey};
+pub(crate) use survey::{LoadedTrust, RuleCheck, survey};
 pub use user_settings::{UserSettings, default_config_dir};
 
 /// The approval store's folder under a state root: `<root>/trust`.

@@ -1,8 +1,9 @@
 //! Trust at dispatch: a rule that is not approved as it is does not run under `require` (it
 //! fails with `untrusted`, its fail mode applies — the *approved* fail mode when the rule was
 //! loosened, so a tampered guard still fails closed); under `warn` it runs and the dispatch
-//! says so. Under `require` a command runs the sealed copies of the files it was approved with
-//! (as does a tenant's, recorded under `off`, so a held load keeps running the bytes approved);
+//! says so. Under `require` an approved command runs from its approval's snapshot of the plugin
+//! folder, and the files it names outside the plugin from sealed copies of the bytes hashed (as
+//! does a tenant's, recorded under `off`, so a held load keeps running the bytes approved);
 //! under `warn` it runs from the live folder exactly as the agent itself would run it — the
 //! default mode never changes how a plugin runs (a copy at `/proc/self/fd/N` is no place for a
 //! script that finds its neighbours through `$0` or `__dirname`, and `node` cannot start one
@@ -16,11 +17,11 @@ use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
 use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandLine, CommandSpec, FailMode};
-use hookbox_trust::{RuleTrust, Site, TrustMode};
+use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode};
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
-use crate::trust::{Pin, RuleCheck, TrustFinding, fd_path, sealed_copy};
+use crate::trust::{RuleCheck, TrustFinding, fd_path, sealed_copy};
 
 /// Why trust keeps `check` from running under `require`, if it does.
 fn refusal(check: &RuleCheck) -> Option<String> {
@@ -102,36 +103,88 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
     out
 }
 
-/// The request that runs the sealed copies of the files `pos` was approved with (and a note
-/// when, recorded under `off`, one of them cannot be), or the refusal under `require`. Under
-/// `warn`, `req` as it is: the live folder, as the agent would run it.
+/// Under `require`, the request that runs what `pos` was approved with: from its approval's
+/// snapshot (`CLAUDE_PLUGIN_ROOT` and every file it names beneath the plugin point into it, so a
+/// script, a library it sources, a module it imports are the approved ones, however the command
+/// spells them), the files it names outside the plugin as sealed copies of the bytes hashed —
+/// or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
+/// a note when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
+/// would run it.
 pub(crate) fn pin_request(
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
 ) -> Result<(CommandRequest, Option<String>), Ran> {
-    if loaded.trust.mode == TrustMode::Warn {
+    let mode = loaded.trust.mode;
+    if mode == TrustMode::Warn {
         return Ok((req, None));
     }
     let Some(check) = loaded.trust.rule(pos) else {
         return Ok((req, None));
     };
+    let refuse = |why: String| {
+        Ran::failed(
+            FailureClass::Untrusted,
+            format!("refused (trust = require): {why}"),
+        )
+    };
+    let snapshot = if mode == TrustMode::Require {
+        let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
+        match plugin
+            .and_then(|i| loaded.trust.subjects.get(i))
+            .and_then(|s| s.snapshot.as_ref().map(|r| (s, r)))
+        {
+            Some((_, Ok(snap))) => Some(snap),
+            Some((subject, Err(e))) => {
+                return Err(refuse(format!(
+                    "the snapshot its approval runs from cannot be used ({e}); approve it again with `hookbox trust add {}`",
+                    subject.name
+                )));
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
     let mut note = check
         .unpinnable
         .as_ref()
         .map(|why| format!("trust: ran without pinning {why}"));
-    let mut copies = Vec::with_capacity(check.pins.len());
+    let mut sites = Vec::with_capacity(check.pins.len());
+    let mut fds = Vec::new();
     for pin in &check.pins {
-        match sealed_copy(&pin.file) {
-            Ok(fd) => copies.push((pin, fd)),
-            Err(e) if loaded.trust.mode == TrustMode::Require => {
-                return Err(Ran::failed(
-                    FailureClass::Untrusted,
-                    format!(
-                        "refused (trust = require): cannot run a sealed copy of {}: {e}; hookbox does not run a file that could change after it was checked",
+        if let Some(snap) = snapshot
+            && pin.base == Base::Plugin
+        {
+            match snap.manifest.find(Base::Plugin, &pin.path) {
+                Some((
+                    _,
+                    SnapshotEntry {
+                        kind: EntryKind::File { sha256, .. },
+                        ..
+                    },
+                )) if *sha256 == pin.file.sha256 => {}
+                _ => {
+                    return Err(refuse(format!(
+                        "its approval's snapshot does not hold {} as approved; approve it again",
                         pin.shown
-                    ),
-                ));
+                    )));
+                }
+            }
+            let path = snap.base_dir(Base::Plugin).join(&pin.path);
+            sites.push((pin.site.clone(), path.display().to_string()));
+            continue;
+        }
+        match sealed_copy(&pin.file) {
+            Ok(fd) => {
+                sites.push((pin.site.clone(), fd_path(&fd)));
+                fds.push(Arc::new(fd));
+            }
+            Err(e) if mode == TrustMode::Require => {
+                return Err(refuse(format!(
+                    "cannot run a sealed copy of {}: {e}; hookbox does not run a file that could change after it was checked",
+                    pin.shown
+                )));
             }
             Err(e) => {
                 note = Some(format!(
@@ -142,43 +195,72 @@ pub(crate) fn pin_request(
             }
         }
     }
-    if copies.is_empty() {
-        return Ok((req, note));
+    if let Some(snap) = snapshot {
+        req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
     }
-    req.spec = rewrite(&req.spec, &copies);
-    req.pass_fds = copies.into_iter().map(|(_, fd)| Arc::new(fd)).collect();
+    if !sites.is_empty() {
+        req.spec = rewrite(&req.spec, &sites);
+    }
+    req.pass_fds = fds;
     Ok((req, note))
 }
 
-/// `spec` with each pinned file's name replaced by the path of its sealed copy.
-fn rewrite(spec: &CommandSpec, copies: &[(&Pin, std::os::fd::OwnedFd)]) -> CommandSpec {
+/// `spec` with the name at each site replaced by its path (in a shell text, quoted).
+fn rewrite(spec: &CommandSpec, sites: &[(Site, String)]) -> CommandSpec {
     let mut spec = spec.clone();
     match &mut spec.command {
         CommandLine::Shell { text, .. } => {
-            let mut sites: Vec<(usize, usize, String)> = copies
+            let mut spans: Vec<(usize, usize, String)> = sites
                 .iter()
-                .filter_map(|(pin, fd)| match pin.site {
-                    Site::Text { start, end } => Some((start, end, fd_path(fd))),
-                    _ => None,
+                .filter_map(|(site, path)| match *site {
+                    Site::Text { start, end } => Some((start, end, shell_quoted(path))),
+                    Site::Arg(_) | Site::None => None,
                 })
                 .collect();
             // From the end, so earlier ranges stay where they were.
-            sites.sort_by_key(|s| std::cmp::Reverse(s.0));
-            for (start, end, path) in sites {
+            spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+            for (start, end, path) in spans {
                 if text.is_char_boundary(start) && text.is_char_boundary(end) && end <= text.len() {
                     text.replace_range(start..end, &path);
                 }
             }
         }
         CommandLine::Exec { argv } => {
-            for (pin, fd) in copies {
-                if let Site::Arg(i) = pin.site
+            for (site, path) in sites {
+                if let Site::Arg(i) = *site
                     && let Some(a) = argv.get_mut(i)
                 {
-                    *a = fd_path(fd);
+                    a.clone_from(path);
                 }
             }
         }
     }
     spec
+}
+
+/// `path` as one shell word: as it is when it has nothing a shell reads, else single-quoted.
+fn shell_quoted(path: &str) -> String {
+    let plain = !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b));
+    if plain {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_one_shell_word() {
+        assert_eq!(
+            shell_quoted("/s/trees/ab/plugin/g.sh"),
+            "/s/trees/ab/plugin/g.sh"
+        );
+        assert_eq!(shell_quoted("/a b/it's"), "'/a b/it'\\''s'");
+    }
 }

@@ -147,6 +147,7 @@ mod tests {
             approved_at: 0,
             hook_files: Vec::new(),
             rules: vec![guard.clone(), audit.clone()],
+            snapshot: None,
         };
         let index = ApprovalIndex::new(&approval);
         assert_eq!(check_rule(&audit, Some(&index)), RuleTrust::Approved);

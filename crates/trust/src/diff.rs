@@ -302,6 +302,7 @@ mod tests {
             approved_at: 0,
             hook_files: Vec::new(),
             rules,
+            snapshot: None,
         }
     }
 

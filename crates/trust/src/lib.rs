@@ -14,6 +14,8 @@
 //! - [`ApprovalIndex`], [`RuleTrust`]: the verdict on a rule as it is now.
 //! - [`diff_rules`], [`diff_approval`]: what changed, file by file and grant by grant.
 //! - [`TrustMode`]: the `trust` setting (`off`, `warn`, `require`).
+//! - [`SnapshotManifest`], [`SnapshotRef`]: what an approval's snapshot holds (every file of the
+//!   plugin folder, by digest), the reference an [`Approval`] keeps, and reading it back.
 //!
 //! Reading files, hashing what runs and storing approvals belong to the host (`hookbox-host`'s
 //! `trust` module); nothing here touches the file system. It imports only the rule model of
@@ -28,6 +30,7 @@ mod mode;
 mod record;
 mod resolve;
 mod shell;
+mod snapshot;
 
 pub use check::{ApprovalIndex, RuleTrust, check_rule};
 pub use content::rule_content;
@@ -40,4 +43,9 @@ pub use record::{
 };
 pub use resolve::{
     Base, CommandFiles, FileRef, FileRole, Site, Unpinned, UnpinnedWhy, resolve_command,
+};
+pub use snapshot::{
+    EntryKind, LiveChange, MAX_MANIFEST_BYTES, MAX_SNAPSHOT_ENTRIES, MAX_SNAPSHOT_ROOTS,
+    ManifestError, SNAPSHOT_VERSION, SnapshotEntry, SnapshotManifest, SnapshotRef, SnapshotRoot,
+    compare_root,
 };

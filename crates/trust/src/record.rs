@@ -197,6 +197,11 @@ pub struct Approval {
     pub hook_files: Vec<HookFile>,
     /// Every rule it had.
     pub rules: Vec<RuleRecord>,
+    /// The snapshot of its folder taken when it was approved: what its approved hooks run from
+    /// under `require`. `None` for a bare hooks or settings file, and in records written before
+    /// snapshots (their hooks run sealed copies of the files pinned, as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<crate::SnapshotRef>,
 }
 
 /// Why a stored approval was refused.
@@ -329,6 +334,7 @@ mod tests {
                 },
             }],
             rules: vec![rule],
+            snapshot: None,
         }
     }
 

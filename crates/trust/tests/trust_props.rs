@@ -124,6 +124,7 @@ fn record() -> Approval {
             },
         }],
         rules,
+        snapshot: None,
     }
 }
 

@@ -126,11 +126,7 @@ mod tests {
             why.starts_with("its program ${CLAUDE_PROJECT_DIR}/scripts/missing.sh does not exist"),
             "{why}"
         );
-        let exec = CommandSpec {
-            command: None,
-            args: Some(vec!["${CLAUDE_PLUGIN_ROOT}/hooks/gone".into()]),
-            ..CommandSpec::shell("", 5.0)
-        };
+        let exec = CommandSpec::exec(vec!["${CLAUDE_PLUGIN_ROOT}/hooks/gone".into()], 5.0);
         assert!(cannot_run(&exec, &roots).is_some());
     }
 }

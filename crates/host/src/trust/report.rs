@@ -101,6 +101,7 @@ impl SubjectReport {
             approved_at,
             hook_files: self.hook_files.clone(),
             rules: self.rules.iter().map(|r| r.record.clone()).collect(),
+            snapshot: None,
         }
     }
 

@@ -23,7 +23,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
-use hookbox_trust::{Approval, Digest, RecordError};
+use hookbox_trust::{Approval, Base, Digest, EntryKind, FileState, RecordError, SnapshotEntry};
+
+use super::snapshot::{
+    RootProblem, Snapshot, SnapshotError, SnapshotLimits, SnapshotSource, SnapshotStore,
+};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
@@ -133,6 +137,92 @@ impl ApprovalStore {
     /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The snapshot store kept in this folder (`snapshots/`): with `create`, made (`0700`) when
+    /// missing; else `None` when nothing was ever snapshotted.
+    ///
+    /// # Errors
+    /// The folder cannot be opened or made.
+    pub fn snapshots(&self, create: bool) -> Result<Option<SnapshotStore>, SnapshotError> {
+        SnapshotStore::open_in(self.dir.as_fd(), &self.path, create)
+    }
+
+    /// Takes the snapshot of the plugin folder `folder` (canonical) that `approval` is of, and
+    /// returns the approval keeping it. Every file the approval pinned beneath the plugin must
+    /// be in the snapshot with the digest approved: a file changed between the review and the
+    /// copy is refused, never approved unseen.
+    ///
+    /// # Errors
+    /// The folder over `limits`, unreadable, or changed since the review; the store unwritable.
+    pub fn snapshot_plugin(
+        &self,
+        mut approval: Approval,
+        folder: &Path,
+        limits: &SnapshotLimits,
+    ) -> Result<(Approval, Snapshot), SnapshotError> {
+        let dir = rustix::fs::open(
+            folder,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| SnapshotError::Root {
+            path: folder.display().to_string(),
+            reason: RootProblem::Os(e),
+        })?;
+        let store = self.snapshots(true)?.ok_or_else(|| SnapshotError::Store {
+            path: self.path.join("snapshots"),
+            error: std::io::ErrorKind::NotFound.into(),
+        })?;
+        let snapshot = store.take(
+            &[SnapshotSource {
+                base: Base::Plugin,
+                path: String::new(),
+                single_file: false,
+                base_dir: dir.as_fd(),
+                base_path: folder,
+            }],
+            limits,
+        )?;
+        for rule in &approval.rules {
+            for f in rule.files.iter().filter(|f| f.base == Base::Plugin) {
+                let FileState::Pinned { sha256, .. } = f.state else {
+                    continue;
+                };
+                let held = snapshot.manifest.find(Base::Plugin, &f.path);
+                if !matches!(held, Some((_, SnapshotEntry { kind: EntryKind::File { sha256: s, .. }, .. })) if *s == sha256)
+                {
+                    return Err(SnapshotError::ChangedMeanwhile {
+                        path: folder.join(&f.path).display().to_string(),
+                    });
+                }
+            }
+        }
+        approval.snapshot = Some(snapshot.reference());
+        Ok((approval, snapshot))
+    }
+
+    /// Removes the snapshots no stored approval keeps. Nothing is removed while a record
+    /// cannot be read (it may keep one). Returns how many were removed.
+    ///
+    /// # Errors
+    /// The store or its snapshot folder cannot be listed or changed.
+    pub fn collect_snapshots(&self) -> Result<usize, StoreError> {
+        let fail = |e: SnapshotError| StoreError::Folder {
+            path: self.path.join("snapshots"),
+            reason: e.to_string(),
+        };
+        let Some(store) = self.snapshots(false).map_err(fail)? else {
+            return Ok(0);
+        };
+        let mut keep = std::collections::HashSet::new();
+        for a in self.list()? {
+            match a {
+                Ok(a) => keep.extend(a.snapshot.map(|s| s.id)),
+                Err(_) => return Ok(0),
+            }
+        }
+        store.collect(&keep).map_err(fail)
     }
 
     /// The file name a subject's record is stored under.
@@ -362,6 +452,7 @@ mod tests {
             approved_at: 1,
             hook_files: Vec::new(),
             rules: Vec::new(),
+            snapshot: None,
         }
     }
 

@@ -17,6 +17,8 @@ use hookbox_trust::{
 use hookbox_wasm::{MountDir, PreparedHook};
 
 use super::pin::{PinError, PinnedFile, read_beneath};
+use super::snapshot::Snapshot;
+use super::store::ApprovalStore;
 use super::{HostTrust, TrustMode};
 
 /// A pinned file of a command rule and where its name sits in the command.
@@ -26,6 +28,9 @@ pub(crate) struct Pin {
     pub(crate) file: Arc<PinnedFile>,
     /// The path as written in messages.
     pub(crate) shown: String,
+    /// The folder it is beneath, and its path there.
+    pub(crate) base: Base,
+    pub(crate) path: String,
 }
 
 /// One rule's standing.
@@ -50,6 +55,9 @@ pub(crate) struct Subject {
     pub(crate) approval: Option<Approval>,
     /// Why the stored approval could not be used.
     pub(crate) error: Option<String>,
+    /// The snapshot its approval keeps (what its approved hooks run from under `require`), or
+    /// why it cannot be used; `None` when the approval keeps none.
+    pub(crate) snapshot: Option<Result<Snapshot, String>>,
 }
 
 /// What a loaded rule set knows about trust.
@@ -235,6 +243,19 @@ impl Pins {
     }
 }
 
+/// The snapshot `id` of `store`, or why it cannot be used.
+fn open_snapshot(store: Option<&ApprovalStore>, id: Digest) -> Result<Snapshot, String> {
+    let store = store.ok_or_else(|| "there is no approval store".to_owned())?;
+    match store.snapshots(false) {
+        Ok(Some(s)) => s.open(id).map_err(|e| e.to_string()),
+        Ok(None) => Err(format!(
+            "snapshot {id} is missing: {} holds no snapshots",
+            store.path().display()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The component path of a wasm rule beneath its plugin, as `prepare` reads it.
 fn component_path(written: &str) -> String {
     let rel = ["${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}"]
@@ -277,11 +298,16 @@ pub(crate) fn survey(
                     (None, Some(e.to_string()))
                 }
             };
+            let snapshot = approval
+                .as_ref()
+                .and_then(|a| a.snapshot)
+                .map(|r| open_snapshot(trust.store.as_ref(), r.id));
             Subject {
                 name,
                 bare,
                 approval,
                 error,
+                snapshot,
             }
         })
         .collect();
@@ -344,6 +370,8 @@ pub(crate) fn survey(
                                 site: f.site,
                                 file: p,
                                 shown: shown.clone(),
+                                base,
+                                path: path.clone(),
                             });
                             state
                         }
