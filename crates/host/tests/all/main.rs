@@ -13,7 +13,6 @@ mod hardening;
 mod observe;
 mod processes;
 mod replay;
-mod soak;
 mod stop;
 mod tenant_control;
 mod tenant_trust;

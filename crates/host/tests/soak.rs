@@ -1,6 +1,23 @@
 //! A long-lived host under a mix of hostile hooks: after a thousand events its open files and
 //! resident memory are where they were after the first hundred (no descriptor, store, replay
 //! file or buffer kept per event), and every event got a verdict.
+//!
+//! Its own test binary, not a module of `tests/all`: it reads the process's open descriptors and
+//! resident memory, and the other integration tests running beside it in one process (each with
+//! its own hosts, pools and scratch folders) moved those by hundreds of MiB — a leak test that
+//! fails on its neighbours' memory is no test.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
+#[allow(
+    dead_code,
+    reason = "the shared helpers of tests/all; this test uses two of them"
+)]
+#[path = "all/util.rs"]
+mod util;
 
 use hookbox_core::Dialect;
 use serde_json::json;
