@@ -22,6 +22,33 @@ pub(super) const MAX_AGE: Duration = Duration::from_secs(60 * 60);
 /// The largest record read.
 const MAX_RECORD_BYTES: u64 = 64;
 
+/// The file name of the record keyed by `parts` (agent, session, and the turn or the message):
+/// a hash of them, each length-prefixed so no two keys share a name — never a path, whatever the
+/// agent sends. Shared with the trust notices' markers (`trust_notice.rs`).
+pub(super) fn record_name(parts: [&str; 3]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Creates `dir` (and its parents) and makes it private to the user: a session's records say
+/// which sessions ran which plugins.
+pub(super) fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 /// One turn's record.
 pub(super) struct StopStore {
     dir: PathBuf,
@@ -32,18 +59,9 @@ impl StopStore {
     /// The record of `agent`'s turn `turn` (Codex's `turn_id`; empty where the agent has none) in
     /// session `session`, under the state root `root`.
     pub(super) fn new(root: &Path, agent: &str, session: &str, turn: &str) -> StopStore {
-        let mut h = Sha256::new();
-        for part in [agent, session, turn] {
-            h.update((part.len() as u64).to_le_bytes());
-            h.update(part.as_bytes());
-        }
-        let name: String = h.finalize()[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         let dir = root.join("stop-loops");
         StopStore {
-            file: dir.join(name),
+            file: dir.join(record_name([agent, session, turn])),
             dir,
         }
     }
@@ -64,12 +82,7 @@ impl StopStore {
                 _ => Ok(()),
             },
             Some(n) => {
-                std::fs::create_dir_all(&self.dir)?;
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))?;
-                }
+                private_dir(&self.dir)?;
                 let tmp = self
                     .file
                     .with_extension(format!("tmp{}", std::process::id()));

@@ -7,11 +7,9 @@
 
 use std::path::Path;
 
+use super::stop_store::{MAX_AGE, MAX_RECORDS, private_dir, record_name, sweep};
 use hookbox_core::aggregate::Verdict;
 use hookbox_host::TrustFinding;
-use sha2::{Digest, Sha256};
-
-use super::stop_store::{MAX_AGE, MAX_RECORDS, sweep};
 
 /// The most findings named in one message; the rest are counted.
 const MAX_NAMED: usize = 3;
@@ -36,28 +34,14 @@ pub(super) fn message(findings: &[TrustFinding]) -> Option<String> {
 /// Whether `message` is new in `agent`'s session `session`: records it and says `true` the first
 /// time. A marker that cannot be written says `true` (the warning is repeated rather than lost).
 pub(super) fn first_time(root: &Path, agent: &str, session: &str, message: &str) -> bool {
-    let mut h = Sha256::new();
-    for part in [agent, session, message] {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    let name: String = h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
     let dir = root.join("trust-notices");
-    if std::fs::create_dir_all(&dir).is_err() {
+    if private_dir(&dir).is_err() {
         return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
     }
     let fresh = match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(dir.join(name))
+        .open(dir.join(record_name([agent, session, message])))
     {
         Ok(_) => true,
         Err(e) => e.kind() != std::io::ErrorKind::AlreadyExists,
