@@ -62,7 +62,10 @@ fn fingerprint(folder: &Path) -> Fingerprint {
             "unreadable".hash(&mut h);
             continue;
         };
-        let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+        // At most the entries still allowed (and one more, to know the cap was passed): a
+        // folder of millions of names must not be listed into memory before the cap applies.
+        let room = MAX_WATCHED_ENTRIES.saturating_sub(seen) + 1;
+        let mut names: Vec<_> = entries.filter_map(Result::ok).take(room).collect();
         names.sort_by_key(std::fs::DirEntry::file_name);
         for e in names {
             seen += 1;
@@ -183,5 +186,21 @@ async fn poll_once(
             }
             Err(e) => tracing::error!(tenant = %id, error = %e, "a control poll task failed"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_past_the_cap_is_fingerprinted_as_truncated_and_one_within_it_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..MAX_WATCHED_ENTRIES {
+            std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
+        }
+        assert!(!fingerprint(dir.path()).truncated);
+        std::fs::write(dir.path().join("one-more"), "").unwrap();
+        assert!(fingerprint(dir.path()).truncated);
     }
 }
