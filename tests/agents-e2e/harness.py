@@ -255,7 +255,7 @@ def main():
     else:
         print("\n" + observed)
     if not full:
-        # A subset (CI's --quick): each cell it saw must still be what docs/agents.md says.
+        # A subset (--quick, --agent, --case): each cell it saw must still be what docs/agents.md says.
         mismatches = subset_differences(results, documented)
         if mismatches:
             print("\nagents-e2e: what the agents did differs from docs/agents.md's table:")
