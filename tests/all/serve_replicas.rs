@@ -1,9 +1,12 @@
 //! `hookbox serve` as several replicas of one service (issue 29), through the real binary on
 //! loopback: replicas sharing a tenants folder and a control store (`[control] dir`) converge
-//! by themselves — a changed tenant folder is seen by each replica's poll and held on every
-//! one, an approval or rejection sent to one is acted on by the others, a replica restarted
-//! with an empty state folder serves no unapproved rule, a damaged control file is skipped
-//! with a logged error, and the control store is refused where a tenant could write it.
+//! by themselves — a changed tenant folder is seen by each replica's poll (or at once, where
+//! inotify wakes it) and held on every one, an approval or rejection sent to one is acted on by
+//! the others, a replica restarted with an empty state folder serves no unapproved rule, a
+//! damaged control file is skipped with a logged error, control records whose times disagree
+//! with their generations change nothing, and the control store is refused where a tenant
+//! could write it. Replay goes to stdout as JSON lines with `[replay] sink = "stdout"`. The
+//! whole service behind HAProxy is `tests/replicas/run`, run here where haproxy is installed.
 //! Every wait is "eventually" (bounded only against a hang): no test measures the interval.
 
 #![allow(
@@ -408,4 +411,24 @@ fn three_replicas_behind_haproxy_converge_hold_and_never_answer_allow_for_a_deny
     assert_eq!(rolling["allow"], 0, "{n:#}");
     assert_eq!(rolling["block"], rolling["sent"], "{n:#}");
     assert!(rolling["restarts"].as_u64().unwrap() >= 3, "{n:#}");
+}
+
+/// Issue 29 (inotify): with an hour between polls, two replicas still act at once — the
+/// changed tenant folder is held on both and an approval made on one is served by the other —
+/// because inotify (this machine's local file system has it) wakes each replica's poll for a
+/// change under the tenants folder or the control store.
+#[test]
+fn with_an_hour_between_polls_inotify_wakes_replicas_for_a_change_and_an_approval() {
+    const SLOW: &str = "[trust]\nhold_changed_reloads = true\n[control]\ndir = \"control\"\npoll_interval_secs = 3600\n";
+    let f = guarded();
+    let a = f.start_replica("a", SLOW);
+    let b = f.start_replica("b", SLOW);
+    assert_eq!((outcome(&a), outcome(&b)), ("block".into(), "block".into()));
+    write_guard(&f, ALLOW);
+    let digest = held_on_both(&a, &b);
+    let r = post(&a, "approve", &digest);
+    assert_eq!(r.status, 200, "{}", r.text());
+    eventually("the other replica serves the approval", || {
+        (outcome(&b) == "allow").then_some(())
+    });
 }
