@@ -79,7 +79,13 @@ def start_mock(work: Path, command, final):
 
 def run_case(agent, case, tools: Tools, keep: Path | None):
     work = Path(tempfile.mkdtemp(prefix=f"e2e-{agent.name}-{case.name}-"))
-    home, project, plugins = work / "home", work / "project", work / "plugins"
+    # For Claude Code the plugin lives inside the project, as a committed plugin does: install
+    # names it relative to the project (no --project-dir), so every Claude case also proves that
+    # `hookbox hook` finds it through CLAUDE_PROJECT_DIR. Elsewhere it stays outside: Gemini CLI,
+    # Qwen Code and kimi-cli put the project's files in front of the model, and a case's context
+    # marker, written in the plugin, would then reach the model whatever the hook did.
+    home, project = work / "home", work / "project"
+    plugins = project / ".plugins" if agent.name == "claude" else work / "plugins"
     for d in (home, project, plugins):
         d.mkdir()
     if case.victim:
