@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use hookbox_host::trust::SubjectReport;
-use hookbox_trust::{ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust};
+use hookbox_trust::{
+    ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust, UNPINNABLE_FIX,
+};
 use owo_colors::OwoColorize;
 use serde_json::Value;
 
@@ -204,13 +206,25 @@ pub(crate) fn write_rule(
         );
     }
     for u in &r.unpinned {
-        let _ = writeln!(
-            s,
-            "      {}  {} — {}",
-            "unpinned".yellow(),
-            untrusted(&u.what),
-            u.why.describe()
-        );
+        if u.unpinnable || u.why.is_unpinnable() {
+            // Refused under `trust = require`: named before anyone approves it, with the fix.
+            let _ = writeln!(
+                s,
+                "      {}  {} — {}; refused under trust = require: {}",
+                "unpinnable:".red().bold(),
+                untrusted(&u.what),
+                u.why.describe(),
+                UNPINNABLE_FIX
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "      {}  {} — {}",
+                "unpinned".yellow(),
+                untrusted(&u.what),
+                u.why.describe()
+            );
+        }
     }
     let g = grants(&r.content);
     if !g.is_empty() {
