@@ -254,9 +254,12 @@ const UNMODELLED_WRAPPERS: &[&str] = &[
 /// Whether `name` is a wrapper, and how it runs.
 pub(crate) fn wrapper_kind(name: &str) -> Option<WrapperKind> {
     match name {
-        "exec" | "command" | "builtin" | "time" | "if" | "then" | "else" | "elif" | "do"
-        | "while" | "until" | "!" | "{" => Some(WrapperKind::Builtin),
-        "env" | "nice" | "timeout" | "stdbuf" | "setsid" | "nohup" => Some(WrapperKind::OnPath),
+        "exec" | "command" | "builtin" | "if" | "then" | "else" | "elif" | "do" | "while"
+        | "until" | "!" | "{" => Some(WrapperKind::Builtin),
+        // `time` is a keyword of bash but a program on PATH for sh (dash): named as one.
+        "env" | "nice" | "timeout" | "stdbuf" | "setsid" | "nohup" | "time" => {
+            Some(WrapperKind::OnPath)
+        }
         _ => None,
     }
 }

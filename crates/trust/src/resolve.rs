@@ -315,25 +315,62 @@ fn resolve_text(
     for u in lexed.unmodelled {
         out.unpinned(u, UnpinnedWhy::Unpinnable);
     }
+    // The working folder of each open subshell, innermost last: a `cd` inside `( … )` ends
+    // with it.
+    let mut scopes: Vec<(u32, Cwd)> = Vec::new();
+    // How many `if`/`while`/`until`/`for`/`select`/`case` are open: a `cd` inside one may or
+    // may not have run.
+    let mut compound = 0usize;
     for command in &lexed.commands {
+        while scopes
+            .last()
+            .is_some_and(|(id, _)| !command.scope.contains(id))
+        {
+            scopes.pop();
+        }
+        for id in &command.scope[scopes.len().min(command.scope.len())..] {
+            let here = scopes
+                .last()
+                .map_or_else(|| cwd.clone(), |(_, c)| c.clone());
+            scopes.push((*id, here));
+        }
+        let here = match scopes.last_mut() {
+            Some((_, c)) => c,
+            None => &mut *cwd,
+        };
         // A substitution runs first, in a subshell: a `cd` in it changes nothing after it.
         for w in command.words.iter().chain(&command.data) {
             for s in &w.substitutions {
-                let mut inner = cwd.clone();
+                let mut inner = here.clone();
                 let r = offset + s.start..offset + s.end;
                 resolve_text(text, r, dialect, &mut inner, depth + 1, out);
             }
         }
+        match command.words.first().and_then(literal) {
+            Some("if" | "while" | "until" | "for" | "select" | "case") => compound += 1,
+            Some("fi" | "done" | "esac") => compound = compound.saturating_sub(1),
+            _ => {}
+        }
         let words = &command.words;
+        let before = here.clone();
         resolve_simple(
             words,
             |i| Site::Text {
                 start: offset + words[i].span.start,
                 end: offset + words[i].span.end,
             },
-            cwd,
+            here,
             out,
         );
+        if *here != before {
+            if command.piped {
+                // `cd x | …`, `cd x &`: in a subshell of its own.
+                *here = before;
+            } else if command.after_or || compound > 0 {
+                // It may not have run.
+                *here = Cwd::Unknown("a `cd` that may or may not run".into());
+            }
+        }
     }
     if let Some((rest, why)) = lexed.unparsed {
         out.unpinned(format!("{} ({why})", cut(&rest)), UnpinnedWhy::NotFollowed);
@@ -1286,6 +1323,24 @@ mod tests {
             })
             .collect();
         assert_eq!(spans, ["./a.sh", "${CLAUDE_PLUGIN_ROOT}/c.sh", "./b.sh"]);
+        // A `cd` in a subshell, a pipeline or after `||` changes nothing certain after it
+        // (found by the resolver_vs_shell differential).
+        for (text, want) in [
+            ("(cd sub); ./x.sh", Ok("x.sh")),
+            ("(cd sub; ./x.sh); ./y.sh", Ok("sub/x.sh y.sh")),
+            ("cd sub | true; ./x.sh", Ok("x.sh")),
+            ("cd sub & ./x.sh", Ok("x.sh")),
+            ("true || cd sub && ./x.sh", Err(UnknownCwd)),
+            ("if true; then cd sub; fi; ./x.sh", Err(UnknownCwd)),
+            ("cd sub && ./x.sh", Ok("sub/x.sh")),
+        ] {
+            let got = shell(text);
+            let paths: Vec<&str> = got.files.iter().map(|f| f.path.as_str()).collect();
+            match want {
+                Ok(p) => assert_eq!(paths.join(" "), p, "{text}: {got:?}"),
+                Err(why) => assert!(got.unpinned.iter().any(|u| u.why == why), "{text}: {got:?}"),
+            }
+        }
         // Nesting past the bound is unpinnable, not followed forever.
         let deep = format!("{}x{}", "$(".repeat(12), ")".repeat(12));
         assert!(shell(&deep).unpinnable().is_some());

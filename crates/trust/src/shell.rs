@@ -104,6 +104,13 @@ pub(crate) struct Command {
     /// Words that run nothing themselves but may hold command substitutions: redirection
     /// targets, `case` patterns.
     pub(crate) data: Vec<Word>,
+    /// The subshells (`( … )`) it is inside, outermost first, each by a number of its own: a
+    /// `cd` in one changes nothing outside it.
+    pub(crate) scope: Vec<u32>,
+    /// In a pipeline or in the background: it runs in a subshell of its own.
+    pub(crate) piped: bool,
+    /// After a `||` in its and-or list: whether it runs depends on another command failing.
+    pub(crate) after_or: bool,
 }
 
 /// A command text split into simple commands.
@@ -140,11 +147,38 @@ pub(crate) fn lex(text: &str, dialect: Dialect) -> Lexed {
     let mut out = Lexed::default();
     let mut current = Command::default();
     let mut cases: Vec<Case> = Vec::new();
-    let finish = |current: &mut Command, out: &mut Lexed| {
+    // The subshells open here, the next subshell's number, whether a `||` came earlier in
+    // this and-or list, and whether the next command reads a pipe.
+    let mut scope: Vec<u32> = Vec::new();
+    let mut next_scope = 0u32;
+    let mut after_or = false;
+    let mut pipe_in = false;
+    let finish = |current: &mut Command,
+                  out: &mut Lexed,
+                  scope: &[u32],
+                  after_or: bool,
+                  piped_out: bool,
+                  pipe_in: &mut bool| {
         if !current.words.is_empty() || !current.data.is_empty() {
+            current.scope = scope.to_vec();
+            current.after_or = after_or;
+            current.piped = piped_out || *pipe_in;
             out.commands.push(std::mem::take(current));
         }
+        *pipe_in = piped_out;
     };
+    macro_rules! finish {
+        ($piped:expr) => {
+            finish(
+                &mut current,
+                &mut out,
+                &scope,
+                after_or,
+                $piped,
+                &mut pipe_in,
+            )
+        };
+    }
     loop {
         lx.skip_blanks();
         let Some(c) = lx.peek() else { break };
@@ -158,18 +192,46 @@ pub(crate) fn lex(text: &str, dialect: Dialect) -> Lexed {
                 if lx.peek() == Some(b'&') {
                     lx.i += 1;
                 }
-                finish(&mut current, &mut out);
+                finish!(false);
+                after_or = false;
                 *cases.last_mut().expect("in a case") = Case::Patterns;
             }
             b')' if in_patterns => {
                 lx.i += 1;
-                finish(&mut current, &mut out);
+                finish!(false);
+                after_or = false;
                 *cases.last_mut().expect("in a case") = Case::Body;
             }
             b'(' | b'|' | b'\n' if in_patterns => lx.i += 1,
-            b'\n' | b';' | b'|' | b'(' | b')' => {
+            b'|' if lx.peek_at(1) == Some(b'|') => {
+                lx.i += 2;
+                finish!(false);
+                after_or = true;
+            }
+            b'|' => {
                 lx.i += 1;
-                finish(&mut current, &mut out);
+                finish!(true);
+            }
+            b'&' if lx.peek_at(1) == Some(b'&') => {
+                lx.i += 2;
+                finish!(false);
+            }
+            b'(' => {
+                lx.i += 1;
+                finish!(false);
+                scope.push(next_scope);
+                next_scope += 1;
+                after_or = false;
+            }
+            b')' => {
+                lx.i += 1;
+                finish!(false);
+                scope.pop();
+            }
+            b'\n' | b';' => {
+                lx.i += 1;
+                finish!(false);
+                after_or = false;
             }
             b'&' if lx.peek_at(1) == Some(b'>') => {
                 let start = lx.i;
@@ -187,8 +249,11 @@ pub(crate) fn lex(text: &str, dialect: Dialect) -> Lexed {
                 }
             }
             b'&' => {
+                // In the background: a subshell of its own.
                 lx.i += 1;
-                finish(&mut current, &mut out);
+                finish!(true);
+                pipe_in = false;
+                after_or = false;
             }
             b'#' => {
                 // A comment runs to the end of the line.
@@ -241,7 +306,7 @@ pub(crate) fn lex(text: &str, dialect: Dialect) -> Lexed {
                         let is_in = n == 2 && plain("in");
                         current.words.push(w);
                         if is_in {
-                            finish(&mut current, &mut out);
+                            finish!(false);
                             *cases.last_mut().expect("in a case") = Case::Patterns;
                         } else {
                             *cases.last_mut().expect("in a case") = Case::Head(n + 1);
@@ -256,7 +321,7 @@ pub(crate) fn lex(text: &str, dialect: Dialect) -> Lexed {
             }
         }
     }
-    finish(&mut current, &mut out);
+    finish!(false);
     out.unmodelled = lx.unmodelled;
     out
 }
