@@ -291,7 +291,13 @@ pub(crate) fn write_subject(s: &mut String, sub: &SubjectReport) {
         };
         let state = state_label(&r.trust, r.unpinnable.as_deref());
         write_rule(s, r.rule_index, &r.record, Some(state), changes);
-        if let Some(why) = &r.unpinnable {
+        // An unpinnable construct is already on its own `unpinnable:` line; a file that
+        // could not be read is said here.
+        if let Some(why) = r
+            .unpinnable
+            .as_ref()
+            .filter(|w| !w.starts_with("unpinnable: "))
+        {
             let _ = writeln!(s, "      {}  {}", "not pinnable".yellow(), untrusted(why));
         }
     }
