@@ -274,8 +274,9 @@ const WRAPPER_PREFIXES: &[&str] = &[
 ];
 
 impl Gen<'_> {
+    /// The next choice; past the input's end always 1, which ends every loop.
     fn next(&mut self) -> u8 {
-        let b = self.bytes.get(self.at).copied().unwrap_or(0);
+        let b = self.bytes.get(self.at).copied().unwrap_or(1);
         self.at += 1;
         b
     }
@@ -291,7 +292,10 @@ impl Gen<'_> {
     /// A command that runs something.
     fn simple(&mut self, depth: usize) -> String {
         let mut out = String::new();
-        while self.next().is_multiple_of(4) {
+        for _ in 0..3 {
+            if !self.next().is_multiple_of(4) {
+                break;
+            }
             out.push_str(self.pick(ASSIGNMENTS));
             out.push(' ');
         }
