@@ -13,6 +13,7 @@
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -113,10 +114,14 @@ impl World {
     }
 
     /// Runs `text` under `shell` and returns what the trace holds, or `None` when it did not
-    /// end within a second (killed; nothing is concluded).
+    /// end within 5 seconds (its process group killed; nothing is concluded).
     fn trace(&self, text: &str, shell: Shell) -> Option<Vec<String>> {
-        let trace = self.root.join("trace");
-        let _ = std::fs::remove_file(&trace);
+        // A fresh trace per run: a process of an earlier run that outlived it (its shell
+        // killed at the timeout) writes to that run's trace, never to this one.
+        static RUNS: AtomicUsize = AtomicUsize::new(0);
+        let trace = self
+            .root
+            .join(format!("trace-{}", RUNS.fetch_add(1, Ordering::Relaxed)));
         let program = match shell {
             Shell::Bash => "/bin/bash",
             _ => "/bin/sh",
@@ -134,6 +139,7 @@ impl World {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("spawn the shell");
         let start = Instant::now();
@@ -141,9 +147,13 @@ impl World {
             if child.try_wait().expect("wait").is_some() {
                 break;
             }
-            if start.elapsed() > Duration::from_secs(1) {
-                let _ = child.kill();
+            if start.elapsed() > Duration::from_secs(5) {
+                // The whole process group: the shell and everything it started.
+                let _ = Command::new("/bin/kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .status();
                 let _ = child.wait();
+                let _ = std::fs::remove_file(&trace);
                 return None;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -152,6 +162,7 @@ impl World {
         if let Ok(mut f) = std::fs::File::open(&trace) {
             f.read_to_string(&mut out).expect("read the trace");
         }
+        let _ = std::fs::remove_file(&trace);
         Some(out.lines().map(str::to_owned).collect())
     }
 }
@@ -167,7 +178,10 @@ impl Drop for World {
 pub(crate) enum Checked {
     /// The resolver marks the rule unpinnable: refused under `require`, nothing to compare.
     Unpinnable,
-    /// The shell did not end within a second.
+    /// A file the resolver pins does not exist (it assumed a `cd` into a folder that is not
+    /// there): the host cannot read it, so under `require` the rule does not run.
+    Unreadable,
+    /// The shell did not end within 5 seconds.
     TimedOut,
     /// Compared: this many programs and scripts ran, each accounted for.
     Ran(usize),
@@ -185,6 +199,13 @@ pub(crate) fn check(world: &World, text: &str, shell: Shell) -> Result<Checked, 
     let r = resolve_command(&spec);
     if r.unpinnable().is_some() {
         return Ok(Checked::Unpinnable);
+    }
+    let missing = r
+        .files
+        .iter()
+        .any(|f| f.base != Base::Root && !world.dir(f.base).join(&f.path).is_file());
+    if missing {
+        return Ok(Checked::Unreadable);
     }
     let Some(trace) = world.trace(text, shell) else {
         return Ok(Checked::TimedOut);
