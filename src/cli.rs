@@ -821,13 +821,15 @@ pub(crate) struct HookArgs {
     #[arg(long, value_name = "EVENT")]
     pub(crate) event: Option<String>,
 
-    /// A plugin folder or hooks file to load (repeatable; loaded in order).
+    /// A plugin folder or hooks file to load (repeatable; loaded in order; a relative path is
+    /// taken inside the project folder, see --project-dir).
     #[arg(long, value_name = "DIR", required = true)]
     pub(crate) plugin: Vec<PathBuf>,
 
-    /// The project folder: CLAUDE_PROJECT_DIR for hooks, and where .hookbox/settings.json is
-    /// read (default: the agent's project variable — CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR,
-    /// GEMINI_PROJECT_DIR — else the payload's cwd, else the current directory).
+    /// The project folder: CLAUDE_PROJECT_DIR for hooks, where .hookbox/settings.json is read,
+    /// and what a relative --plugin is inside (default: the agent's project variable —
+    /// CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR, GEMINI_PROJECT_DIR, QWEN_PROJECT_DIR, the agent's
+    /// own first — else the payload's cwd, else the current directory).
     #[arg(long, value_name = "DIR")]
     pub(crate) project_dir: Option<PathBuf>,
 
@@ -892,9 +894,17 @@ pub(crate) struct InstallArgs {
     #[arg(long)]
     pub(crate) dry_run: bool,
 
-    /// The hookbox the entries run (default: this executable, by its absolute path).
+    /// The hookbox the entries run (default: `hookbox` when the first `hookbox` on PATH is this
+    /// executable, else this executable by its absolute path).
     #[arg(long, value_name = "PATH")]
     pub(crate) bin: Option<PathBuf>,
+
+    /// Write absolute paths: this hookbox by its full path even when it is on PATH, and
+    /// `--project-dir` with every plugin by its full path even when the plugin lives in the
+    /// project (by default a project file names those relative to the project, for agents that
+    /// tell hooks their project folder, so the file can be committed).
+    #[arg(long)]
+    pub(crate) absolute: bool,
 
     /// Codex only: record Codex's trust in the entries written (their hashes, in
     /// $CODEX_HOME/config.toml, as Codex's /hooks screen would), shown before writing. Without

@@ -21,7 +21,7 @@ mod trust_notice;
 
 use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use hookbox_agents::{
@@ -46,6 +46,7 @@ const PROJECT_VARS: &[&str] = &[
     "CLAUDE_PROJECT_DIR",
     "CURSOR_PROJECT_DIR",
     "GEMINI_PROJECT_DIR",
+    "QWEN_PROJECT_DIR",
 ];
 
 impl From<FailureArg> for FailMode {
@@ -145,8 +146,9 @@ fn unreadable(
     let Ok(project) = project_dir(args, "") else {
         return fallback.fail(&error.to_string());
     };
+    let plugins = plugins(args, &project);
     let setup = HostSetup::new(&project, &setup_options(args)).and_then(|setup| {
-        let report = setup.load(&args.plugin, &load_options(args))?;
+        let report = setup.load(&plugins, &load_options(args))?;
         Ok((setup, report))
     });
     let Ok((_, report)) = setup.as_ref() else {
@@ -216,7 +218,13 @@ fn project_dir(args: &HookArgs, event_cwd: &str) -> anyhow::Result<PathBuf> {
     if let Some(p) = &args.project_dir {
         return Ok(p.clone());
     }
-    for var in PROJECT_VARS {
+    // The agent's own variable first: another agent's can be inherited from the terminal the
+    // agent was started in.
+    let own = args
+        .agent
+        .map(Agent::from)
+        .and_then(hookbox_agents::install::project_variable);
+    for var in own.iter().chain(PROJECT_VARS) {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             return Ok(PathBuf::from(v));
         }
@@ -252,11 +260,12 @@ fn dispatch(
     mut incoming: agent::Incoming,
 ) -> anyhow::Result<(Answer, Vec<String>)> {
     let project = project_dir(args, &incoming.event.cwd)?;
-    if let Some(gone) = moved_plugin(args) {
+    let plugins = plugins(args, &project);
+    if let Some(gone) = moved_plugin(&plugins) {
         anyhow::bail!("{}", moved_plugin_message(incoming.native.agent, &gone));
     }
     let setup = HostSetup::new(&project, &setup_options(args))?;
-    let report = setup.load(&args.plugin, &load_options(args))?;
+    let report = setup.load(&plugins, &load_options(args))?;
     if report.has_errors() {
         let mut s = String::new();
         for d in &report.diagnostics {
@@ -333,10 +342,27 @@ fn dispatch(
     Ok((answer, extra))
 }
 
-/// The first `--plugin` that is not there any more: an entry `hookbox install` wrote for a
-/// plugin folder that was moved or deleted since.
-fn moved_plugin(args: &HookArgs) -> Option<PathBuf> {
+/// The `--plugin`s, a relative one taken inside the project folder: `hookbox install` writes
+/// plugins that live in the project by relative path (for an agent that names its project
+/// folder in a variable), so a committed entry works in every clone whatever the hook's
+/// current folder.
+fn plugins(args: &HookArgs, project: &Path) -> Vec<PathBuf> {
     args.plugin
+        .iter()
+        .map(|p| {
+            if p.is_relative() {
+                project.join(p)
+            } else {
+                p.clone()
+            }
+        })
+        .collect()
+}
+
+/// The first plugin that is not there any more: an entry `hookbox install` wrote for a
+/// plugin folder that was moved or deleted since.
+fn moved_plugin(plugins: &[PathBuf]) -> Option<PathBuf> {
+    plugins
         .iter()
         .find(|p| std::fs::symlink_metadata(p).is_err())
         .cloned()

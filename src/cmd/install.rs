@@ -5,10 +5,13 @@
 //! mapped to the agent's (`hookbox_agents::install::events`), and one entry per agent
 //! event is written with a timeout in the agent's unit: the longest timeout of the rules behind
 //! it plus [`STARTUP_MARGIN_SECS`], so hookbox — and a rule that fails closed — answers before
-//! the agent gives up. Entries carry no matcher: hookbox matches, so no tool name has to be
-//! translated into the agent's matcher dialect (and a name missing from a translation could
-//! never silently skip a guard). Installing again merges the plugin set; uninstall removes
-//! exactly hookbox's entries (`hookbox_agents::install::command::is_ours`).
+//! the agent gives up. A tool event's entry carries a matcher only where the tools its rules
+//! match can be listed exactly in the agent's words (`hookbox_agents::install::matcher`), else
+//! none: hookbox matches again, so a wide entry costs a start-up and a narrow one is never
+//! guessed. A project file names hookbox as `hookbox` when that is the one on PATH, and plugins
+//! inside the project relative to it where the agent tells hooks its project folder, so the file
+//! can be committed (`--absolute` for full paths). Installing again merges the plugin set;
+//! uninstall removes exactly hookbox's entries (`hookbox_agents::install::command::is_ours`).
 
 mod codex;
 mod diff;
@@ -24,6 +27,7 @@ use hookbox_agents::Agent;
 use hookbox_agents::install::command::{HookCommand, plugins_of, split};
 use hookbox_agents::install::{self, Applied, Entry, Owned, kimi_toml, shape};
 use hookbox_core::config::LoadOptions;
+use hookbox_core::matcher::Matcher;
 use hookbox_core::rule::{FailMode, Handler, Rule};
 use hookbox_host::default_state_root;
 
@@ -149,11 +153,19 @@ fn apply(t: &Target, text: &str, wanted: &[Entry], owned: &Owned) -> anyhow::Res
     .map_err(anyhow::Error::from)
 }
 
-/// The plugins of the existing entries, in order, once each.
-fn plugin_set(commands: &[String]) -> Vec<PathBuf> {
+/// The plugins of the existing entries, in order, once each; a relative one (a plugin in the
+/// project) by its full path.
+fn plugin_set(t: &Target, commands: &[String]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in commands {
         for p in plugins_of(c) {
+            let p = if p == Path::new(".") {
+                t.load_root.clone()
+            } else if p.is_relative() {
+                t.load_root.join(p)
+            } else {
+                p
+            };
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -174,8 +186,63 @@ fn rule_timeout(rule: &Rule) -> f64 {
     }
 }
 
+/// The first `name` on `PATH`, resolved (what an agent's `sh -c "name …"` runs, given the same
+/// PATH).
+fn first_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .and_then(|p| p.canonicalize().ok())
+}
+
 /// The entries to write, and the notes on what could not be installed.
 type Planned = (Vec<Entry>, Vec<String>);
+
+/// One agent event's entry being planned.
+struct Slot<'r> {
+    /// The agent's event.
+    event: &'static str,
+    /// The longest timeout of the rules behind it.
+    longest: f64,
+    /// A rule behind it fails closed.
+    fail_closed: bool,
+    /// The tool matchers of the rules behind it; `None` once a rule is not on a tool event.
+    tools: Option<Vec<&'r Matcher>>,
+}
+
+/// The `--project-dir` and the plugins as the entries name them. In a project file of an agent
+/// that tells hooks its project folder, plugins inside the project are named relative to it
+/// and no `--project-dir` is written (`hookbox hook` takes the agent's variable), so the file
+/// works in any clone; elsewhere, or with `--absolute`, full paths.
+fn plugin_words<'t>(
+    t: &'t Target,
+    plugins: &[PathBuf],
+    absolute: bool,
+) -> (Option<&'t Path>, Vec<PathBuf>) {
+    let root = t
+        .project
+        .as_deref()
+        .filter(|_| !absolute && install::project_variable(t.agent).is_some());
+    match root {
+        Some(root) => (
+            None,
+            plugins
+                .iter()
+                .map(|p| match p.strip_prefix(root) {
+                    Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+                    Ok(rel) => rel.to_path_buf(),
+                    Err(_) => p.clone(),
+                })
+                .collect(),
+        ),
+        None => (t.project.as_deref(), plugins.to_vec()),
+    }
+}
 
 /// The entries `plugins` need in `t`'s agent, and what could not be installed; `Err` with the
 /// exit code when the plugins do not load.
@@ -183,6 +250,7 @@ fn entries(
     t: &Target,
     plugins: &[PathBuf],
     bin: &Path,
+    absolute: bool,
 ) -> anyhow::Result<Result<Planned, ExitCode>> {
     let setup = HostSetup::ephemeral(&t.load_root)?;
     let report = setup.load(plugins, &LoadOptions::default())?;
@@ -197,8 +265,7 @@ fn entries(
     }
     let agent = t.agent;
     let mut notes = Vec::new();
-    // (agent event, longest rule timeout, a rule fails closed), in first-use order.
-    let mut per: Vec<(&'static str, f64, bool)> = Vec::new();
+    let mut per: Vec<Slot> = Vec::new();
     for rule in &report.rules {
         let natives = install::events(agent, rule.event);
         if natives.is_empty() {
@@ -213,16 +280,28 @@ fn entries(
             }
         }
         let closed = rule.on_failure == Some(FailMode::Block);
+        // A rule on a tool event narrows the entry to its tools; any other widens it to all.
+        let tools = (rule.event.matcher_field() == Some("tool_name")).then_some(&rule.matcher);
         for n in natives {
-            match per.iter_mut().find(|(e, _, _)| *e == n) {
+            match per.iter_mut().find(|s| s.event == n) {
                 Some(slot) => {
-                    slot.1 = slot.1.max(rule_timeout(rule));
-                    slot.2 |= closed;
+                    slot.longest = slot.longest.max(rule_timeout(rule));
+                    slot.fail_closed |= closed;
+                    match (&mut slot.tools, tools) {
+                        (Some(list), Some(m)) => list.push(m),
+                        (slot_tools, _) => *slot_tools = None,
+                    }
                 }
-                None => per.push((n, rule_timeout(rule), closed)),
+                None => per.push(Slot {
+                    event: n,
+                    longest: rule_timeout(rule),
+                    fail_closed: closed,
+                    tools: tools.map(|m| vec![m]),
+                }),
             }
         }
     }
+    let (project, named) = plugin_words(t, plugins, absolute);
     // Copilot and VS Code share one file, whose commands name Copilot (which hands VS Code's
     // payloads to VS Code's adapter).
     let cmd_agent = if agent == Agent::VsCode {
@@ -231,7 +310,16 @@ fn entries(
         agent
     };
     let mut out = Vec::new();
-    for (event, longest, fail_closed) in per {
+    for Slot {
+        event,
+        longest,
+        fail_closed,
+        tools,
+    } in per
+    {
+        let matcher = tools
+            .and_then(|m| install::matcher::tool_names(&m))
+            .and_then(|names| install::matcher::render(agent, &names));
         let mut secs = ((longest + STARTUP_MARGIN_SECS).ceil() as u64).clamp(1, MAX_TIMEOUT_SECS);
         if agent == Agent::Kimi {
             secs = secs.min(kimi_toml::MAX_TIMEOUT_SECS);
@@ -245,8 +333,8 @@ fn entries(
             bin,
             agent: cmd_agent,
             event,
-            project: t.project.as_deref(),
-            plugins,
+            project,
+            plugins: &named,
             block_on_error: fail_closed,
         }
         .render();
@@ -255,7 +343,7 @@ fn entries(
             command,
             timeout_secs: secs,
             fail_closed,
-            matcher: None,
+            matcher,
         });
     }
     Ok(Ok((out, notes)))
@@ -338,7 +426,7 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     let t = target(agent, &args.scope, args.project_dir.as_deref())?;
     let before = read_target(&t)?;
     let text = before.clone().unwrap_or_default();
-    let mut plugins = plugin_set(&existing(&t, &text)?);
+    let mut plugins = plugin_set(&t, &existing(&t, &text)?);
     for p in &args.plugin {
         let abs = p
             .canonicalize()
@@ -347,16 +435,31 @@ pub(crate) fn run_install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             plugins.push(abs);
         }
     }
-    let bin = match &args.bin {
-        Some(b) => std::path::absolute(b).context("cannot resolve --bin")?,
-        None => std::env::current_exe()
-            .and_then(|p| p.canonicalize())
-            .context("cannot find this hookbox's own path (pass --bin)")?,
+    let (bin, on_path) = match &args.bin {
+        Some(b) => (
+            std::path::absolute(b).context("cannot resolve --bin")?,
+            None,
+        ),
+        None => {
+            let me = std::env::current_exe()
+                .and_then(|p| p.canonicalize())
+                .context("cannot find this hookbox's own path (pass --bin)")?;
+            match first_on_path("hookbox").filter(|p| !args.absolute && *p == me) {
+                Some(found) => (PathBuf::from("hookbox"), Some(found)),
+                None => (me, None),
+            }
+        }
     };
-    let (wanted, notes) = match entries(&t, &plugins, &bin)? {
+    let (wanted, mut notes) = match entries(&t, &plugins, &bin, args.absolute)? {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
+    if let Some(found) = on_path {
+        notes.push(format!(
+            "the entries run `hookbox` from PATH ({}): an agent started with another PATH would not find it; `--absolute` writes its full path",
+            found.display()
+        ));
+    }
     if args.approve {
         let code = approve(args, &t)?;
         if code != ExitCode::SUCCESS {
@@ -554,7 +657,7 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
     let remaining: Vec<PathBuf> = if leaving.is_empty() {
         Vec::new()
     } else {
-        plugin_set(&commands)
+        plugin_set(&t, &commands)
             .into_iter()
             .filter(|p| !leaving.contains(p))
             .collect()
@@ -567,7 +670,9 @@ pub(crate) fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
             .and_then(|w| w.into_iter().next())
             .map(PathBuf::from)
             .context("cannot read hookbox's entry")?;
-        match entries(&t, &remaining, &bin)? {
+        // Written as the entries already were: full paths if they had `--project-dir`.
+        let absolute = commands.iter().any(|c| c.contains("--project-dir"));
+        match entries(&t, &remaining, &bin, absolute)? {
             Ok((w, _)) => w,
             Err(code) => return Ok(code),
         }

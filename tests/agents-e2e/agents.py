@@ -82,6 +82,24 @@ def claude_binary(tools: "Tools") -> Path:
     return native if native.exists() else tools.node_bin / "claude"
 
 
+def node_liftoff_only(script: Path, *args: str) -> list:
+    """`node SCRIPT ARGS` (what the agent's npm bin runs: its `#!/usr/bin/env node` line) with one
+    V8 flag. Gemini CLI and Qwen Code parse each shell command with tree-sitter's Bash grammar,
+    1.4 MB of WebAssembly, which V8 recompiles with TurboFan in the background once it is warm;
+    node waits for that compile before it exits: 4-20 s of CPU after each run that parsed a
+    command was over (measured: tests/agents-e2e/README.md). `--liftoff-only` keeps WebAssembly
+    on V8's baseline compiler: the same parse, no background compile. NODE_OPTIONS cannot carry
+    the flag (node refuses V8 flags there), hence the script called by path."""
+    return ["node", "--liftoff-only", *map(str, (script, *args))]
+
+
+def copilot_pkg(tools: "Tools") -> Path:
+    """Where Copilot CLI's native binary finds its unpacked app (`COPILOT_PKG_CACHE_HOME`): beside
+    the installed agents in the cache, unpacked once by `run` (the binary's own
+    `COPILOT_SEA_EXTRACT_ONLY=1` mode) and only read by the runs."""
+    return tools.node_bin.parent.parent / "copilot-pkg"
+
+
 class Claude(AgentSpec):
     def __init__(self):
         super().__init__("claude", "Claude Code", "Anthropic Messages (SSE)")
@@ -160,8 +178,15 @@ class Gemini(AgentSpec):
 
     def run(self, home, project, port, prompt, tools):
         env = base_env(home)
-        env.update(GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{port}", GEMINI_API_KEY="dummy")
-        return Run([str(tools.node_bin / "gemini"), "-p", prompt, "--yolo"], env)
+        env.update(
+            GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{port}",
+            GEMINI_API_KEY="dummy",
+            # Gemini CLI starts itself a second time with a larger heap (--max-old-space-size): a
+            # second load of its bundle, ~1-4 s of CPU per run, for a heap a one-prompt run never uses.
+            GEMINI_CLI_NO_RELAUNCH="true",
+        )
+        bundle = tools.node_bin.parent / "@google/gemini-cli/bundle/gemini.js"
+        return Run(node_liftoff_only(bundle, "-p", prompt, "--yolo"), env)
 
 
 class Copilot(AgentSpec):
@@ -181,7 +206,10 @@ class Copilot(AgentSpec):
             COPILOT_MODEL="mock-model",
             COPILOT_OFFLINE="true",
             COPILOT_AUTO_UPDATE="false",
-            COPILOT_PKG_CACHE_HOME=str(home / ".copilot-pkg"),
+            # The native binary carries its app as a tarball it unpacks (235 MB) into this folder
+            # on first start, under a spawned `copilot --binary-version`: in a fresh folder that is
+            # most of a run. `run` unpacks it once into the cache; every run reads it from there.
+            COPILOT_PKG_CACHE_HOME=str(copilot_pkg(tools)),
         )
         return Run([str(tools.node_bin / "copilot"), "-p", prompt, "--allow-all-tools"], env)
 
@@ -207,8 +235,34 @@ class Qwen(AgentSpec):
             OPENAI_API_KEY="dummy",
             OPENAI_MODEL="mock-model",
             QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+            # Qwen Code, like Gemini CLI, starts itself again with a larger heap: a third load of
+            # its bundle (after the entry's --expose-gc one), ~4 s of CPU per run.
+            QWEN_CODE_NO_RELAUNCH="true",
         )
-        return Run([str(tools.node_bin / "qwen"), "-p", prompt, "--yolo"], env)
+        # What the `qwen` entry (cli-entry.js) starts: `node --expose-gc cli.js ARGS` with the
+        # entry's path in QWEN_CODE_CLI, here without --liftoff-only's background compile
+        # (node_liftoff_only). The entry's own work (its update pointer, QWEN_HOME from a .env)
+        # has nothing to do in a fresh home.
+        package = tools.node_bin.parent / "@qwen-code/qwen-code"
+        env["QWEN_CODE_CLI"] = str(package / "cli-entry.js")
+        argv = node_liftoff_only(package / "cli.js", "-p", prompt, "--yolo")
+        argv.insert(1, "--expose-gc")
+        return Run(argv, env)
+
+
+# kimi-cli's original CLI, with sys.exit's meaning of its result (None 0, a text printed and 1),
+# ending with os._exit once the output is flushed (why: Kimi.run).
+KIMI_MAIN = """
+import os, sys
+from kimi_cli.__main__ import run_original_cli
+code = run_original_cli(sys.argv[1:])
+if isinstance(code, str):
+    print(code, file=sys.stderr)
+    code = 1
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(code or 0)
+"""
 
 
 class Kimi(AgentSpec):
@@ -238,7 +292,10 @@ max_context_size = 100000
         env = base_env(home)
         # 1.52.0's `kimi` entry point is a stub that downloads an installer and pipes it to bash:
         # start the original CLI it still ships, never the bare command.
-        code = "import sys; from kimi_cli.__main__ import run_original_cli; sys.exit(run_original_cli(sys.argv[1:]))"
+        # Once it has returned, the run is over (its session, hooks and output are written):
+        # flush and leave without the interpreter's teardown of its imported modules, which takes
+        # ~2 s of CPU per run and changes nothing the case looks at.
+        code = KIMI_MAIN
         argv = [str(tools.kimi_python), "-c", code, "--print", "--yolo", "-w", str(project), "-p", prompt]
         return Run(argv, env)
 

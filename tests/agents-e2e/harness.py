@@ -99,17 +99,14 @@ def run_case(agent, case, tools: Tools, keep: Path | None):
         if inst.returncode != 0:
             return dict(agent=agent.name, case=case.name, seen="**install failed**", safe=False,
                         detail=inst.stdout + inst.stderr, work=str(work), secs=0)
-        timed_out = False
         with open(work / "agent.out", "wb") as out, open(work / "agent.err", "wb") as err:
+            agent_started = time.time()
             p = subprocess.Popen(r.argv, cwd=project, env=r.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                  start_new_session=True)
-            try:
-                code = p.wait(timeout=RUN_TIMEOUT_SECS)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                os.killpg(p.pid, signal.SIGKILL)
-                code = p.wait()
+            code, cpu, timed_out = wait_with_cpu(p, RUN_TIMEOUT_SECS)
+            agent_ended = time.time()
         requests = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        phases = f"{timeline(agent_started, agent_ended, requests)}; {cpu:.1f} s of CPU"
         obs = Observed(project, requests, code, timed_out, (work / "agent.out").read_text(errors="replace"),
                        (work / "agent.err").read_text(errors="replace"))
         seen, safe = case.check(obs)
@@ -117,12 +114,41 @@ def run_case(agent, case, tools: Tools, keep: Path | None):
             seen += f" (hung: killed after {RUN_TIMEOUT_SECS} s)"
         detail = "" if safe else f"exit {code}; see {work}"
         return dict(agent=agent.name, case=case.name, seen=seen, safe=safe, detail=detail, work=str(work),
-                    secs=round(time.monotonic() - started, 1))
+                    secs=round(time.monotonic() - started, 1), phases=phases, cpu=cpu)
     finally:
         mock.kill()
         mock.wait()
         if keep is None and not os.environ.get("E2E_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
+
+
+def wait_with_cpu(p, timeout):
+    """Waits for agent process `p` (killing its process group after `timeout` seconds) and returns
+    (exit code, CPU seconds it and the children it waited for used, whether it was killed). The CPU
+    time is what a run costs whatever else the machine is doing; wall-clock time is not."""
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if not timed_out and time.monotonic() > deadline:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGKILL)
+        time.sleep(0.05)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_utime + usage.ru_stime, timed_out
+
+
+def timeline(started, ended, requests):
+    """Where one agent run spent its time (wall clock, from the mock's log): until its first model
+    request (the agent's start-up), between its first and last (the conversation, hooks included),
+    and from its last until it exited. A slow agent shows here which of the three to look at."""
+    stamps = [r["t"] for r in requests if "t" in r]
+    if not stamps:
+        return f"no model request, exited after {ended - started:.1f} s"
+    return (f"start {stamps[0] - started:.1f}, conversation {stamps[-1] - stamps[0]:.1f} ({len(stamps)} requests), "
+            f"exit {ended - stamps[-1]:.1f} s")
 
 
 def table(results, agents):
@@ -172,6 +198,8 @@ def main():
     ap.add_argument("--case", action="append", help="only these cases (default: all)")
     ap.add_argument("--bless", action="store_true", help="write the observed table into docs/agents.md")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeline", action="store_true",
+                    help="print where each run spent its time (start-up, conversation, exit)")
     ap.add_argument("--node-bin", required=True)
     ap.add_argument("--kimi-python", required=True)
     ap.add_argument("--hookbox", required=True)
@@ -191,9 +219,16 @@ def main():
         for r in pool.map(lambda j: run_case(j[0], j[1], tools, None), jobs):
             mark = "ok  " if r["safe"] else "FAIL"
             print(f"{mark} {r['agent']:8} {r['case']:15} {r['secs']:6.1f} s  {r['seen']}", flush=True)
+            if r.get("phases") and args.timeline:
+                print(f"     {r['phases']}", flush=True)
             if not r["safe"]:
                 print(f"     {r['detail']}", flush=True)
             results.append(r)
+    if args.timeline:
+        print("\nper agent: runs, wall-clock seconds (summed over runs), CPU seconds")
+        for a in agents:
+            mine = [r for r in results if r["agent"] == a]
+            print(f"  {a:8} {len(mine):3} {sum(r['secs'] for r in mine):7.1f} {sum(r.get('cpu', 0) for r in mine):7.1f}")
     failed = [r for r in results if not r["safe"]]
     observed = table(results, agents)
     full = not args.agent and not args.case
@@ -220,7 +255,7 @@ def main():
     else:
         print("\n" + observed)
     if not full:
-        # A subset (CI's --quick): each cell it saw must still be what docs/agents.md says.
+        # A subset (--quick, --agent, --case): each cell it saw must still be what docs/agents.md says.
         mismatches = subset_differences(results, documented)
         if mismatches:
             print("\nagents-e2e: what the agents did differs from docs/agents.md's table:")

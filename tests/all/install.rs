@@ -498,8 +498,10 @@ fn dry_run_writes_nothing_and_plugins_merge_and_leave_one_by_one() {
         .find(|(e, _, _)| e == "preToolUse")
         .unwrap()
         .1;
+    // A plugin inside the project is named relative to it (Cursor names its project folder to
+    // hooks); one outside by its full path.
     assert!(
-        pre.contains("shell-guard") && pre.contains("/extra"),
+        pre.contains("--plugin /") && pre.contains("shell-guard") && pre.contains("--plugin extra"),
         "{pre}"
     );
     // Removing one plugin keeps the other and drops the events only it used.
@@ -626,7 +628,7 @@ fn codex_trust_is_recorded_only_when_asked_and_said_loudly_otherwise() {
         rec["trusted_hash"].as_str().unwrap(),
         hookbox_agents::install::codex_trust::entry_hash(
             "PreToolUse",
-            None,
+            v["hooks"]["PreToolUse"][0]["matcher"].as_str(),
             h["command"].as_str().unwrap(),
             h["timeout"].as_u64().unwrap()
         )
@@ -739,4 +741,134 @@ fn install_shows_the_trust_state_and_approves_on_request() {
     let v: Value =
         serde_json::from_str(&install(&d2, "claude", &guard, &["--json"]).stdout).unwrap();
     assert_eq!(v["trust"][0]["state"], "approved", "{v}");
+}
+
+/// Runs `hookbox ARGS…` as [`hookbox`] does, with `bin` first on PATH.
+fn hookbox_on_path(d: &Dir, bin: &Path, args: &[&str]) -> Run {
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(args)
+        .current_dir(d.path())
+        .env("NO_COLOR", "1")
+        .env("PATH", path)
+        .env("HOME", d.path().join("home"))
+        .env("HOOKBOX_STATE_DIR", d.state())
+        .env_remove("XDG_STATE_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Issue 33 item 5: what install writes into a project file is what a user would commit — a
+/// matcher limited to the tools the rules can match (every agent's shell tool for a `Bash`
+/// guard, not `Read`), `hookbox` from PATH, the plugin inside the project by relative path and
+/// no `--project-dir` — and it still guards when the agent runs it from another folder of the
+/// project, as Claude Code does (its CLAUDE_PROJECT_DIR set). `--absolute` writes full paths.
+#[test]
+fn an_installed_entry_is_one_a_user_would_commit_and_still_guards() {
+    let d = Dir::new();
+    let guard_src = repo_root().join("examples/plugins/shell-guard");
+    for rel in ["hooks/hooks.json", "scripts/guard.sh"] {
+        let text = std::fs::read_to_string(guard_src.join(rel)).unwrap();
+        d.write(&format!("plugins/guard/{rel}"), &text);
+    }
+    let bin = d.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hookbox"), bin.join("hookbox")).unwrap();
+    let run = hookbox_on_path(
+        &d,
+        &bin,
+        &["install", "--agent", "claude", "--plugin", "plugins/guard"],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr.contains("from PATH") || run.stdout.contains("from PATH"),
+        "{run:?}"
+    );
+    let file = d.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let group = &v["hooks"]["PreToolUse"][0];
+    let matcher = group["matcher"].as_str().unwrap();
+    let tools: Vec<&str> = matcher.split('|').collect();
+    for t in ["Bash", "run_shell_command", "PowerShell"] {
+        assert!(tools.contains(&t), "{t} not in {matcher}");
+    }
+    assert!(!tools.contains(&"Read"), "{matcher}");
+    let cmd = group["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        cmd.starts_with("hookbox hook --agent claude --event PreToolUse --plugin plugins/guard"),
+        "{cmd}"
+    );
+    assert!(!cmd.contains("--project-dir"), "{cmd}");
+    assert!(!text.contains(&*d.path().display().to_string()), "{text}");
+
+    // Claude Code runs it with `sh -c` from wherever the session is, naming the project.
+    let sub = d.path().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let fx: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("tests/agents/claude/guard-rm-rf.json"))
+            .unwrap()
+            .replace("/work/project", &d.path().display().to_string()),
+    )
+    .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut child = Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(&sub)
+        .env("PATH", path)
+        .env("CLAUDE_PROJECT_DIR", d.path())
+        .env("HOOKBOX_STATE_DIR", d.state())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(fx["payload"].to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout.contains("deny") && stdout.contains("shell-guard"),
+        "{out:?}"
+    );
+
+    // --absolute: full paths for hookbox and the plugin, and the project named.
+    let run = hookbox_on_path(
+        &d,
+        &bin,
+        &[
+            "install",
+            "--agent",
+            "claude",
+            "--plugin",
+            "plugins/guard",
+            "--absolute",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let groups = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{v}");
+    let cmd = groups[0]["hooks"][0]["command"].as_str().unwrap();
+    let plugin = d.path().canonicalize().unwrap().join("plugins/guard");
+    assert!(cmd.starts_with('/'), "{cmd}");
+    assert!(cmd.contains("--project-dir"), "{cmd}");
+    assert!(cmd.contains(&*plugin.display().to_string()), "{cmd}");
 }

@@ -177,10 +177,22 @@ impl Fixture {
                 logs.lock().expect("logs")
             )
         });
+        // The rest of stdout (replay lines with `[replay] sink = "stdout"`) is read on, so
+        // the server never writes to a closed pipe.
+        let out = Arc::new(Mutex::new(String::new()));
+        let sink = out.clone();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let mut s = sink.lock().expect("stdout");
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
         Server {
             child: Some(child),
             addr,
             logs,
+            out,
         }
     }
 }
@@ -190,9 +202,16 @@ pub(crate) struct Server {
     child: Option<Child>,
     pub(crate) addr: SocketAddr,
     logs: Arc<Mutex<String>>,
+    /// What it wrote on stdout after its address.
+    out: Arc<Mutex<String>>,
 }
 
 impl Server {
+    /// What the server wrote on stdout after its address line, so far.
+    pub(crate) fn stdout(&self) -> String {
+        self.out.lock().expect("stdout").clone()
+    }
+
     /// What the server logged so far.
     pub(crate) fn logs(&self) -> String {
         self.logs.lock().expect("logs").clone()

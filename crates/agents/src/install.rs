@@ -1,7 +1,8 @@
 //! The agents' own hook configuration files, as `hookbox install` and `hookbox uninstall` edit
 //! them: which native events an install registers for a hookbox event ([`events`]), the command
-//! line an entry runs ([`command`]), each agent's entry shape in its JSON file ([`shape`], over
-//! the comment-keeping JSONC editor [`jsonc`]) and Kimi's TOML block ([`kimi_toml`]).
+//! line an entry runs ([`command`]), the tools an entry starts for ([`matcher`]), each agent's
+//! entry shape in its JSON file ([`shape`], over the comment-keeping JSONC editor [`jsonc`]) and
+//! Kimi's TOML block ([`kimi_toml`]).
 //!
 //! Pure text in, text out: reading and replacing the file on disk (symlinks refused, atomic
 //! rename, backups) is the binary's. Every edit leaves each byte outside hookbox's own entries as
@@ -11,12 +12,27 @@ pub mod codex_trust;
 pub mod command;
 pub mod jsonc;
 pub mod kimi_toml;
+pub mod matcher;
 pub mod shape;
 
 use hookbox_core::agent::{Agent, CODEX_EVENTS};
 use hookbox_core::event::EventName;
 
 pub use shape::{Applied, Entry};
+
+/// The variable `agent` sets to the project folder when it runs a hook, if it sets one: an
+/// entry of a project file can then name the plugins inside the project by relative path
+/// (`hookbox hook` resolves them against it), so the file can be committed and still work in
+/// another clone. Codex, Copilot, VS Code, Windsurf and Kimi set none (docs/agents.md).
+pub fn project_variable(agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::Claude => Some("CLAUDE_PROJECT_DIR"),
+        Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Agent::Cursor => Some("CURSOR_PROJECT_DIR"),
+        Agent::Qwen => Some("QWEN_PROJECT_DIR"),
+        Agent::Codex | Agent::Copilot | Agent::VsCode | Agent::Windsurf | Agent::Kimi => None,
+    }
+}
 
 /// What hookbox created in an agent's configuration file, so that uninstalling removes that and
 /// nothing the user had: the file itself, the `hooks` object, event lists. The binary keeps it

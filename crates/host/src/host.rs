@@ -9,7 +9,7 @@
 //! held against the quotas and the counters carry on. A dispatch takes the current generation
 //! when it starts and finishes on it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 
@@ -399,13 +399,14 @@ impl HookHost {
         m
     }
 
-    /// Where replay files are written, if replay is on.
+    /// Where replay files are written, if replay is on and goes to files.
     pub fn replay_dir(&self) -> Option<PathBuf> {
         self.current()
             .state
             .replay
             .as_ref()
-            .map(|r| r.path().to_owned())
+            .and_then(|r| r.path())
+            .map(Path::to_owned)
     }
 }
 

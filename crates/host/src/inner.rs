@@ -141,7 +141,8 @@ impl Inner {
     ) -> Result<Inner, HostError> {
         policy.validate()?;
         runtime.wasm().check_policy(&policy.wasm)?;
-        let state = StateDir::open(&policy, runtime.inner.settings.max_session_dirs)?;
+        let settings = &runtime.inner.settings;
+        let state = StateDir::open(&policy, settings.max_session_dirs, settings.replay_output)?;
         let trust = host_trust(&policy)?;
         let absolute = |field, p| {
             hookbox_core::files::path::absolute(p)

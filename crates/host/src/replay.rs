@@ -17,6 +17,10 @@
 //! host's (tenant's) own files. A record larger than the whole byte quota is dropped and
 //! counted. Removals are counted too ([`ReplaySink::files_removed`]).
 //!
+//! With [`ReplayOutput::Stdout`] the same records, redacted and bounded alike, go to standard
+//! output as JSON lines instead, one a line naming its host, for a cluster's log pipeline
+//! ([`stream`]); no file is written.
+//!
 //! [`record`] is the record format (what a line holds, how a session names its file, reading
 //! a file back); [`sink`] is the handle a runtime holds, [`writer`] the thread behind it, and
 //! [`folder`] one folder's quota and open files.
@@ -24,6 +28,7 @@
 mod folder;
 mod record;
 mod sink;
+mod stream;
 mod writer;
 
 pub(crate) use record::RawRecord;
@@ -33,3 +38,5 @@ pub use record::{
 };
 pub(crate) use sink::{ReplayDir, ReplaySink};
 pub use sink::{ReplayError, ReplayQuota};
+pub use stream::ReplayOutput;
+pub(crate) use stream::ReplayStream;

@@ -17,7 +17,7 @@ use hookbox_wasm::{RuntimeConfig, WasmError, WasmRuntime};
 use crate::admission::Pool;
 use crate::background::{Background, DrainReport};
 use crate::metrics::{Metrics, MetricsSnapshot};
-use crate::replay::{ReplayQuota, ReplaySink};
+use crate::replay::{ReplayOutput, ReplayQuota, ReplaySink, ReplayStream};
 
 /// Process-wide settings, each with its default.
 #[derive(Debug, Clone)]
@@ -72,6 +72,14 @@ pub struct RuntimeSettings {
     /// What each host's replay folder may hold (bytes, files — one per session); over it the
     /// least recently written files are removed. Default: [`ReplayQuota`]'s (64 MiB, 256).
     pub replay_quota: ReplayQuota,
+    /// Where replay records go: per-session files in each host's state folder, or JSON lines
+    /// on standard output (the same records, redacted and bounded alike, each naming its host;
+    /// a line over `replay_quota.max_bytes` is dropped and counted). Default **files**.
+    pub replay_output: ReplayOutput,
+    /// With [`ReplayOutput::Stdout`]: how long the writer thread waits for standard output to
+    /// take more bytes (a log pipeline that stopped reading) before it drops the records it
+    /// holds, counted in `replay_dropped`. Dispatches never wait for it. Default **5 s**.
+    pub replay_stream_stall: Duration,
     /// Per-session data folders (the Ghast dialect's) one plugin of a host keeps; opening one
     /// more removes the least recently used. Session ids are the client's to choose. Default
     /// **256**.
@@ -101,6 +109,8 @@ impl Default for RuntimeSettings {
             replay_open_files: 64,
             replay_idle_close: Duration::from_secs(30),
             replay_quota: ReplayQuota::default(),
+            replay_output: ReplayOutput::Files,
+            replay_stream_stall: Duration::from_secs(5),
             max_session_dirs: 256,
             extra_env: Vec::new(),
         }
@@ -244,12 +254,24 @@ impl HookRuntime {
             commands = commands.with_host_env(vars);
         }
         let http = HttpRunner::new(settings.http_limits)?;
+        let stream = match settings.replay_output {
+            ReplayOutput::Files => None,
+            ReplayOutput::Stdout => {
+                // A handle of its own, so the writer's polls and writes never touch the
+                // process's buffered `Stdout`.
+                let fd = std::os::fd::AsFd::as_fd(&std::io::stdout())
+                    .try_clone_to_owned()
+                    .map_err(RuntimeError::Replay)?;
+                Some(ReplayStream::new(fd, settings.replay_stream_stall))
+            }
+        };
         let replay = ReplaySink::start(
             settings.replay_queue,
             settings.replay_queue_bytes,
             settings.replay_open_files,
             settings.replay_idle_close,
             settings.replay_quota,
+            stream,
         )
         .map_err(RuntimeError::Replay)?;
         Ok(HookRuntime {

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::HostError;
 use crate::policy::HostPolicy;
-use crate::replay::ReplayDir;
+use crate::replay::{ReplayDir, ReplayOutput};
 use crate::session_dirs::open_session_dir;
 
 /// The state root the CLI and the server use by default: `$HOOKBOX_STATE_DIR`, else
@@ -110,6 +110,7 @@ impl StateDir {
     pub(crate) fn open(
         policy: &HostPolicy,
         max_session_dirs: usize,
+        replay_output: ReplayOutput,
     ) -> Result<StateDir, HostError> {
         let (root, temp) = match &policy.state_dir {
             Some(d) => (d.clone(), None),
@@ -156,7 +157,8 @@ impl StateDir {
             .map_err(|e| err(e.to_string()))?;
         let replay = match (policy.replay, temp.is_none()) {
             (true, true) => {
-                Some(ReplayDir::create(&root.join("replay")).map_err(|e| err(e.to_string()))?)
+                let replay = ReplayDir::create(&root.join("replay"), replay_output);
+                Some(replay.map_err(|e| err(e.to_string()))?)
             }
             _ => None,
         };

@@ -20,10 +20,12 @@ use crate::token::TokenHash;
 
 mod control;
 mod limits;
+mod replay;
 mod runtime;
 
 pub use control::{ControlSettings, MAX_POLL_INTERVAL_SECS};
 pub use limits::Limits;
+pub use replay::{MAX_STREAM_STALL_SECS, ReplaySettings, ReplaySinkKind};
 pub use runtime::RuntimeKnobs;
 use runtime::located;
 
@@ -111,6 +113,8 @@ pub struct ServerConfig {
     pub trust: TenantTrustSettings,
     /// The control store replicas share, and the poll (`[control]`).
     pub control: ControlSettings,
+    /// Where replay records go (`[replay]`).
+    pub replay: ReplaySettings,
 }
 
 impl Default for ServerConfig {
@@ -130,6 +134,7 @@ impl Default for ServerConfig {
             tenant_maxima: TenantMaxima::default(),
             trust: TenantTrustSettings::default(),
             control: ControlSettings::default(),
+            replay: ReplaySettings::default(),
         }
     }
 }
@@ -249,6 +254,15 @@ impl ServerConfig {
                 reason: format!(
                     "is {}: it must be above 0 and at most {MAX_POLL_INTERVAL_SECS}",
                     self.control.poll_interval.as_secs_f64()
+                ),
+            });
+        }
+        if self.replay.stream_stall > Duration::from_secs(MAX_STREAM_STALL_SECS) {
+            return Err(ConfigError::Invalid {
+                key: "replay.stream_stall_secs",
+                reason: format!(
+                    "is {}: it must be above 0 and at most {MAX_STREAM_STALL_SECS}",
+                    self.replay.stream_stall.as_secs_f64()
                 ),
             });
         }
@@ -431,6 +445,26 @@ mod tests {
     }
 
     #[test]
+    fn the_replay_sink_is_files_or_stdout_and_reaches_the_runtime() {
+        let c = ServerConfig::parse("[replay]\nsink = \"stdout\"").unwrap();
+        c.validate().unwrap();
+        assert_eq!(
+            c.runtime_settings(Path::new("")).replay_output,
+            hookbox_host::replay::ReplayOutput::Stdout
+        );
+        assert_eq!(
+            ServerConfig::default()
+                .runtime_settings(Path::new(""))
+                .replay_output,
+            hookbox_host::replay::ReplayOutput::Files
+        );
+        let e = ServerConfig::parse("[replay]\nsink = \"syslog\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("syslog") && e.contains("stdout"), "{e}");
+    }
+
+    #[test]
     fn out_of_range_values_name_their_key() {
         let cases = [
             (
@@ -463,6 +497,10 @@ mod tests {
                 "runtime.replay_queue_bytes",
             ),
             ("log_filter = \" \"", "log_filter"),
+            (
+                "[replay]\nstream_stall_secs = 61",
+                "replay.stream_stall_secs",
+            ),
         ];
         for (text, key) in cases {
             let c = ServerConfig::parse(text).unwrap();

@@ -42,8 +42,8 @@ mod watch;
 pub use config::{
     ConfigError, ControlSettings, DEFAULT_CONFIG, DEFAULT_PORT, Limits, LogFormat,
     MAX_ADMISSION_WAIT_MS, MAX_ANSWER_BYTES_LIMIT, MAX_BODY_BYTES_LIMIT, MAX_HEADER_BYTES_LIMIT,
-    MAX_POLL_INTERVAL_SECS, MAX_SHUTDOWN_DELAY_SECS, MAX_WORKER_THREADS, RuntimeKnobs,
-    ServerConfig,
+    MAX_POLL_INTERVAL_SECS, MAX_SHUTDOWN_DELAY_SECS, MAX_STREAM_STALL_SECS, MAX_WORKER_THREADS,
+    ReplaySettings, ReplaySinkKind, RuntimeKnobs, ServerConfig,
 };
 pub use server::{ReloadSummary, ServeError, Server, ServerHandle, ShutdownReport};
 pub use tenant_file::{MAX_TENANT_FILE_BYTES, TENANT_FILE, TenantFile, TenantFileError};

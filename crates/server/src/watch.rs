@@ -10,6 +10,10 @@
 //!   place or dropped, and a tenant whose approved set is one this replica does not have is
 //!   reloaded from its folder.
 //!
+//! Where inotify works ([`inotify`]: a local file system), a change under the tenants folder or
+//! the control store wakes the poll at once; the poll's ticker runs all the same, the fallback
+//! where it does not (NFS, whose inotify does not see other machines' writes).
+//!
 //! "Changed files" is a fingerprint of each tenant folder: every entry's relative path, type,
 //! size, modification and change times and inode, read without following symlinks, at most
 //! [`MAX_WATCHED_ENTRIES`] entries (a bigger folder is reloaded only by `PUT` or SIGHUP, and
@@ -27,6 +31,20 @@ use hookbox_host::{ControlSync, TenantId};
 
 use crate::app::App;
 use crate::{loader, tenant_file};
+
+mod inotify;
+
+/// How long the poll waits after an inotify wake before it looks: a burst of writes (a tenant
+/// folder copied file by file, a record and its rename) is then seen in one look.
+const WAKE_SETTLE: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Resolves when inotify reports a change; never without inotify.
+async fn woken(wake: Option<&inotify::Wake>) {
+    match wake {
+        Some(w) => w.changed().await,
+        None => std::future::pending().await,
+    }
+}
 
 /// Most entries of one tenant folder the poll looks at.
 pub(crate) const MAX_WATCHED_ENTRIES: usize = 10_000;
@@ -105,6 +123,17 @@ fn fingerprint(folder: &Path) -> Fingerprint {
 /// runs in place of the single load at start.
 pub(crate) async fn load_then_poll(app: Arc<App>) {
     let dir = app.config.tenants_dir.clone();
+    // Watched from before the load too: a change made while it runs wakes the first poll.
+    let mut roots = vec![dir.clone()];
+    roots.extend(app.config.control.dir.clone());
+    let wake = if app.config.control.inotify {
+        tokio::task::spawn_blocking(move || inotify::watch(roots))
+            .await
+            .ok()
+            .flatten()
+    } else {
+        None
+    };
     // Taken before the load, so a change made while it runs is seen at the first poll.
     let mut seen = tokio::task::spawn_blocking(move || fingerprints(&dir))
         .await
@@ -127,6 +156,7 @@ pub(crate) async fn load_then_poll(app: Arc<App>) {
     loop {
         tokio::select! {
             _ = ticker.tick() => {}
+            () = woken(wake.as_ref()) => tokio::time::sleep(WAKE_SETTLE).await,
             _ = shutdown.changed() => return,
         }
         if app.draining.load(Ordering::Acquire) {

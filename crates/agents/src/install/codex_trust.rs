@@ -55,7 +55,7 @@ fn snake(event: &str) -> String {
     out
 }
 
-/// Codex's hash of one command handler of `event` (no matcher; hookbox's entries have none).
+/// Codex's hash of one command handler of `event` in a group with `matcher`.
 pub fn entry_hash(event: &str, matcher: Option<&str>, command: &str, timeout_secs: u64) -> String {
     // Written out by hand, keys in sorted order, so the bytes hashed cannot depend on how a map
     // orders its keys.

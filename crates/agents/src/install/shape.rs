@@ -93,6 +93,15 @@ pub fn item(agent: Agent, e: &Entry) -> Value {
     }
 }
 
+/// A group's matcher as an entry's: absent, `""` and `"*"` all mean every occurrence.
+fn group_matcher(group: &Value) -> Option<String> {
+    group
+        .get("matcher")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty() && *m != "*")
+        .map(str::to_owned)
+}
+
 /// The command of a handler (or flat item) when it is one of hookbox's.
 fn command_of(h: &Value) -> Option<String> {
     h.get("command")
@@ -320,6 +329,16 @@ pub fn apply(
         };
         let node = list.items().unwrap_or(&[])[spot.item].clone();
         match (spot.handler, alone) {
+            (Some(_), false) if group_matcher(&jsonc::value_of(&text, &node)) != e.matcher => {
+                // A user's handler shares a group whose matcher is not the entry's: the group's
+                // matcher is the user's, and hookbox's handler must start for its own tools, so
+                // it moves to a group of its own.
+                text = remove_spot(&text, &list, spot, false);
+                let (_, hooks) = root_and_hooks(&text, file)?;
+                if let Some(list) = hooks.and_then(|h| h.member(e.event).map(|m| m.value.clone())) {
+                    text = jsonc::append_item(&text, &list, &value, &unit);
+                }
+            }
             (Some(j), false) => {
                 // A user's handler shares the group: only hookbox's handler is changed.
                 let wanted_handler = handler(agent, e);
@@ -554,6 +573,35 @@ mod tests {
             v["hooks"]["PreToolUse"],
             json!([{"hooks": [{"type": "command", "command": "./mine.sh"}]}])
         );
+    }
+
+    /// hookbox's handler in a user's group whose matcher is not the entry's moves to a group of
+    /// its own: the user's matcher must not decide which calls reach hookbox's guard, and the
+    /// user's handler keeps its group and matcher.
+    #[test]
+    fn our_handler_leaves_a_users_group_whose_matcher_is_not_the_entrys() {
+        let ours = "/bin/hookbox hook --agent claude --event PreToolUse --plugin /p";
+        let text = json!({"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
+            {"type": "command", "command": ours, "timeout": 15},
+            {"type": "command", "command": "./mine.sh"}
+        ]}]}})
+        .to_string();
+        let mut e = entry("PreToolUse", "/p");
+        e.matcher = Some("Bash|run_shell_command".into());
+        let again = apply(Agent::Claude, &text, &[e.clone()], "f", &Owned::default()).unwrap();
+        let v: Value = serde_json::from_str(&again.text).unwrap();
+        assert_eq!(
+            v["hooks"]["PreToolUse"],
+            json!([
+                {"matcher": "Read", "hooks": [{"type": "command", "command": "./mine.sh"}]},
+                {"matcher": "Bash|run_shell_command", "hooks": [
+                    {"type": "command", "command": e.command, "timeout": 15}
+                ]}
+            ])
+        );
+        // Installing the same again changes nothing.
+        let third = apply(Agent::Claude, &again.text, &[e], "f", &Owned::default()).unwrap();
+        assert_eq!(third.text, again.text);
     }
 
     /// Another tool's entry whose second word is `hook` is not hookbox's.

@@ -206,26 +206,43 @@ fn open_record_file(dir: &MountDir, name: &str) -> Result<File, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::ReplayDir;
+    use crate::replay::{ReplayDir, ReplayOutput};
+
+    fn folder(dir: &ReplayDir) -> &MountDir {
+        match dir {
+            ReplayDir::Folder(d) => d,
+            ReplayDir::Stream { .. } => unreachable!("a folder"),
+        }
+    }
 
     #[test]
     fn a_batch_waits_for_its_end_and_a_file_closed_to_make_room_writes_its_lines_first() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let errors = AtomicU64::new(0);
         let mut open = HashMap::new();
-        let on_disk = |name: &str| std::fs::read(dir.path().join(name)).unwrap_or_default();
+        let on_disk =
+            |name: &str| std::fs::read(dir.path().unwrap().join(name)).unwrap_or_default();
         for (name, line) in [("a.jsonl", "1\n"), ("a.jsonl", "2\n"), ("b.jsonl", "3\n")] {
-            let key = dir.path().join(name);
-            append(&mut open, &key, &dir.dir, name, line.as_bytes(), 2, &errors).unwrap();
+            let key = dir.path().unwrap().join(name);
+            append(
+                &mut open,
+                &key,
+                folder(&dir),
+                name,
+                line.as_bytes(),
+                2,
+                &errors,
+            )
+            .unwrap();
         }
         // Two files open, each holding its batch: nothing written yet.
         assert_eq!((on_disk("a.jsonl"), on_disk("b.jsonl")), (vec![], vec![]));
         // A third file closes the least recently used (`a`), which writes its lines first.
-        let key = dir.path().join("c.jsonl");
-        append(&mut open, &key, &dir.dir, "c.jsonl", b"4\n", 2, &errors).unwrap();
+        let key = dir.path().unwrap().join("c.jsonl");
+        append(&mut open, &key, folder(&dir), "c.jsonl", b"4\n", 2, &errors).unwrap();
         assert_eq!(on_disk("a.jsonl"), b"1\n2\n");
-        assert!(!open.contains_key(&dir.path().join("a.jsonl")));
+        assert!(!open.contains_key(&dir.path().unwrap().join("a.jsonl")));
         for f in open.values_mut() {
             assert!(f.write_pending().is_ok());
         }
@@ -260,15 +277,15 @@ mod tests {
     #[test]
     fn a_batch_that_reaches_its_byte_bound_is_written_at_once() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let errors = AtomicU64::new(0);
         let mut open = HashMap::new();
-        let key = dir.path().join("a.jsonl");
+        let key = dir.path().unwrap().join("a.jsonl");
         let mut line = vec![b'x'; 1023];
         line.push(b'\n');
         let lines = PENDING_MAX_BYTES / line.len();
         for _ in 0..lines - 1 {
-            append(&mut open, &key, &dir.dir, "a.jsonl", &line, 2, &errors).unwrap();
+            append(&mut open, &key, folder(&dir), "a.jsonl", &line, 2, &errors).unwrap();
         }
         let on_disk = || std::fs::read(&key).unwrap_or_default().len();
         assert_eq!(
@@ -276,7 +293,7 @@ mod tests {
             0,
             "below the bound the lines wait for the batch's end"
         );
-        append(&mut open, &key, &dir.dir, "a.jsonl", &line, 2, &errors).unwrap();
+        append(&mut open, &key, folder(&dir), "a.jsonl", &line, 2, &errors).unwrap();
         assert_eq!(
             on_disk(),
             lines * line.len(),

@@ -15,6 +15,7 @@ use std::time::Duration;
 use hookbox_wasm::MountDir;
 
 use super::record::{RawRecord, ReplayRecord, session_file_name};
+use super::stream::{ReplayOutput, ReplayStream, stream_line};
 use super::writer::{Ack, Counts, Message, Writer};
 
 /// What one host's replay folder may hold. Over it, the least recently written files are
@@ -53,16 +54,33 @@ pub struct ReplayError {
     pub reason: String,
 }
 
-/// A host's replay folder, held open: records are appended to files beneath it, opened without
-/// following symlinks, private to the user (0600), regular files only.
+/// Where one host's replay records go: its replay folder, held open — records are appended to
+/// files beneath it, opened without following symlinks, private to the user (0600), regular
+/// files only — or the runtime's stream ([`ReplayOutput::Stdout`]), each line naming the host.
 #[derive(Debug, Clone)]
-pub(crate) struct ReplayDir {
-    pub(crate) dir: MountDir,
+pub(crate) enum ReplayDir {
+    /// Per-session files in this folder.
+    Folder(MountDir),
+    /// Lines on the runtime's stream, with `host` in each.
+    Stream {
+        /// The name of the host's state folder (a tenant's id in `hookbox serve`).
+        host: Arc<str>,
+    },
 }
 
 impl ReplayDir {
-    /// Opens (creating, 0700) the folder `path`.
-    pub(crate) fn create(path: &Path) -> Result<ReplayDir, ReplayError> {
+    /// Where the replay of the host whose replay folder is `path` goes: that folder, opened
+    /// (created 0700), for [`ReplayOutput::Files`]; the stream, named after the host's state
+    /// folder (`path`'s parent), for [`ReplayOutput::Stdout`] — no folder is created then.
+    pub(crate) fn create(path: &Path, output: ReplayOutput) -> Result<ReplayDir, ReplayError> {
+        if output == ReplayOutput::Stdout {
+            let host = path
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(ReplayDir::Stream { host: host.into() });
+        }
         let err = |reason: String| ReplayError {
             path: path.display().to_string(),
             reason,
@@ -73,12 +91,27 @@ impl ReplayDir {
             .create(path)
             .map_err(|e| err(e.to_string()))?;
         let dir = MountDir::open(path).map_err(|e| err(e.to_string()))?;
-        Ok(ReplayDir { dir })
+        Ok(ReplayDir::Folder(dir))
     }
 
-    /// The folder.
-    pub(crate) fn path(&self) -> &Path {
-        self.dir.path()
+    /// The folder, when records go to files.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            ReplayDir::Folder(dir) => Some(dir.path()),
+            ReplayDir::Stream { .. } => None,
+        }
+    }
+
+    /// `record` as the line written for it here, newline included.
+    pub(super) fn line(&self, record: &ReplayRecord) -> serde_json::Result<Vec<u8>> {
+        match self {
+            ReplayDir::Folder(_) => {
+                let mut line = serde_json::to_vec(record)?;
+                line.push(b'\n');
+                Ok(line)
+            }
+            ReplayDir::Stream { host } => stream_line(host, record),
+        }
     }
 }
 
@@ -105,13 +138,16 @@ impl std::fmt::Debug for ReplaySink {
 
 impl ReplaySink {
     /// Starts the writer thread; every host's folder it writes to is held to `quota`. `queue`
-    /// records and `raw_limit` bytes of records not yet redacted may wait.
+    /// records and `raw_limit` bytes of records not yet redacted may wait. With `stream`,
+    /// records of hosts whose replay goes to the stream ([`ReplayDir::Stream`]) are written
+    /// there; without one they are counted as errors.
     pub(crate) fn start(
         queue: usize,
         raw_limit: usize,
         max_open: usize,
         idle_close: Duration,
         quota: ReplayQuota,
+        stream: Option<ReplayStream>,
     ) -> std::io::Result<ReplaySink> {
         let (tx, rx) = std::sync::mpsc::sync_channel(queue.max(1));
         let counts = Counts::default();
@@ -128,6 +164,7 @@ impl ReplaySink {
             idle_close,
             quota,
             counts,
+            stream,
         };
         let thread = std::thread::Builder::new()
             .name("hookbox-replay".into())
@@ -145,13 +182,12 @@ impl ReplaySink {
 
     /// Queues one record for `dir`; never blocks.
     pub(crate) fn send(&self, dir: &ReplayDir, record: &ReplayRecord) {
-        let Ok(mut line) = serde_json::to_vec(record) else {
+        let Ok(line) = dir.line(record) else {
             self.errors.fetch_add(1, Ordering::Relaxed);
             return;
         };
-        line.push(b'\n');
         let msg = Message::Record {
-            dir: dir.dir.clone(),
+            dir: dir.clone(),
             file: session_file_name(&record.session_id),
             line,
         };
@@ -174,7 +210,7 @@ impl ReplaySink {
             return;
         }
         let msg = Message::Raw {
-            dir: dir.dir.clone(),
+            dir: dir.clone(),
             raw: Box::new(raw),
             weight,
         };
@@ -271,6 +307,7 @@ mod tests {
             2,
             Duration::from_secs(30),
             ReplayQuota::default(),
+            None,
         )
         .unwrap()
     }
@@ -282,7 +319,7 @@ mod tests {
     #[test]
     fn a_record_handed_over_raw_is_redacted_previewed_and_written_by_the_writer() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = sink();
         let secret = "AKIAIOSFODNN7EXAMPLE";
         let out = format!("{secret} {}", "x".repeat(2000));
@@ -291,9 +328,9 @@ mod tests {
             RawRecord::new(&head("raw"), vec![report(&out)], false),
         );
         sink.flush();
-        let text = std::fs::read_to_string(dir.path().join("raw.jsonl")).unwrap();
+        let text = std::fs::read_to_string(dir.path().unwrap().join("raw.jsonl")).unwrap();
         assert!(!text.contains(secret), "{text}");
-        let read = read_replay(&dir.path().join("raw.jsonl")).unwrap();
+        let read = read_replay(&dir.path().unwrap().join("raw.jsonl")).unwrap();
         let hook = &read.records[0].hooks[0];
         let preview = hook.output_preview.as_deref().unwrap();
         assert!(
@@ -312,7 +349,7 @@ mod tests {
     #[test]
     fn past_the_raw_bytes_bound_the_dispatch_builds_its_record_and_nothing_is_lost() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = sink();
         // As if the queue held the bound already: this record may not wait in it raw.
         sink.raw_bytes.store(sink.raw_limit, Ordering::Release);
@@ -327,7 +364,7 @@ mod tests {
             "nothing more was counted as waiting raw"
         );
         sink.flush();
-        let read = read_replay(&dir.path().join("big.jsonl")).unwrap();
+        let read = read_replay(&dir.path().unwrap().join("big.jsonl")).unwrap();
         assert_eq!(read.records.len(), 1);
         assert_eq!(
             read.records[0].hooks[0].output_preview.as_deref(),
@@ -339,13 +376,13 @@ mod tests {
     #[test]
     fn torn_last_line_is_skipped_and_earlier_records_survive() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = sink();
         for _ in 0..3 {
             sink.send(&dir, &record("s1"));
         }
         sink.flush();
-        let path = dir.path().join(session_file_name("s1"));
+        let path = dir.path().unwrap().join(session_file_name("s1"));
         // A crash mid-write: half a record, no newline.
         let mut f = std::fs::OpenOptions::new()
             .append(true)
@@ -361,7 +398,7 @@ mod tests {
     fn files_are_private_and_more_sessions_than_open_files_all_land() {
         use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = sink();
         for i in 0..5 {
             sink.send(&dir, &record(&format!("s{i}")));
@@ -369,7 +406,7 @@ mod tests {
         }
         sink.flush();
         for i in 0..5 {
-            let path = dir.path().join(format!("s{i}.jsonl"));
+            let path = dir.path().unwrap().join(format!("s{i}.jsonl"));
             assert_eq!(read_replay(&path).unwrap().records.len(), 2, "{i}");
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600, "{i}");
@@ -380,12 +417,12 @@ mod tests {
     #[test]
     fn a_planted_symlink_fifo_or_hard_link_is_never_written_through() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let victim = tmp.path().join("bashrc");
         std::fs::write(&victim, "original\n").unwrap();
-        std::os::unix::fs::symlink(&victim, dir.path().join("link.jsonl")).unwrap();
-        std::fs::hard_link(&victim, dir.path().join("hard.jsonl")).unwrap();
-        let fifo = dir.path().join("fifo.jsonl");
+        std::os::unix::fs::symlink(&victim, dir.path().unwrap().join("link.jsonl")).unwrap();
+        std::fs::hard_link(&victim, dir.path().unwrap().join("hard.jsonl")).unwrap();
+        let fifo = dir.path().unwrap().join("fifo.jsonl");
         assert!(
             std::process::Command::new("mkfifo")
                 .arg(&fifo)
@@ -405,20 +442,21 @@ mod tests {
     #[test]
     fn a_full_queue_drops_and_counts_instead_of_blocking() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = ReplaySink::start(
             1,
             16 << 20,
             1,
             Duration::from_secs(30),
             ReplayQuota::default(),
+            None,
         )
         .unwrap();
         for _ in 0..10_000 {
             sink.send(&dir, &record("s"));
         }
         sink.flush();
-        let written = read_replay(&dir.path().join("s.jsonl"))
+        let written = read_replay(&dir.path().unwrap().join("s.jsonl"))
             .unwrap()
             .records
             .len() as u64;
@@ -426,7 +464,7 @@ mod tests {
     }
 
     fn files_in(dir: &ReplayDir) -> Vec<(String, u64)> {
-        let mut v: Vec<(String, u64)> = std::fs::read_dir(dir.path())
+        let mut v: Vec<(String, u64)> = std::fs::read_dir(dir.path().unwrap())
             .unwrap()
             .map(|e| {
                 let e = e.unwrap();
@@ -443,13 +481,13 @@ mod tests {
             max_bytes,
             max_files,
         };
-        ReplaySink::start(64, 16 << 20, 4, Duration::from_secs(30), quota).unwrap()
+        ReplaySink::start(64, 16 << 20, 4, Duration::from_secs(30), quota, None).unwrap()
     }
 
     #[test]
     fn a_folder_keeps_at_most_max_files_sessions_the_most_recent() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = quota_sink(u64::MAX, 10);
         for i in 0..300 {
             sink.send(&dir, &record(&format!("s{i:03}")));
@@ -465,7 +503,7 @@ mod tests {
     #[test]
     fn bytes_stay_within_the_quota_and_recently_written_files_are_kept() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let line = serde_json::to_vec(&record("a")).unwrap().len() as u64 + 1;
         let sink = quota_sink(line * 6, 100);
         // `a` is written to again and again; `b`…`f` once each.
@@ -480,7 +518,7 @@ mod tests {
         // written since.
         assert_eq!(names, ["a.jsonl", "d.jsonl", "e.jsonl", "f.jsonl"]);
         assert_eq!(
-            read_replay(&dir.path().join("a.jsonl"))
+            read_replay(&dir.path().unwrap().join("a.jsonl"))
                 .unwrap()
                 .records
                 .len(),
@@ -492,7 +530,7 @@ mod tests {
     #[test]
     fn one_session_alone_over_the_quota_starts_its_file_afresh() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let line = serde_json::to_vec(&record("s")).unwrap().len() as u64 + 1;
         let sink = quota_sink(line * 3, 100);
         for _ in 0..10 {
@@ -504,7 +542,7 @@ mod tests {
         assert!(files[0].1 <= line * 3);
         // 10 records, 3 per file: the file was started afresh three times, holding the last one.
         assert_eq!(
-            read_replay(&dir.path().join("s.jsonl"))
+            read_replay(&dir.path().unwrap().join("s.jsonl"))
                 .unwrap()
                 .records
                 .len(),
@@ -516,7 +554,7 @@ mod tests {
     #[test]
     fn a_record_larger_than_the_quota_is_dropped_and_counted() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let sink = quota_sink(100, 10);
         let big = ReplayRecord::new(&head("s"), &[report(&"x".repeat(400))], false);
         sink.send(&dir, &big);
@@ -528,11 +566,11 @@ mod tests {
     #[test]
     fn files_from_an_earlier_run_count_oldest_first() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay")).unwrap();
+        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let base = std::time::SystemTime::now() - Duration::from_secs(3600);
         // Left by an earlier process: `old` is the oldest by modification time.
         for (name, age) in [("old", 0), ("mid", 1), ("new", 2)] {
-            let path = dir.path().join(format!("{name}.jsonl"));
+            let path = dir.path().unwrap().join(format!("{name}.jsonl"));
             std::fs::write(&path, b"{}\n").unwrap();
             let f = std::fs::File::options().append(true).open(&path).unwrap();
             f.set_modified(base + Duration::from_secs(age)).unwrap();

@@ -12,18 +12,19 @@ use hookbox_wasm::MountDir;
 
 use super::folder::{FileUse, Folder, OpenFile, append, scan};
 use super::record::{RawRecord, session_file_name};
-use super::sink::{ReplayError, ReplayQuota};
+use super::sink::{ReplayDir, ReplayError, ReplayQuota};
+use super::stream::ReplayStream;
 
 pub(super) enum Message {
     Record {
-        dir: MountDir,
+        dir: ReplayDir,
         file: String,
         line: Vec<u8>,
     },
     /// A record the writer redacts and serialises; `weight` counts against the sink's
     /// `raw_limit` (`RuntimeSettings::replay_queue_bytes`).
     Raw {
-        dir: MountDir,
+        dir: ReplayDir,
         raw: Box<RawRecord>,
         weight: usize,
     },
@@ -62,6 +63,8 @@ pub(super) struct Writer {
     pub(super) idle_close: Duration,
     pub(super) quota: ReplayQuota,
     pub(super) counts: Counts,
+    /// Where the records of hosts replaying to the stream go (`ReplayOutput::Stdout`).
+    pub(super) stream: Option<ReplayStream>,
 }
 
 impl Writer {
@@ -106,11 +109,8 @@ impl Writer {
                 let file = session_file_name(raw.session_id());
                 let record = raw.into_record();
                 self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
-                match serde_json::to_vec(&record) {
-                    Ok(mut line) => {
-                        line.push(b'\n');
-                        self.write(&dir, &file, &line);
-                    }
+                match dir.line(&record) {
+                    Ok(line) => self.write(&dir, &file, &line),
                     Err(_) => {
                         self.counts.errors.fetch_add(1, Ordering::Relaxed);
                     }
@@ -131,6 +131,9 @@ impl Writer {
     /// failed write as errors. Their bytes stay counted in the folder's quota: it errs on the
     /// side of removing old files early, never of going over.
     fn write_pending(&mut self) {
+        if let Some(stream) = &mut self.stream {
+            stream.write_pending(&self.counts.dropped, &self.counts.errors);
+        }
         for (path, f) in &mut self.open {
             if let Err(e) = f.write_pending() {
                 self.counts.errors.fetch_add(e.lines, Ordering::Relaxed);
@@ -139,8 +142,30 @@ impl Writer {
         }
     }
 
-    /// Appends `line`, counting and logging a failure.
-    fn write(&mut self, dir: &MountDir, file: &str, line: &[u8]) {
+    /// Appends `line` to `file` in `dir`'s folder, or to the stream, counting and logging a
+    /// failure. A line over the byte quota is dropped either way: the stream's lines are held
+    /// to the same bound as the files'.
+    fn write(&mut self, dir: &ReplayDir, file: &str, line: &[u8]) {
+        let dir = match dir {
+            ReplayDir::Folder(dir) => dir,
+            ReplayDir::Stream { .. } => {
+                let len = line.len() as u64;
+                if len > self.quota.max_bytes {
+                    self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(
+                        bytes = len,
+                        max_bytes = self.quota.max_bytes,
+                        "replay record larger than the byte quota: dropped"
+                    );
+                } else if let Some(stream) = &mut self.stream {
+                    stream.push(line, &self.counts.dropped, &self.counts.errors);
+                } else {
+                    self.counts.errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!("replay record for a stream this runtime does not have");
+                }
+                return;
+            }
+        };
         if let Err(e) = self.record(dir, file, line) {
             self.counts.errors.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(error = %e, "replay record not written");

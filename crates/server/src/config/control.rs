@@ -25,6 +25,10 @@ pub struct ControlSettings {
         with = "hookbox_host::duration::positive_secs"
     )]
     pub poll_interval: Duration,
+    /// With dir set: also watch the tenants folder and the store with inotify, so a change
+    /// wakes the poll at once where the kernel reports it (a local file system; NFS reports
+    /// only this machine's own writes, so the poll stays). Default **true**.
+    pub inotify: bool,
 }
 
 impl Default for ControlSettings {
@@ -32,6 +36,7 @@ impl Default for ControlSettings {
         ControlSettings {
             dir: None,
             poll_interval: Duration::from_secs(2),
+            inotify: true,
         }
     }
 }

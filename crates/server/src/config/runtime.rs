@@ -102,6 +102,8 @@ impl ServerConfig {
                 max_files: r.replay_max_files,
             },
             max_session_dirs: r.max_session_dirs,
+            replay_output: self.replay.sink.into(),
+            replay_stream_stall: self.replay.stream_stall,
             ..RuntimeSettings::default()
         }
     }
