@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use hookbox_host::trust::SubjectReport;
-use hookbox_trust::{ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust};
+use hookbox_trust::{
+    ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust, UNPINNABLE_FIX,
+};
 use owo_colors::OwoColorize;
 use serde_json::Value;
 
@@ -204,13 +206,25 @@ pub(crate) fn write_rule(
         );
     }
     for u in &r.unpinned {
-        let _ = writeln!(
-            s,
-            "      {}  {} — {}",
-            "unpinned".yellow(),
-            untrusted(&u.what),
-            u.why.describe()
-        );
+        if u.unpinnable || u.why.is_unpinnable() {
+            // Refused under `trust = require`: named before anyone approves it, with the fix.
+            let _ = writeln!(
+                s,
+                "      {}  {} — {}; refused under trust = require: {}",
+                "unpinnable:".red().bold(),
+                untrusted(&u.what),
+                u.why.describe(),
+                UNPINNABLE_FIX
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "      {}  {} — {}",
+                "unpinned".yellow(),
+                untrusted(&u.what),
+                u.why.describe()
+            );
+        }
     }
     let g = grants(&r.content);
     if !g.is_empty() {
@@ -277,7 +291,13 @@ pub(crate) fn write_subject(s: &mut String, sub: &SubjectReport) {
         };
         let state = state_label(&r.trust, r.unpinnable.as_deref());
         write_rule(s, r.rule_index, &r.record, Some(state), changes);
-        if let Some(why) = &r.unpinnable {
+        // An unpinnable construct is already on its own `unpinnable:` line; a file that
+        // could not be read is said here.
+        if let Some(why) = r
+            .unpinnable
+            .as_ref()
+            .filter(|w| !w.starts_with("unpinnable: "))
+        {
             let _ = writeln!(s, "      {}  {}", "not pinnable".yellow(), untrusted(why));
         }
     }

@@ -261,24 +261,144 @@ fn under_require_approved_plugins_run_from_their_snapshot_with_the_same_answers(
     assert_eq!(answers(&d)[3].0, "bash edited", "{r:?}");
 }
 
-/// Commands that run `hooks/g.sh` in ways the resolver does not follow (issue 27's list).
-const SPELLINGS: [&str; 7] = [
-    ": ${X:-$(${CLAUDE_PLUGIN_ROOT}/hooks/g.sh)}",
-    "MODE=\"strict\" \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\"",
-    "bash +e ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
-    "sh -c '${CLAUDE_PLUGIN_ROOT}/hooks/g.sh'",
-    "sh < ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
-    "cat ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh | sh",
-    "trap \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\" EXIT",
+/// How `require` keeps an edited script from running, by spelling.
+#[derive(Debug, Clone, Copy)]
+enum Held {
+    /// The resolver pins the script: the edit makes the rule changed, refused until approved
+    /// again (before the edit it runs, from the snapshot).
+    Pinned,
+    /// The resolver does not model the construct: refused under `require` with it named,
+    /// before and after the edit, and named `unpinnable:` by `trust add`.
+    Unpinnable(&'static str),
+}
+
+/// Issue 27's seventeen spellings that ran an edited `hooks/g.sh` (or `g.js`) under
+/// `require`: (command, shell, how `require` holds).
+const SPELLINGS: [(&str, &str, Held); 18] = [
+    (
+        ": ${X:-$(${CLAUDE_PLUGIN_ROOT}/hooks/g.sh)}",
+        "sh",
+        Held::Unpinnable("a parameter expansion with an operator `${X:-$("),
+    ),
+    (
+        "MODE=\"strict\" \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\"",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "bash +e ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "sh -c '${CLAUDE_PLUGIN_ROOT}/hooks/g.sh'",
+        "sh",
+        Held::Unpinnable("`sh -c` with a string"),
+    ),
+    (
+        "sh < ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Unpinnable("`sh` reading its program from standard input"),
+    ),
+    (
+        "cat ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh | sh",
+        "sh",
+        Held::Unpinnable("`sh` reading its program from standard input"),
+    ),
+    (
+        "trap \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\" EXIT",
+        "sh",
+        Held::Unpinnable("`trap`"),
+    ),
+    (
+        ": ${X:-\"}\"}; \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\"",
+        "sh",
+        Held::Unpinnable("a parameter expansion with an operator `${X:-\"}\"}`"),
+    ),
+    (
+        "echo $'it\\'s' >&2; \"${CLAUDE_PLUGIN_ROOT}/hooks/g.sh\"",
+        "bash",
+        Held::Pinned,
+    ),
+    (
+        "NODE_ENV=\"production\" node ${CLAUDE_PLUGIN_ROOT}/hooks/g.js",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "node -r ${CLAUDE_PLUGIN_ROOT}/hooks/pre.js ${CLAUDE_PLUGIN_ROOT}/hooks/g.js",
+        "sh",
+        Held::Unpinnable("`node -r "),
+    ),
+    (
+        "exec 3< ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh; sh /dev/fd/3",
+        "sh",
+        Held::Unpinnable("`/dev/fd/3`"),
+    ),
+    (
+        "stdbuf -o0 ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "setsid -w ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "echo ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh | xargs sh",
+        "sh",
+        Held::Unpinnable("`xargs`"),
+    ),
+    (
+        "env -u FOO ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "timeout infinity ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "sh",
+        Held::Pinned,
+    ),
+    (
+        "exec -a name ${CLAUDE_PLUGIN_ROOT}/hooks/g.sh",
+        "bash",
+        Held::Pinned,
+    ),
 ];
+
+/// Each hook's output, failure class and failure message, in rule order.
+fn outcomes(d: &Value) -> Vec<(String, Value, String)> {
+    d["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let f = &h["effect"]["failure"];
+            (
+                h["output"].as_str().unwrap_or_default().to_owned(),
+                f["class"].clone(),
+                f["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
 
 #[test]
 fn under_require_an_edited_script_does_not_run_whatever_the_spelling() {
     let e = Env::new();
     e.write("hooks/g.sh", "#!/bin/sh\necho ran-g-v1 >&2\n", 0o755);
+    e.write(
+        "hooks/g.js",
+        "process.stderr.write('ran-g-v1\\n');\n",
+        0o644,
+    );
+    e.write("hooks/pre.js", "// loaded first\n", 0o644);
     let rules: Vec<Value> = SPELLINGS
         .iter()
-        .map(|c| json!({"type": "command", "command": c, "timeout": 20}))
+        .map(
+            |(c, shell, _)| json!({"type": "command", "command": c, "shell": shell, "timeout": 20}),
+        )
         .collect();
     let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": rules}]}});
     e.write(
@@ -286,28 +406,82 @@ fn under_require_an_edited_script_does_not_run_whatever_the_spelling() {
         &serde_json::to_string_pretty(&hooks).unwrap(),
         0o644,
     );
-    e.approve();
-    let outputs = |mode: &str| -> Vec<(String, Value)> { answers(&e.dispatch(mode, "ls").0) };
-    for (i, (out, failure)) in outputs("require").iter().enumerate() {
-        assert!(
-            out.contains("ran-g-v1") && failure.is_null(),
-            "{}: {out} {failure}",
-            SPELLINGS[i]
-        );
+    // `trust add` names every unpinnable construct before the person approves, with the fix.
+    let plugin = e.plugin();
+    let r = e.run(&[
+        OsStr::new("trust"),
+        OsStr::new("add"),
+        OsStr::new("--yes"),
+        plugin.as_os_str(),
+    ]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    for (c, _, held) in SPELLINGS {
+        if let Held::Unpinnable(what) = held {
+            assert!(
+                r.stdout
+                    .lines()
+                    .chain(r.stderr.lines())
+                    .any(|l| l.contains("unpinnable:")
+                        && l.contains(what)
+                        && l.contains("move it into a script in the plugin")),
+                "{c}: {r:?}"
+            );
+        }
     }
+    let show = e.run(&[
+        OsStr::new("trust"),
+        OsStr::new("show"),
+        OsStr::new("--json"),
+        plugin.as_os_str(),
+    ]);
+    assert!(
+        show.stdout.matches("\"unpinnable\": true").count()
+            + show.stdout.matches("\"unpinnable\":true").count()
+            >= SPELLINGS
+                .iter()
+                .filter(|s| matches!(s.2, Held::Unpinnable(_)))
+                .count(),
+        "{show:?}"
+    );
+    let outputs = |mode: &str| outcomes(&e.dispatch(mode, "ls").0);
+    let check_require = |edited: bool| {
+        for (i, (out, class, msg)) in outputs("require").iter().enumerate() {
+            let (c, _, held) = SPELLINGS[i];
+            assert!(!out.contains("ran-g-v2"), "{c}: {out}");
+            match held {
+                Held::Pinned if !edited => {
+                    assert!(
+                        out.contains("ran-g-v1") && class.is_null(),
+                        "{c}: {out} {class} {msg}"
+                    );
+                }
+                Held::Pinned => {
+                    assert_eq!(*class, json!("untrusted"), "{c}: {out} {msg}");
+                    assert!(msg.contains("changed since it was approved"), "{c}: {msg}");
+                }
+                Held::Unpinnable(what) => {
+                    assert_eq!(*class, json!("untrusted"), "{c}: {out} {msg}");
+                    assert!(
+                        msg.contains("unpinnable: ") && msg.contains(what),
+                        "{c}: {msg}"
+                    );
+                    assert!(!out.contains("ran-g"), "{c}: {out}");
+                }
+            }
+        }
+    };
+    check_require(false);
     e.write("hooks/g.sh", "#!/bin/sh\necho ran-g-v2 >&2\n", 0o755);
-    // The edit is live: `warn` runs it in every spelling.
-    for (i, (out, _)) in outputs("warn").iter().enumerate() {
-        assert!(out.contains("ran-g-v2"), "{}: {out}", SPELLINGS[i]);
+    e.write(
+        "hooks/g.js",
+        "process.stderr.write('ran-g-v2\\n');\n",
+        0o644,
+    );
+    // The edit is live: `warn` runs it in every spelling (an unpinnable rule too: warn only
+    // warns).
+    for (i, (out, _, _)) in outputs("warn").iter().enumerate() {
+        assert!(out.contains("ran-g-v2"), "{}: {out}", SPELLINGS[i].0);
     }
-    // Under `require` no spelling reaches it: a rule whose script is pinned is refused as
-    // changed, every other one runs the approved copy from the snapshot.
-    for (i, (out, failure)) in outputs("require").iter().enumerate() {
-        assert!(!out.contains("ran-g-v2"), "{}: {out}", SPELLINGS[i]);
-        assert!(
-            out.contains("ran-g-v1") || *failure == json!("untrusted"),
-            "{}: {out} {failure}",
-            SPELLINGS[i]
-        );
-    }
+    // Under `require` no spelling reaches it.
+    check_require(true);
 }

@@ -28,9 +28,10 @@ fn refusal(check: &RuleCheck) -> Option<String> {
     match (&check.trust, &check.unpinnable) {
         (RuleTrust::Approved, None) => None,
         (RuleTrust::Approved, Some(why)) => Some(format!(
-            "a file it runs cannot be pinned ({why}), and under trust = require hookbox runs only bytes it hashed"
+            "it cannot be pinned ({why}), and under trust = require hookbox runs only what it can account for"
         )),
-        (trust, _) => Some(trust.to_string()),
+        (trust, None) => Some(trust.to_string()),
+        (trust, Some(why)) => Some(format!("{trust}; and it cannot be pinned ({why})")),
     }
 }
 

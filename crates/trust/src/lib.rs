@@ -27,6 +27,7 @@ mod content;
 mod diff;
 mod digest;
 mod mode;
+mod programs;
 mod record;
 mod resolve;
 mod shell;
@@ -42,7 +43,8 @@ pub use record::{
     MAX_RULES_PER_APPROVAL, RECORD_VERSION, RecordError, RuleLocation, RuleRecord, rule_digest,
 };
 pub use resolve::{
-    Base, CommandFiles, FileRef, FileRole, Site, Unpinned, UnpinnedWhy, resolve_command,
+    Base, CommandFiles, FileRef, FileRole, Site, UNPINNABLE_FIX, Unpinned, UnpinnedWhy,
+    resolve_command,
 };
 pub use snapshot::{
     EntryKind, LiveChange, MAX_MANIFEST_BYTES, MAX_SNAPSHOT_ENTRIES, MAX_SNAPSHOT_ROOTS,

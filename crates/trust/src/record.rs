@@ -316,10 +316,7 @@ mod tests {
             "${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh".into(),
             json!({"event": "PreToolUse", "on_failure": "block", "handler": {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"}}),
             files,
-            vec![Unpinned {
-                what: "jq".into(),
-                why: UnpinnedWhy::OnPath,
-            }],
+            vec![Unpinned::new("jq", UnpinnedWhy::OnPath)],
         );
         Approval {
             version: RECORD_VERSION,

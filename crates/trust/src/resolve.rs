@@ -16,7 +16,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::shell::{BaseVar, Dynamic, Word, lex};
+use std::ops::Range;
+
+use crate::programs::{
+    Interpreter, Wrapped, WrapperKind, flag_in, interpreter, is_assignment, unmodelled_wrapper,
+    wrapped, wrapper_kind,
+};
+use crate::shell::{BaseVar, Dialect, Dynamic, Word, lex};
 use hookbox_core::rule::{CommandLine, CommandSpec, Shell};
 
 /// The folder a pinned file's path is relative to.
@@ -120,9 +126,13 @@ pub enum UnpinnedWhy {
     UnknownCwd,
     /// A module an interpreter finds by name (`python3 -m pkg`).
     Module,
-    /// Shell syntax hookbox does not follow (`case`, `eval`, a here-document, an unterminated
-    /// quote), or a PowerShell command.
+    /// Shell syntax hookbox does not follow (a here-document, an unterminated quote), or a
+    /// PowerShell command.
     NotFollowed,
+    /// A construct whose effect the resolver does not model (a parameter expansion with an
+    /// operator, `eval`, `trap`, `sh -c '…'`, a shell reading its program from standard input,
+    /// `/dev/fd/N`, a wrapper or an interpreter option it does not know).
+    Unpinnable,
 }
 
 impl UnpinnedWhy {
@@ -141,9 +151,22 @@ impl UnpinnedWhy {
             UnpinnedWhy::UnknownCwd => "a relative path after a `cd` hookbox cannot follow",
             UnpinnedWhy::Module => "a module the interpreter finds by name",
             UnpinnedWhy::NotFollowed => "command text hookbox does not follow",
+            UnpinnedWhy::Unpinnable => "hookbox does not model what it runs",
         }
     }
+
+    /// Whether it makes its rule *unpinnable*: hookbox cannot account for what it runs, so
+    /// under `trust = require` the rule is refused. A program found on `PATH`, a file outside
+    /// the roots named by its absolute path, are accounted for (by name); a name that depends
+    /// on the environment, a substitution, a glob, a path after an unknown `cd`, a module
+    /// found by name or an unmodelled construct are not.
+    pub fn is_unpinnable(self) -> bool {
+        !matches!(self, UnpinnedWhy::OnPath | UnpinnedWhy::OutsideRoots)
+    }
 }
+
+/// The fix named beside an unpinnable construct.
+pub const UNPINNABLE_FIX: &str = "move it into a script in the plugin and run that script";
 
 /// Something a rule runs that is not pinned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -152,11 +175,36 @@ pub struct Unpinned {
     pub what: String,
     /// Why.
     pub why: UnpinnedWhy,
+    /// Whether it makes the rule unpinnable ([`UnpinnedWhy::is_unpinnable`]): refused under
+    /// `trust = require`. Older records lack it (read as `false`; only the current reading
+    /// of a rule decides what runs).
+    #[serde(default)]
+    pub unpinnable: bool,
+}
+
+impl Unpinned {
+    /// `what`, unpinned for `why`.
+    pub fn new(what: impl Into<String>, why: UnpinnedWhy) -> Unpinned {
+        Unpinned {
+            what: what.into(),
+            why,
+            unpinnable: why.is_unpinnable(),
+        }
+    }
 }
 
 impl fmt::Display for Unpinned {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} — {}", self.what, self.why.describe())
+        if self.unpinnable {
+            write!(
+                f,
+                "unpinnable: {} — {}; {UNPINNABLE_FIX}",
+                self.what,
+                self.why.describe()
+            )
+        } else {
+            write!(f, "{} — {}", self.what, self.why.describe())
+        }
     }
 }
 
@@ -170,176 +218,37 @@ pub struct CommandFiles {
 }
 
 impl CommandFiles {
+    /// The first construct that makes the command unpinnable, if any.
+    pub fn unpinnable(&self) -> Option<&Unpinned> {
+        self.unpinned.iter().find(|u| u.unpinnable)
+    }
+}
+
+impl CommandFiles {
     fn unpinned(&mut self, what: impl Into<String>, why: UnpinnedWhy) {
-        let u = Unpinned {
-            what: what.into(),
-            why,
-        };
+        let u = Unpinned::new(what, why);
         if !self.unpinned.contains(&u) {
             self.unpinned.push(u);
         }
     }
 }
 
-/// An interpreter whose first script-like argument is a file it reads.
-struct Interpreter {
-    /// Options after which the program text is inline (`-c`), or a module is named (`-m`).
-    code_flags: &'static [&'static str],
-    module_flags: &'static [&'static str],
-    /// A subcommand that precedes the script (`deno run x.ts`).
-    subcommand: Option<&'static str>,
-    /// An option whose value is the script (`pwsh -File x.ps1`).
-    file_flags: &'static [&'static str],
-    /// Options followed by a value that is not the script (`python3 -W ignore x.py`).
-    value_flags: &'static [&'static str],
-    /// A shell builtin (`.`, `source`): nothing is looked up on `PATH`.
-    builtin: bool,
-}
-
-const SHELLS: Interpreter = Interpreter {
-    code_flags: &["-c"],
-    module_flags: &[],
-    subcommand: None,
-    file_flags: &[],
-    value_flags: &["-o", "-O", "+o", "+O"],
-    builtin: false,
-};
-
-const PLAIN: Interpreter = Interpreter {
-    code_flags: &[],
-    module_flags: &[],
-    subcommand: None,
-    file_flags: &[],
-    value_flags: &[],
-    builtin: false,
-};
-
-fn interpreter(name: &str) -> Option<Interpreter> {
-    let python = name == "python"
-        || name == "pypy"
-        || name
-            .strip_prefix("python")
-            .or_else(|| name.strip_prefix("pypy"))
-            .is_some_and(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit() || c == b'.'));
-    if python {
-        return Some(Interpreter {
-            code_flags: &["-c"],
-            module_flags: &["-m"],
-            value_flags: &["-W", "-X", "-Q"],
-            ..PLAIN
-        });
-    }
-    Some(match name {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" => SHELLS,
-        "." | "source" => Interpreter {
-            builtin: true,
-            ..PLAIN
-        },
-        "node" | "nodejs" => Interpreter {
-            code_flags: &["-e", "-p", "--eval", "--print"],
-            value_flags: &[
-                "-r",
-                "--require",
-                "--import",
-                "--loader",
-                "--experimental-loader",
-                "-C",
-                "--conditions",
-            ],
-            ..PLAIN
-        },
-        "ruby" => Interpreter {
-            code_flags: &["-e"],
-            value_flags: &["-I", "-r"],
-            ..PLAIN
-        },
-        "perl" => Interpreter {
-            code_flags: &["-e", "-E"],
-            value_flags: &["-I", "-M", "-m"],
-            ..PLAIN
-        },
-        "php" => Interpreter {
-            code_flags: &["-r"],
-            value_flags: &["-c", "-d"],
-            ..PLAIN
-        },
-        "tsx" | "ts-node" | "osascript" => Interpreter {
-            code_flags: &["-e"],
-            ..PLAIN
-        },
-        "deno" => Interpreter {
-            code_flags: &["eval"],
-            subcommand: Some("run"),
-            ..PLAIN
-        },
-        "bun" | "uv" => Interpreter {
-            code_flags: &["-e", "--eval"],
-            subcommand: Some("run"),
-            ..PLAIN
-        },
-        "pwsh" | "powershell" => Interpreter {
-            code_flags: &["-c", "-Command", "-command"],
-            file_flags: &["-File", "-file", "-f"],
-            ..PLAIN
-        },
-        _ => return None,
-    })
-}
-
-/// Words that run nothing by themselves but precede a command (`exec ./x.sh`, `if ./x.sh`).
-const PREFIX_WORDS: &[&str] = &[
-    "exec", "command", "nohup", "time", "builtin", "if", "then", "else", "elif", "do", "while",
-    "until", "!", "{", "nice", "timeout",
-];
-
-/// After `timeout` or `nice`, the index of the command they run: their options (and the
-/// values of those that take one) and `timeout`'s duration are skipped.
-fn skip_own_arguments(prefix: &str, words: &[Word], mut i: usize) -> usize {
-    let takes_value: &[&str] = match prefix {
-        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
-        "nice" => &["-n", "--adjustment"],
-        _ => return i,
-    };
-    while let Some(w) = words
-        .get(i)
-        .filter(|w| w.base.is_none() && w.text.starts_with('-'))
-    {
-        i += if takes_value.contains(&w.text.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
-    let is_duration = |t: &str| {
-        let t = t.trim_end_matches(['s', 'm', 'h', 'd']);
-        !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit() || c == b'.')
-    };
-    if prefix == "timeout"
-        && words
-            .get(i)
-            .is_some_and(|w| w.base.is_none() && is_duration(&w.text))
-    {
-        i += 1;
-    }
-    i
-}
-
 /// Words that end a compound command or run no file.
 const NO_PROGRAM: &[&str] = &[
     "fi", "done", "}", "esac", "echo", "printf", "true", "false", ":", "exit", "return", "export",
-    "set", "unset", "read", "test", "[", "[[", "]]", "shift", "trap", "wait", "local", "declare",
-    "typeset", "readonly", "let", "pwd", "umask", "ulimit", "alias", "unalias", "type", "hash",
-    "break", "continue", "jobs", "fg", "bg", "kill",
+    "set", "unset", "read", "test", "[", "[[", "]]", "shift", "wait", "local", "declare",
+    "typeset", "readonly", "let", "pwd", "umask", "ulimit", "unalias", "type", "hash", "break",
+    "continue", "jobs", "fg", "bg", "kill", "case", "for", "select", "in", "getopts",
 ];
 
-/// Syntax whose words are not commands hookbox can follow.
-const NOT_FOLLOWED: &[&str] = &["case", "eval", "for", "select", "function", "coproc"];
-
-/// Script extensions: a bare `name.py` after an interpreter is a file in the working folder.
+/// Script extensions: a bare `name.py` after `bun run` is a file in the working folder.
 const SCRIPT_EXTENSIONS: &[&str] = &[
     "sh", "bash", "zsh", "py", "js", "mjs", "cjs", "ts", "mts", "rb", "pl", "php", "ps1", "fish",
     "lua", "tcl",
 ];
+
+/// Deepest nesting of command substitutions followed; deeper is unmodelled.
+const MAX_NESTING: usize = 8;
 
 /// The working folder of the commands read so far (`cd` changes it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -358,7 +267,14 @@ pub fn resolve_command(spec: &CommandSpec) -> CommandFiles {
         } => {
             out.unpinned(cut(text), UnpinnedWhy::NotFollowed);
         }
-        CommandLine::Shell { text, .. } => resolve_shell(text, &mut out),
+        CommandLine::Shell { text, shell } => {
+            let dialect = match shell {
+                Shell::Bash => Dialect::Bash,
+                _ => Dialect::Sh,
+            };
+            let mut cwd = Cwd::Known(Base::Project, String::new());
+            resolve_text(text, 0..text.len(), dialect, &mut cwd, 0, &mut out);
+        }
         CommandLine::Exec { argv } => {
             let words: Vec<Word> = argv.iter().map(|a| exec_word(a)).collect();
             let mut cwd = Cwd::Known(Base::Project, String::new());
@@ -377,19 +293,84 @@ fn cut(text: &str) -> String {
     s
 }
 
-fn resolve_shell(text: &str, out: &mut CommandFiles) {
-    let lexed = lex(text);
-    let mut cwd = Cwd::Known(Base::Project, String::new());
+/// Resolves the shell text at `range` of `text` (the whole command, or a command
+/// substitution's text inside it, `depth` deep).
+fn resolve_text(
+    text: &str,
+    range: Range<usize>,
+    dialect: Dialect,
+    cwd: &mut Cwd,
+    depth: usize,
+    out: &mut CommandFiles,
+) {
+    if depth > MAX_NESTING {
+        out.unpinned(
+            format!("command substitutions nested more than {MAX_NESTING} deep"),
+            UnpinnedWhy::Unpinnable,
+        );
+        return;
+    }
+    let offset = range.start;
+    let lexed = lex(&text[range], dialect);
+    for u in lexed.unmodelled {
+        out.unpinned(u, UnpinnedWhy::Unpinnable);
+    }
+    // The working folder of each open subshell, innermost last: a `cd` inside `( … )` ends
+    // with it.
+    let mut scopes: Vec<(u32, Cwd)> = Vec::new();
+    // How many `if`/`while`/`until`/`for`/`select`/`case` are open: a `cd` inside one may or
+    // may not have run.
+    let mut compound = 0usize;
     for command in &lexed.commands {
+        while scopes
+            .last()
+            .is_some_and(|(id, _)| !command.scope.contains(id))
+        {
+            scopes.pop();
+        }
+        for id in &command.scope[scopes.len().min(command.scope.len())..] {
+            let here = scopes
+                .last()
+                .map_or_else(|| cwd.clone(), |(_, c)| c.clone());
+            scopes.push((*id, here));
+        }
+        let here = match scopes.last_mut() {
+            Some((_, c)) => c,
+            None => &mut *cwd,
+        };
+        // A substitution runs first, in a subshell: a `cd` in it changes nothing after it.
+        for w in command.words.iter().chain(&command.data) {
+            for s in &w.substitutions {
+                let mut inner = here.clone();
+                let r = offset + s.start..offset + s.end;
+                resolve_text(text, r, dialect, &mut inner, depth + 1, out);
+            }
+        }
+        match command.words.first().and_then(literal) {
+            Some("if" | "while" | "until" | "for" | "select" | "case") => compound += 1,
+            Some("fi" | "done" | "esac") => compound = compound.saturating_sub(1),
+            _ => {}
+        }
+        let words = &command.words;
+        let before = here.clone();
         resolve_simple(
-            command,
+            words,
             |i| Site::Text {
-                start: command[i].span.start,
-                end: command[i].span.end,
+                start: offset + words[i].span.start,
+                end: offset + words[i].span.end,
             },
-            &mut cwd,
+            here,
             out,
         );
+        if *here != before {
+            if command.piped {
+                // `cd x | …`, `cd x &`: in a subshell of its own.
+                *here = before;
+            } else if command.after_or || compound > 0 {
+                // It may not have run.
+                *here = Cwd::Unknown("a `cd` that may or may not run".into());
+            }
+        }
     }
     if let Some((rest, why)) = lexed.unparsed {
         out.unpinned(format!("{} ({why})", cut(&rest)), UnpinnedWhy::NotFollowed);
@@ -399,37 +380,19 @@ fn resolve_shell(text: &str, out: &mut CommandFiles) {
 /// An `args` element as a word: no shell, so only hookbox's own `${VAR}` placeholders at its
 /// start mean a folder; everything else is literal.
 fn exec_word(arg: &str) -> Word {
-    let mut base = None;
-    let mut text = arg.to_owned();
     if let Some(rest) = arg.strip_prefix("${")
         && let Some(end) = rest.find('}')
         && let Some(b) = BaseVar::of_name(&rest[..end])
         && b != BaseVar::Home
     {
-        base = Some(b);
-        text = rest[end + 1..].to_owned();
+        return Word::literal(rest[end + 1..].to_owned(), Some(b));
     }
-    Word {
-        span: 0..0,
-        text,
-        base,
-        dynamic: None,
-        quoted: true,
-        substitutions: Vec::new(),
-    }
+    Word::literal(arg.to_owned(), None)
 }
 
-fn is_assignment(w: &Word) -> bool {
-    if w.base.is_some() {
-        return false;
-    }
-    let Some((name, _)) = w.text.split_once('=') else {
-        return false;
-    };
-    let mut b = name.bytes();
-    b.next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+/// The literal text of `w`, if it has one.
+fn literal(w: &Word) -> Option<&str> {
+    (w.base.is_none() && w.dynamic.is_none()).then_some(w.text.as_str())
 }
 
 fn resolve_simple(
@@ -438,38 +401,54 @@ fn resolve_simple(
     cwd: &mut Cwd,
     out: &mut CommandFiles,
 ) {
-    for w in words {
-        for s in &w.substitutions {
-            out.unpinned(cut(s), UnpinnedWhy::Substitution);
-        }
-    }
     let mut i = 0;
-    // Leading assignments, and words that only precede a command.
-    while let Some(w) = words.get(i) {
-        if is_assignment(w) && !w.quoted {
+    // Leading assignments, and wrappers: words that run the command after them.
+    let program = loop {
+        let Some(w) = words.get(i) else { return };
+        if is_assignment(w) {
             i += 1;
-        } else if w.base.is_none() && w.dynamic.is_none() && PREFIX_WORDS.contains(&w.text.as_str())
-        {
-            i += 1;
-            i = skip_own_arguments(&w.text, words, i);
-        } else if w.base.is_none()
-            && w.dynamic.is_none()
-            && (w.text == "env" || w.text == "/usr/bin/env")
-        {
-            i += 1;
-            while words
-                .get(i)
-                .is_some_and(|a| is_assignment(a) || a.text.starts_with('-'))
-            {
-                i += 1;
-            }
-        } else {
-            break;
+            continue;
         }
-    }
-    let Some(program) = words.get(i) else { return };
-    if program.base.is_none() && program.dynamic.is_none() {
-        let name = program.text.as_str();
+        // A wrapper may be named by its absolute path (`/usr/bin/env`): that file is pinned as
+        // the program, and what follows is read as the wrapper reads it (an interpreter so
+        // named is read below).
+        let name = match literal(w) {
+            Some(t) if t.starts_with('/') => {
+                let base = t.rsplit('/').next().unwrap_or_default();
+                if wrapper_kind(base) == Some(WrapperKind::OnPath) {
+                    pin(w, FileRole::Program, site(i), cwd, out);
+                    base
+                } else {
+                    break w;
+                }
+            }
+            Some(t) => t,
+            None => break w,
+        };
+        if unmodelled_wrapper(name) {
+            out.unpinned(
+                format!("`{name}`, which runs commands hookbox does not follow"),
+                UnpinnedWhy::Unpinnable,
+            );
+            return;
+        }
+        let Some(kind) = wrapper_kind(name) else {
+            break w;
+        };
+        if kind == WrapperKind::OnPath && !w.text.starts_with('/') {
+            out.unpinned(name, UnpinnedWhy::OnPath);
+        }
+        match wrapped(name, words, i + 1) {
+            Wrapped::Runs(j) => i = j,
+            Wrapped::Nothing => return,
+            Wrapped::Unmodelled(what) => {
+                out.unpinned(what, UnpinnedWhy::Unpinnable);
+                return;
+            }
+        }
+    };
+    let name_literal = literal(program).map(str::to_owned);
+    if let Some(name) = name_literal.as_deref() {
         if name == "cd" {
             *cwd = change_dir(words.get(i + 1), cwd);
             return;
@@ -477,80 +456,223 @@ fn resolve_simple(
         if NO_PROGRAM.contains(&name) {
             return;
         }
-        if NOT_FOLLOWED.contains(&name) {
-            out.unpinned(name, UnpinnedWhy::NotFollowed);
-            return;
-        }
     }
     if let Some(why) = program.dynamic {
         out.unpinned(cut(&shown(program)), dynamic_why(why));
         return;
     }
+    let interp_name = match name_literal.as_deref() {
+        Some(t) if t.starts_with('/') => t.rsplit('/').next().unwrap_or_default().to_owned(),
+        Some(t) if !t.contains('/') => t.to_owned(),
+        _ => String::new(),
+    };
+    let interp = interpreter(&interp_name);
     if program.base.is_some() || program.text.contains('/') {
         pin(program, FileRole::Program, site(i), cwd, out);
-        return;
-    }
-    let name = program.text.clone();
-    if name.is_empty() {
+        if interp.is_none() {
+            return;
+        }
+    } else if program.text.is_empty() {
         // `''` or a lone `\`: the shell looks an empty name up on PATH (and finds nothing);
         // named as written, never as an unnamed item.
         out.unpinned("\"\"", UnpinnedWhy::OnPath);
         return;
-    }
-    let interp = interpreter(&name);
-    if !interp.as_ref().is_some_and(|i| i.builtin) {
-        out.unpinned(name.clone(), UnpinnedWhy::OnPath);
+    } else if !interp.as_ref().is_some_and(|i| i.builtin) {
+        out.unpinned(program.text.clone(), UnpinnedWhy::OnPath);
     }
     let Some(interp) = interp else {
         return;
     };
-    let mut j = i + 1;
+    interpreter_args(&interp_name, &interp, words, i + 1, &site, cwd, out);
+}
+
+/// Reads an interpreter's arguments from `words[j]`: its options, exactly as modelled, then
+/// its script — pinned — or what it runs instead, named.
+fn interpreter_args(
+    name: &str,
+    interp: &Interpreter,
+    words: &[Word],
+    mut j: usize,
+    site: &impl Fn(usize) -> Site,
+    cwd: &Cwd,
+    out: &mut CommandFiles,
+) {
+    let mut unmodelled = |what: String| out.unpinned(what, UnpinnedWhy::Unpinnable);
     if let Some(sub) = interp.subcommand
-        && words
-            .get(j)
-            .is_some_and(|w| w.text == sub && w.base.is_none())
+        && words.get(j).and_then(literal) == Some(sub)
     {
         j += 1;
     }
-    while let Some(w) = words.get(j) {
-        let t = w.text.as_str();
-        if w.base.is_none() && w.dynamic.is_none() {
-            if interp.code_flags.contains(&t) {
+    let script = loop {
+        let Some(w) = words.get(j) else {
+            if !interp.builtin {
+                unmodelled(format!(
+                    "`{name}` reading its program from standard input (`{name} < file`, `… | {name}`, a here-string)"
+                ));
+            }
+            return;
+        };
+        let Some(t) = literal(w) else {
+            if w.text.starts_with('-')
+                || w.text.starts_with('+')
+                || w.text.starts_with('$') && w.base.is_none() && !looks_like_script(w)
+            {
+                unmodelled(format!(
+                    "`{name} {}`: an option hookbox cannot read before it runs",
+                    cut(&shown(w))
+                ));
                 return;
             }
-            if interp.module_flags.contains(&t) {
-                if let Some(m) = words.get(j + 1) {
-                    out.unpinned(format!("{t} {}", m.text), UnpinnedWhy::Module);
+            break w;
+        };
+        if interp.builtin {
+            break w;
+        }
+        if t == "--" {
+            match words.get(j + 1) {
+                Some(s) => break s,
+                None => {
+                    j += 1;
+                    continue;
                 }
-                return;
-            }
-            if interp.file_flags.contains(&t) {
-                if let Some(f) = words.get(j + 1) {
-                    script_arg(f, site(j + 1), cwd, out);
-                }
-                return;
-            }
-            if interp.value_flags.contains(&t) {
-                j += 2;
-                continue;
-            }
-            if t.starts_with('-') {
-                j += 1;
-                continue;
             }
         }
-        if looks_like_script(w) {
-            script_arg(w, site(j), cwd, out);
+        if t == "-" {
+            unmodelled(format!(
+                "`{name} -` reading its program from standard input"
+            ));
+            return;
         }
+        if interp.shell && (t.starts_with('-') || t.starts_with('+')) {
+            match shell_option(t) {
+                ShellOption::Plain => j += 1,
+                ShellOption::Valued => j += 2,
+                ShellOption::Inline => {
+                    unmodelled(format!(
+                        "`{name} {t}` with a string: the commands in it are not followed"
+                    ));
+                    return;
+                }
+                ShellOption::Stdin => {
+                    unmodelled(format!(
+                        "`{name} {t}` reading its program from standard input"
+                    ));
+                    return;
+                }
+                ShellOption::Unknown if flag_in(interp.plain_flags, t) => j += 1,
+                ShellOption::Unknown => {
+                    unmodelled(format!("`{name} {t}`, an option hookbox does not model"));
+                    return;
+                }
+            }
+            continue;
+        }
+        if interp.code_flags.contains(&t) {
+            // The program is the next argument's text, approved as part of the rule.
+            return;
+        }
+        if interp.module_flags.contains(&t) {
+            if let Some(m) = words.get(j + 1) {
+                out.unpinned(format!("{t} {}", m.text), UnpinnedWhy::Module);
+            }
+            return;
+        }
+        if interp.file_flags.contains(&t) {
+            match words.get(j + 1) {
+                Some(f) => break f,
+                None => return,
+            }
+        }
+        if !t.starts_with('-') {
+            break w;
+        }
+        if interp.value_flags.contains(&t) {
+            j += 2;
+            continue;
+        }
+        let cluster = !interp.cluster.is_empty()
+            && !t.starts_with("--")
+            && t[1..].chars().all(|c| interp.cluster.contains(c));
+        if cluster || flag_in(interp.plain_flags, t) {
+            j += 1;
+            continue;
+        }
+        let value = words
+            .get(j + 1)
+            .map(|v| format!(" {}", cut(&shown(v))))
+            .unwrap_or_default();
+        unmodelled(format!(
+            "`{name} {t}{value}`, an option hookbox does not model"
+        ));
+        return;
+    };
+    let at = words
+        .iter()
+        .position(|w| std::ptr::eq(w, script))
+        .unwrap_or(j);
+    if let Some(why) = script.dynamic {
+        out.unpinned(cut(&shown(script)), dynamic_why(why));
         return;
     }
+    if interp.builtin && script.base.is_none() && !script.text.contains('/') {
+        out.unpinned(
+            format!(
+                "`{name} {}`: a name without a `/`, which the shell looks up on PATH",
+                script.text
+            ),
+            UnpinnedWhy::Unpinnable,
+        );
+        return;
+    }
+    if interp.script_must_look_like_one && !looks_like_script(script) {
+        out.unpinned(
+            format!(
+                "`{name} {}`: a name hookbox cannot tell is a file",
+                script.text
+            ),
+            UnpinnedWhy::Unpinnable,
+        );
+        return;
+    }
+    pin(script, FileRole::Script, site(at), cwd, out);
 }
 
-fn script_arg(w: &Word, site: Site, cwd: &Cwd, out: &mut CommandFiles) {
-    match w.dynamic {
-        Some(why) => out.unpinned(cut(&shown(w)), dynamic_why(why)),
-        None => pin(w, FileRole::Script, site, cwd, out),
+/// What an option of a POSIX shell means.
+enum ShellOption {
+    /// A cluster of `set` letters (`-e`, `+e`, `-eux`).
+    Plain,
+    /// `-o name`, `+O name`, `-eo pipefail`.
+    Valued,
+    /// A cluster holding `c`: the program is a string.
+    Inline,
+    /// A cluster holding `s`: the program is read from standard input.
+    Stdin,
+    /// Anything else.
+    Unknown,
+}
+
+fn shell_option(t: &str) -> ShellOption {
+    let letters = &t[1..];
+    if t.starts_with("--") || letters.is_empty() {
+        return ShellOption::Unknown;
     }
+    if t.starts_with('-') && letters.contains('c') {
+        return ShellOption::Inline;
+    }
+    if t.starts_with('-') && letters.contains('s') {
+        return ShellOption::Stdin;
+    }
+    // `set` letters that change how commands run, not which: errexit, nounset, xtrace…
+    // (`-i` and `-l` read startup files, so they are not here.)
+    let plain = "abefhkmnprtuvxBCEHPT";
+    let (head, last) = letters.split_at(letters.len() - 1);
+    if head.chars().all(|c| plain.contains(c)) && (last == "o" || last == "O") {
+        return ShellOption::Valued;
+    }
+    if letters.chars().all(|c| plain.contains(c)) {
+        return ShellOption::Plain;
+    }
+    ShellOption::Unknown
 }
 
 fn looks_like_script(w: &Word) -> bool {
@@ -599,9 +721,19 @@ fn locate(w: &Word, cwd: &Cwd) -> Result<(Base, String), UnpinnedWhy> {
     Ok((base, path))
 }
 
+/// Absolute paths that name an open descriptor or another process's view, not a file that
+/// can be read and pinned (`sh /dev/fd/3` after `exec 3< g.sh`).
+const DESCRIPTOR_PATHS: &[&str] = &["dev/", "proc/"];
+
 fn pin(w: &Word, role: FileRole, site: Site, cwd: &Cwd, out: &mut CommandFiles) {
     match locate(w, cwd) {
         Ok((_, path)) if path.is_empty() => out.unpinned(cut(&shown(w)), UnpinnedWhy::LeavesRoot),
+        Ok((Base::Root, path)) if DESCRIPTOR_PATHS.iter().any(|p| path.starts_with(p)) => {
+            out.unpinned(
+                format!("`/{path}`: a descriptor or device, not a file hookbox can pin"),
+                UnpinnedWhy::Unpinnable,
+            );
+        }
         Ok((base, path)) => out.files.push(FileRef {
             role,
             base,
@@ -724,9 +856,19 @@ mod tests {
                 &[("python3", OnPath)],
             ),
             (
-                "node --require ./setup.js hook.js",
+                "node --no-warnings --max-old-space-size=512 hook.js",
                 &[(Script, Project, "hook.js")],
                 &[("node", OnPath)],
+            ),
+            (
+                "/bin/bash -eu -o pipefail ./x.sh",
+                &[(Program, Root, "bin/bash"), (Script, Project, "x.sh")],
+                &[],
+            ),
+            (
+                "/usr/bin/env python3 x.py",
+                &[(Program, Root, "usr/bin/env"), (Script, Project, "x.py")],
+                &[("python3", OnPath)],
             ),
             (
                 "bash -e \"$CLAUDE_PLUGIN_ROOT/scripts/a.sh\" x",
@@ -751,14 +893,18 @@ mod tests {
             (
                 "timeout -s KILL 5s ./slow.sh",
                 &[(Program, Project, "slow.sh")],
-                &[],
+                &[("timeout", OnPath)],
             ),
             (
                 "timeout 5 node x.js",
                 &[(Script, Project, "x.js")],
-                &[("node", OnPath)],
+                &[("timeout", OnPath), ("node", OnPath)],
             ),
-            ("nice -n 10 ./a.sh", &[(Program, Project, "a.sh")], &[]),
+            (
+                "nice -n 10 ./a.sh",
+                &[(Program, Project, "a.sh")],
+                &[("nice", OnPath)],
+            ),
             (
                 "cd \"${CLAUDE_PLUGIN_ROOT}\" && python3 hooks/a.py",
                 &[(Script, Plugin, "hooks/a.py")],
@@ -774,13 +920,21 @@ mod tests {
                 &[(Program, Plugin, "a.sh")],
                 &[],
             ),
-            ("env -i A=1 ./a.sh", &[(Program, Project, "a.sh")], &[]),
+            (
+                "env -i A=1 ./a.sh",
+                &[(Program, Project, "a.sh")],
+                &[("env", OnPath)],
+            ),
             (
                 "if ./check.sh; then ./ok.sh; fi",
                 &[(Program, Project, "check.sh"), (Program, Project, "ok.sh")],
                 &[],
             ),
-            ("timeout 5 ./slow.sh", &[(Program, Project, "slow.sh")], &[]),
+            (
+                "timeout 5 ./slow.sh",
+                &[(Program, Project, "slow.sh")],
+                &[("timeout", OnPath)],
+            ),
             (
                 "./a.sh 2>&1 | tee log >/dev/null",
                 &[(Program, Project, "a.sh")],
@@ -807,12 +961,12 @@ mod tests {
             ("$MY_HOOK --x", &[("$MY_HOOK", Environment)]),
             (
                 "\"$(which python3)\" x.py",
-                &[("$(which python3)", Substitution)],
+                &[("which", OnPath), ("$(which python3)", Substitution)],
             ),
             (
                 "python3 \"$(dirname $0)/x.py\"",
                 &[
-                    ("$(dirname $0)", Substitution),
+                    ("dirname", OnPath),
                     ("python3", OnPath),
                     ("$(dirname $0)/x.py", Substitution),
                 ],
@@ -827,11 +981,14 @@ mod tests {
             ),
             ("cd \"$TMPDIR\" && ./x.sh", &[("./x.sh", UnknownCwd)]),
             ("hooks/*.sh", &[("hooks/*.sh", Glob)]),
-            ("eval \"$X\"", &[("eval", NotFollowed)]),
             (
-                "case $x in a) b;; esac",
-                &[("case", NotFollowed), ("b", OnPath)],
+                "eval \"$X\"",
+                &[(
+                    "`eval`, which runs commands hookbox does not follow",
+                    Unpinnable,
+                )],
             ),
+            ("case $x in a) b;; esac", &[("b", OnPath)]),
             (
                 "cat <<EOF\nhi\nEOF",
                 &[
@@ -911,5 +1068,281 @@ mod tests {
         let got = resolve_command(&spec);
         assert!(got.files.is_empty());
         assert_eq!(got.unpinned[0].why, NotFollowed);
+    }
+    /// Issue 27's seventeen spellings that ran an edited `hooks/g.sh` under `require`: each is
+    /// now read as the shell reads it — the script pinned where the resolver models the form,
+    /// the rule unpinnable with the construct named where it does not.
+    #[test]
+    fn issue_27_spellings_are_pinned_or_named_unpinnable() {
+        const G: &str = "${CLAUDE_PLUGIN_ROOT}/hooks/g";
+        // (command, shell, the file pinned, the unpinnable construct's name starts with)
+        type Case<'a> = (String, Shell, Option<(FileRole, &'a str)>, Option<&'a str>);
+        let cases: &[Case] = &[
+            (
+                format!(": ${{X:-$({G}.sh)}}"),
+                Shell::Sh,
+                None,
+                Some("a parameter expansion with an operator `${X:-$("),
+            ),
+            (
+                format!("MODE=\"strict\" \"{G}.sh\""),
+                Shell::Sh,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("bash +e {G}.sh"),
+                Shell::Sh,
+                Some((Script, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("sh -c '{G}.sh'"),
+                Shell::Sh,
+                None,
+                Some("`sh -c` with a string"),
+            ),
+            (
+                format!("sh < {G}.sh"),
+                Shell::Sh,
+                None,
+                Some("`sh` reading its program from standard input"),
+            ),
+            (
+                format!("cat {G}.sh | sh"),
+                Shell::Sh,
+                None,
+                Some("`sh` reading its program from standard input"),
+            ),
+            (
+                format!("trap \"{G}.sh\" EXIT"),
+                Shell::Sh,
+                None,
+                Some("`trap`"),
+            ),
+            (
+                format!("echo ${{X:-\"}}\"}} \"{G}.sh\""),
+                Shell::Sh,
+                None,
+                Some("a parameter expansion with an operator `${X:-\"}\"}`"),
+            ),
+            (
+                format!("echo $'it\\'s'; \"{G}.sh\""),
+                Shell::Bash,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                r"$'\x2e/hooks/g.sh'".to_owned(),
+                Shell::Bash,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                r"$'\x2e/hooks/g.sh'".to_owned(),
+                Shell::Sh,
+                None,
+                Some("`$'…'` quoting"),
+            ),
+            (
+                format!("NODE_ENV=\"production\" node {G}.js"),
+                Shell::Sh,
+                Some((Script, "hooks/g.js")),
+                None,
+            ),
+            (
+                format!("node -r pre.js {G}.js"),
+                Shell::Sh,
+                None,
+                Some("`node -r pre.js`"),
+            ),
+            (
+                format!("exec 3< {G}.sh; sh /dev/fd/3"),
+                Shell::Sh,
+                None,
+                Some("`/dev/fd/3`"),
+            ),
+            (
+                format!("stdbuf -o0 {G}.sh"),
+                Shell::Sh,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("setsid {G}.sh"),
+                Shell::Sh,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("echo {G}.sh | xargs sh"),
+                Shell::Sh,
+                None,
+                Some("`xargs`"),
+            ),
+            (
+                format!("env -u FOO {G}.sh"),
+                Shell::Sh,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("timeout infinity {G}.sh"),
+                Shell::Sh,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+            (
+                format!("exec -a name {G}.sh"),
+                Shell::Bash,
+                Some((Program, "hooks/g.sh")),
+                None,
+            ),
+        ];
+        for (text, shell, file, construct) in cases {
+            let spec = CommandSpec::of(
+                CommandLine::Shell {
+                    text: text.clone(),
+                    shell: *shell,
+                },
+                5.0,
+            );
+            let got = resolve_command(&spec);
+            let pinned: Vec<(FileRole, &str)> = got
+                .files
+                .iter()
+                .map(|f| (f.role, f.path.as_str()))
+                .collect();
+            if file.is_some() {
+                assert_eq!(
+                    pinned,
+                    file.iter().copied().collect::<Vec<_>>(),
+                    "{text}: {got:?}"
+                );
+            }
+            match construct {
+                Some(c) => {
+                    let u = got
+                        .unpinnable()
+                        .unwrap_or_else(|| panic!("{text}: {got:?}"));
+                    assert!(u.what.starts_with(c), "{text}: {u:?}");
+                    assert!(u.to_string().contains(UNPINNABLE_FIX), "{u}");
+                }
+                None => assert_eq!(got.unpinnable(), None, "{text}: {got:?}"),
+            }
+            // Nothing that names the script is left as "found on PATH".
+            assert!(
+                !got.unpinned
+                    .iter()
+                    .any(|u| u.why == OnPath && u.what.contains("g.")),
+                "{text}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn interpreter_options_are_modelled_exactly() {
+        // (command, the script pinned, or the unmodelled construct)
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            ("bash -eux -o pipefail ./a.sh", Ok("a.sh")),
+            ("bash +o posix -- ./a.sh", Ok("a.sh")),
+            ("bash --norc ./a.sh", Ok("a.sh")),
+            ("bash -ec ./a.sh", Err("`bash -ec` with a string")),
+            ("bash -s ./a.sh", Err("`bash -s` reading")),
+            ("bash -i ./a.sh", Err("`bash -i`")),
+            ("bash --rcfile x ./a.sh", Err("`bash --rcfile`")),
+            ("bash $OPTS ./a.sh", Err("`bash $OPTS`")),
+            ("python3 -uB -W ignore ./a.py", Ok("a.py")),
+            ("python3 -X dev a.py", Ok("a.py")),
+            (
+                "python3 --check-hash-based-pycs never a.py",
+                Err("`python3 --check-hash-based-pycs never`"),
+            ),
+            (
+                "python3",
+                Err("`python3` reading its program from standard input"),
+            ),
+            ("python3 - < a.py", Err("`python3 -` reading")),
+            ("node --import ./x.mjs a.js", Err("`node --import ./x.mjs`")),
+            ("node --enable-source-maps hook", Ok("hook")),
+            ("deno run -A --no-check x.ts", Ok("x.ts")),
+            (
+                "deno run --import-map=m.json x.ts",
+                Err("`deno --import-map=m.json"),
+            ),
+            ("bun run build", Err("`bun build`")),
+            ("perl -I lib a.pl", Err("`perl -I lib`")),
+            ("ruby -w a.rb", Ok("a.rb")),
+            (". lib.sh", Err("`. lib.sh`: a name without a `/`")),
+            ("source ./lib.sh", Ok("lib.sh")),
+        ];
+        for (text, want) in cases {
+            let got = shell(text);
+            match want {
+                Ok(path) => {
+                    assert_eq!(
+                        got.files
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .collect::<Vec<_>>(),
+                        [*path],
+                        "{text}: {got:?}"
+                    );
+                    assert_eq!(got.unpinnable(), None, "{text}: {got:?}");
+                }
+                Err(what) => {
+                    assert!(got.files.is_empty(), "{text}: {got:?}");
+                    let u = got
+                        .unpinnable()
+                        .unwrap_or_else(|| panic!("{text}: {got:?}"));
+                    assert!(u.what.starts_with(what), "{text}: {u:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn command_substitutions_are_read_as_commands() {
+        let text = "x=$(cd hooks && ./a.sh) ./b.sh \"$(${CLAUDE_PLUGIN_ROOT}/c.sh)\"";
+        let got = shell(text);
+        assert_eq!(
+            files(&got),
+            [
+                (Program, Project, "hooks/a.sh"),
+                (Program, Plugin, "c.sh"),
+                (Program, Project, "b.sh")
+            ]
+        );
+        // The sites point into the text, inside the substitution.
+        let spans: Vec<&str> = got
+            .files
+            .iter()
+            .map(|f| match f.site {
+                Site::Text { start, end } => &text[start..end],
+                _ => panic!("{f:?}"),
+            })
+            .collect();
+        assert_eq!(spans, ["./a.sh", "${CLAUDE_PLUGIN_ROOT}/c.sh", "./b.sh"]);
+        // A `cd` in a subshell, a pipeline or after `||` changes nothing certain after it
+        // (found by the resolver_vs_shell differential).
+        for (text, want) in [
+            ("(cd sub); ./x.sh", Ok("x.sh")),
+            ("(cd sub; ./x.sh); ./y.sh", Ok("sub/x.sh y.sh")),
+            ("cd sub | true; ./x.sh", Ok("x.sh")),
+            ("cd sub & ./x.sh", Ok("x.sh")),
+            ("true || cd sub && ./x.sh", Err(UnknownCwd)),
+            ("if true; then cd sub; fi; ./x.sh", Err(UnknownCwd)),
+            ("cd sub && ./x.sh", Ok("sub/x.sh")),
+        ] {
+            let got = shell(text);
+            let paths: Vec<&str> = got.files.iter().map(|f| f.path.as_str()).collect();
+            match want {
+                Ok(p) => assert_eq!(paths.join(" "), p, "{text}: {got:?}"),
+                Err(why) => assert!(got.unpinned.iter().any(|u| u.why == why), "{text}: {got:?}"),
+            }
+        }
+        // Nesting past the bound is unpinnable, not followed forever.
+        let deep = format!("{}x{}", "$(".repeat(12), ")".repeat(12));
+        assert!(shell(&deep).unpinnable().is_some());
     }
 }

@@ -343,16 +343,20 @@ pub(crate) fn survey(
         match &rule.handler {
             Handler::Command(spec) => {
                 let resolved = resolve_command(spec);
+                // A construct the resolver does not model: refused under `require`, named.
+                if let Some(u) = resolved.unpinnable() {
+                    unpinnable = Some(u.to_string());
+                }
                 unpinned = resolved.unpinned;
                 for f in resolved.files {
                     let (base, path) = if f.base == Base::Root {
                         match roots.rebase(rule.plugin, plugin, &f.path) {
                             Some(found) => found,
                             None => {
-                                unpinned.push(Unpinned {
-                                    what: format!("/{}", f.path),
-                                    why: UnpinnedWhy::OutsideRoots,
-                                });
+                                unpinned.push(Unpinned::new(
+                                    format!("/{}", f.path),
+                                    UnpinnedWhy::OutsideRoots,
+                                ));
                                 continue;
                             }
                         }
