@@ -456,6 +456,7 @@ mod tests {
             root: t.path().to_owned(),
             dialect: hookbox_core::Dialect::Claude,
             files: files.iter().map(PathBuf::from).collect(),
+            parsed: Vec::new(),
         };
         assert_eq!(
             subject_of(&info("settings.json", &["settings.json"])),
