@@ -4,7 +4,8 @@
 //! the events it was approved for, naming the rule and `hookbox trust diff`; under `warn` it is
 //! named and the call goes as the live rules say. A group-writable approval store approves
 //! nothing: `warn` runs the guards (one still blocks `rm -rf`), `require` refuses every rule
-//! with the store's reason and its fix. What a plugin wrote is shown escaped for approval.
+//! with the store's reason and its fix. What a plugin wrote is shown escaped for approval. The
+//! agent hears of it through `hookbox hook` as the user's agent runs it.
 
 #![allow(
     clippy::unwrap_used,
@@ -380,4 +381,74 @@ fn a_command_holding_a_bidi_override_is_shown_escaped_for_approval() {
         r.stderr
     );
     assert!(!r.stderr.contains('\u{2066}'), "{}", r.stderr);
+}
+
+/// `hookbox hook --agent claude` on a Bash call holding `rm -rf ~/`, as Claude Code runs it:
+/// (exit code, stdout, stderr).
+fn hook_bash(e: &Env) -> (Option<i32>, String, String) {
+    use std::io::Write as _;
+    let payload = json!({"hook_event_name": "PreToolUse", "session_id": "s1",
+        "cwd": e.project(), "tool_name": "Bash", "tool_input": {"command": "rm -rf ~/"}});
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(["hook", "--agent", "claude", "--plugin"])
+        .arg(e.plugin())
+        .current_dir(e.project())
+        .env("NO_COLOR", "1")
+        .env("HOME", e.home())
+        .env_remove("HOOKBOX_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("HOOKBOX_LOG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_agent_hears_of_a_guard_taken_off_bash_and_under_require_is_refused_the_call() {
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    let (how, narrowed) = tamperings().remove(0);
+    assert_eq!(how, "matcher narrowed");
+    e.write_hooks(&narrowed);
+    // warn (the default): the call goes as the live rules say, and the user is told.
+    let (code, stdout, stderr) = hook_bash(&e);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    let said = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("hooks.PreToolUse[0].hooks[0]")
+            && said.contains("it does not guard this event any more"),
+        "{answer:#}"
+    );
+    // require (the user's setting): the approved guard answers, and blocks.
+    e.write(
+        &e.home().join(".config/hookbox/settings.json"),
+        r#"{"trust": "require"}"#,
+    );
+    let (code, stdout, stderr) = hook_bash(&e);
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("changed since approval — run `hookbox trust diff"),
+        "{code:?}: {all}"
+    );
+    assert!(
+        code == Some(2) || stdout.contains("\"deny\""),
+        "the call is refused: {code:?}: {all}"
+    );
 }
