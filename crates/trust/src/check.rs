@@ -160,6 +160,18 @@ mod tests {
         )
     }
 
+    fn approval_of(rules: Vec<RuleRecord>) -> Approval {
+        Approval {
+            version: RECORD_VERSION,
+            subject: "/p".into(),
+            plugin: "p".into(),
+            approved_at: 0,
+            hook_files: Vec::new(),
+            rules,
+            snapshot: None,
+        }
+    }
+
     #[test]
     fn each_rule_is_judged_on_its_own_digest() {
         let guard = rule(
@@ -167,15 +179,7 @@ mod tests {
             json!({"event": "PreToolUse", "on_failure": "block", "handler": {"command": "./g.sh"}}),
         );
         let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
-        let approval = Approval {
-            version: RECORD_VERSION,
-            subject: "/p".into(),
-            plugin: "p".into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules: vec![guard.clone(), audit.clone()],
-            snapshot: None,
-        };
+        let approval = approval_of(vec![guard.clone(), audit.clone()]);
         let index = ApprovalIndex::new(&approval);
         assert_eq!(check_rule(&audit, Some(&index)), RuleTrust::Approved);
         assert_eq!(check_rule(&audit, None), RuleTrust::Unapproved);
@@ -212,15 +216,7 @@ mod tests {
             json!({"event": "PreToolUse", "matcher": {"kind": "names", "names": ["Bash"]}, "on_failure": "block"}),
         );
         let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
-        let approval = Approval {
-            version: RECORD_VERSION,
-            subject: "/p".into(),
-            plugin: "p".into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules: vec![guard.clone(), audit.clone()],
-            snapshot: None,
-        };
+        let approval = approval_of(vec![guard.clone(), audit.clone()]);
         let missing = |live: &[&RuleRecord]| -> Vec<String> {
             missing_rules(&approval, live)
                 .map(|r| r.location.json_path.clone())
