@@ -195,6 +195,7 @@ pub(crate) fn ten_thousand_rules() -> (Vec<PluginInfo>, Vec<Rule>) {
             root: PathBuf::from(format!("/plugins/tenant-{p}")),
             dialect: Dialect::Claude,
             files: vec![],
+            parsed: vec![],
         })
         .collect();
     let rules = (0..10_000)

@@ -20,6 +20,7 @@ use hookbox_host::{ApprovalStore, HostPolicy};
 use serde_json::{Value, json};
 
 use super::trust_show::{date, now, write_diff, write_subject};
+// Plugin-written text on the approval screens: controls and format characters escaped.
 use super::validate::write_diagnostic;
 use super::{EXIT_FAILURE, EXIT_USAGE};
 use crate::cli::{
@@ -27,6 +28,7 @@ use crate::cli::{
     TrustRemoveArgs,
 };
 use crate::host_setup::{HostSetup, default_trust_store};
+use hookbox_trust::escape_shown as untrusted;
 
 /// Runs `hookbox trust …`.
 pub(crate) fn run(args: &TrustArgs) -> anyhow::Result<ExitCode> {
@@ -149,8 +151,8 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
             if !args.common.json {
                 eprintln!(
                     "{} ({}) is already approved as it is",
-                    super::term::untrusted(&sub.plugin),
-                    super::term::untrusted(&sub.subject)
+                    untrusted(&sub.plugin),
+                    untrusted(&sub.subject)
                 );
             }
             results.push((sub, "already_approved", None));
@@ -168,7 +170,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
         let question = format!(
             "Approve {n} rule{} of {} as shown?",
             if n == 1 { "" } else { "s" },
-            super::term::untrusted(&sub.plugin)
+            untrusted(&sub.plugin)
         );
         if !args.yes && !confirm(&question)? {
             declined = true;
@@ -188,7 +190,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| {
                     format!(
                         "nothing approved: cannot snapshot {}",
-                        super::term::untrusted(&sub.subject)
+                        untrusted(&sub.subject)
                     )
                 })?;
             approval = a;
@@ -199,7 +201,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
         if !args.common.json {
             println!(
                 "approved {} ({n} rule{}) — {}",
-                super::term::untrusted(&sub.plugin),
+                untrusted(&sub.plugin),
                 if n == 1 { "" } else { "s" },
                 file.display()
             );
@@ -277,12 +279,12 @@ fn diff(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
                     .unwrap_or_default();
                 text.push_str(&format!(
                     "{} {} — {}{why}: {} rule{} to review with `hookbox trust add {}`\n",
-                    super::term::untrusted(&sub.plugin).bold(),
-                    super::term::untrusted(&sub.subject),
+                    untrusted(&sub.plugin).bold(),
+                    untrusted(&sub.subject),
                     "not approved".yellow(),
                     sub.rules.len(),
                     if sub.rules.len() == 1 { "" } else { "s" },
-                    super::term::untrusted(&sub.subject),
+                    untrusted(&sub.subject),
                 ));
             }
         }
@@ -351,8 +353,8 @@ fn list(args: &TrustListArgs) -> anyhow::Result<ExitCode> {
             };
             s.push_str(&format!(
                 "{}  {} — {} rule{}, approved {}{gone}\n",
-                super::term::untrusted(&a.plugin),
-                super::term::untrusted(&a.subject),
+                untrusted(&a.plugin),
+                untrusted(&a.subject),
                 a.rules.len(),
                 if a.rules.len() == 1 { "" } else { "s" },
                 date(a.approved_at)
@@ -411,7 +413,7 @@ fn snapshot_is_current(sub: &SubjectReport, dir: &Path) -> bool {
     if !current {
         eprintln!(
             "{}: files of its folder changed since the snapshot it was approved with{}",
-            super::term::untrusted(&sub.subject),
+            untrusted(&sub.subject),
             now.err().map(|e| format!(" ({e})")).unwrap_or_default()
         );
     }
@@ -466,7 +468,7 @@ fn remove(args: &TrustRemoveArgs) -> anyhow::Result<ExitCode> {
         );
     } else {
         for r in &removed {
-            println!("removed the approval of {}", super::term::untrusted(r));
+            println!("removed the approval of {}", untrusted(r));
         }
     }
     Ok(if removed.is_empty() {

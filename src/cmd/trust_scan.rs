@@ -24,8 +24,10 @@ use owo_colors::OwoColorize;
 use serde_json::{Map, Value, json};
 
 use super::EXIT_FAILURE;
-use super::term::untrusted;
+// Everything a plugin wrote is shown with its control and format characters (bidi, zero-width)
+// escaped, never removed or passed through: a reviewer approves what they read.
 use crate::cli::TrustScanArgs;
+use hookbox_trust::escape_shown as untrusted;
 
 /// One configuration file (or plugin folder) an agent reads hooks from.
 struct Place {
@@ -230,6 +232,7 @@ fn state(t: &RuleTrust) -> String {
         RuleTrust::Unapproved => "NOT APPROVED".red().bold().to_string(),
         RuleTrust::New => "NEW         ".red().bold().to_string(),
         RuleTrust::Changed { .. } => "CHANGED     ".red().bold().to_string(),
+        RuleTrust::Missing { .. } => "MISSING     ".red().bold().to_string(),
     }
 }
 

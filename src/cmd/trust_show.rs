@@ -11,7 +11,9 @@ use hookbox_trust::{
 use owo_colors::OwoColorize;
 use serde_json::Value;
 
-use super::term::untrusted;
+// Everything a plugin wrote is shown with its control and format characters (bidi, zero-width)
+// escaped, never removed or passed through: a reviewer approves what they read.
+use hookbox_trust::escape_shown as untrusted;
 
 /// `2026-12-03 10:22:01 UTC` for seconds since the epoch.
 pub(crate) fn date(secs: u64) -> String {
@@ -168,6 +170,7 @@ fn state_label(t: &RuleTrust, unpinnable: Option<&str>) -> String {
         (RuleTrust::Unapproved, _) => "not approved".yellow().to_string(),
         (RuleTrust::New, _) => "new since approval".yellow().bold().to_string(),
         (RuleTrust::Changed { .. }, _) => "changed since approval".red().bold().to_string(),
+        (RuleTrust::Missing { .. }, _) => "missing since approval".red().bold().to_string(),
     }
 }
 

@@ -21,6 +21,7 @@ mod serve_tenants;
 mod serve_trust;
 mod serve_util;
 mod trust;
+mod trust_guards;
 mod trust_plugins;
 mod util;
 mod validate;

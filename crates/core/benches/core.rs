@@ -53,6 +53,7 @@ fn rule_set(n: usize, plugins: usize, with_bash: bool) -> RuleSet {
             root: format!("/plugins/p{p}").into(),
             dialect: Dialect::Claude,
             files: vec![],
+            parsed: vec![],
         })
         .collect();
     RuleSet::new(plugins, rules, ToolAliases::default())

@@ -226,6 +226,10 @@ pub fn parse_hooks_str(text: &str, file: &Path, dialect: Dialect) -> LoadReport 
         root: file.parent().map(Path::to_path_buf).unwrap_or_default(),
         dialect,
         files: vec![PathBuf::from(&name)],
+        parsed: vec![crate::rule::ParsedFile::of(
+            PathBuf::from(&name),
+            text.as_bytes(),
+        )],
     });
     let mut status = discover::status_of(outcome);
     let rejected = dialect.invalid_rule_fails_plugin() && ctx.invalid > 0;

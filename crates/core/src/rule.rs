@@ -2,7 +2,7 @@
 //! Raw JSON shapes never leave `config`; these types are the contract.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -350,4 +350,54 @@ pub struct PluginInfo {
     pub dialect: Dialect,
     /// The hook files loaded from it, relative to `root`.
     pub files: Vec<PathBuf>,
+    /// What was parsed of each of `files`: the digest and size of the very bytes the loader
+    /// read and parsed, so a trust report hashes what was parsed without reading the file a
+    /// second time (which could find other bytes). Empty for a plugin built in code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parsed: Vec<ParsedFile>,
+}
+
+impl PluginInfo {
+    /// Records `path` (relative to `root`) as a hook file of this plugin, parsed from `text`.
+    pub fn add_parsed(&mut self, path: PathBuf, text: &str) {
+        if !self.files.contains(&path) {
+            self.parsed
+                .push(ParsedFile::of(path.clone(), text.as_bytes()));
+            self.files.push(path);
+        }
+    }
+
+    /// What was parsed of the hook file `path`, if the loader kept it.
+    pub fn parsed(&self, path: &Path) -> Option<&ParsedFile> {
+        self.parsed.iter().find(|p| p.path == path)
+    }
+}
+
+/// One hook file as the loader read it: the SHA-256 (lowercase hex) and size of the bytes parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParsedFile {
+    /// Relative to the plugin's root.
+    pub path: PathBuf,
+    /// SHA-256 of the bytes parsed, lowercase hex.
+    pub sha256: String,
+    /// How many bytes.
+    pub size: u64,
+}
+
+impl ParsedFile {
+    /// The record of `bytes` read from `path`.
+    pub fn of(path: PathBuf, bytes: &[u8]) -> ParsedFile {
+        use sha2::{Digest, Sha256};
+        use std::fmt::Write as _;
+        let digest = Sha256::digest(bytes);
+        let mut sha256 = String::with_capacity(64);
+        for b in digest {
+            let _ = write!(sha256, "{b:02x}");
+        }
+        ParsedFile {
+            path,
+            sha256,
+            size: bytes.len() as u64,
+        }
+    }
 }

@@ -113,7 +113,13 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
         (Vec::new(), Vec::new())
     };
     span.record("matched", matched.len());
-    if matched.is_empty() && undecided.is_empty() {
+    // Approved rules out of force whose approved event and matcher match: they answer too.
+    let (missing, missing_findings) = if inner.enabled() {
+        gate::missing_guards(inner, &loaded, &event, &matched)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if matched.is_empty() && undecided.is_empty() && missing_findings.is_empty() {
         let verdict = aggregate(&event, &[], stop);
         let duration = started.elapsed();
         inner.live.metrics.dispatch(false, duration);
@@ -141,7 +147,8 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
         }
         reports.sort_by_key(|r| r.hook.rule_index);
     }
-    let matched_rule_count = matched.len() + undecided.len();
+    let matched_rule_count = matched.len() + undecided.len() + missing.len();
+    reports.extend(missing);
     let mut verdict = aggregate(&event, &reports, stop);
     let rechecked = recheck(inner, &loaded, &event, &mut verdict, deadline, stop)
         .instrument(span)
@@ -154,7 +161,8 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
     }
     let mut all_warnings = warnings(&reports);
     all_warnings.extend(warnings(&rechecked));
-    let trust = gate::trust_findings(&loaded, &matched);
+    let mut trust = gate::trust_findings(&loaded, &matched);
+    trust.extend(missing_findings);
     let dispatch = Dispatch {
         trust,
         warnings: all_warnings,

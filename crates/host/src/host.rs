@@ -422,8 +422,8 @@ impl HookHost {
     }
 
     /// Every subject of the current rule set with its rules' records and verdicts; empty when
-    /// trust is `off` (unless the policy `record`s). Reads the hook files to report their
-    /// digests.
+    /// trust is `off` (unless the policy `record`s). The hook files' digests are those of the
+    /// bytes the loader parsed (nothing is read again).
     pub fn trust_report(&self) -> Vec<SubjectReport> {
         crate::trust_report::subject_reports(&self.current().loaded())
     }

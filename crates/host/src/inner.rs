@@ -204,15 +204,29 @@ impl Inner {
 fn host_trust(policy: &HostPolicy) -> Result<crate::trust::HostTrust, HostError> {
     let mode = policy.trust.mode;
     let mut store = None;
+    let mut store_error = None;
     if mode.is_on()
         && let Some(dir) = &policy.trust.store
     {
         policy.check_trust_store_outside(dir)?;
-        store = crate::trust::ApprovalStore::open(dir)?;
+        // A store that cannot be used approves nothing: the rules load and trust judges them
+        // (warn runs them and says why, require refuses them) — never a host that does not
+        // start, which leaves every guard to the agent's fail-open.
+        match crate::trust::ApprovalStore::open(dir) {
+            Ok(s) => store = s,
+            Err(e) => {
+                tracing::warn!(store = %dir.display(), error = %e, "approval store unusable: nothing is approved");
+                store_error = Some(crate::trust::StoreUnusable {
+                    path: dir.clone(),
+                    reason: e.to_string(),
+                });
+            }
+        }
     }
     Ok(crate::trust::HostTrust {
         mode,
         store,
+        store_error,
         policy: policy.trust.clone(),
     })
 }

@@ -54,5 +54,41 @@ pub fn default_store_dir(state_root: &Path) -> PathBuf {
 pub(crate) struct HostTrust {
     pub(crate) mode: TrustMode,
     pub(crate) store: Option<ApprovalStore>,
+    /// Why the store could not be opened, when it could not: then nothing is approved —
+    /// `warn` runs every rule and says why, `require` refuses every rule with this reason.
+    /// The store failing is never the hooks failing (a host that would not start would leave
+    /// every guard to the agent's fail-open).
+    pub(crate) store_error: Option<StoreUnusable>,
     pub(crate) policy: TrustPolicy,
+}
+
+/// An approval store that exists but cannot be used (others may write it, another user owns
+/// it, it is a symbolic link, it cannot be read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoreUnusable {
+    /// The store's folder.
+    pub(crate) path: PathBuf,
+    /// What is wrong ([`StoreError`]'s text).
+    pub(crate) reason: String,
+}
+
+impl StoreUnusable {
+    /// How to make it usable.
+    pub(crate) fn fix(&self) -> String {
+        format!(
+            "make it a private folder of yours: `chmod 700 {}` (a folder another user owns, or a symbolic link, must be replaced by one of yours), then approve with `hookbox trust add`",
+            self.path.display()
+        )
+    }
+}
+
+impl std::fmt::Display for StoreUnusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the approval store cannot be used, so nothing is approved ({}) — fix: `chmod 700 {}`",
+            self.reason,
+            self.path.display()
+        )
+    }
 }

@@ -30,6 +30,15 @@ pub enum RuleTrust {
         #[serde(skip_serializing_if = "Option::is_none")]
         approved_on_failure: Option<FailMode>,
     },
+    /// An approved rule that is not in its plugin as approved any more: deleted, or changed so
+    /// that its digest is no longer approved (its matcher narrowed, its event or command
+    /// edited). Not a live rule's verdict: the host reports it for the events the *approved*
+    /// event and matcher match, so a guard cannot be removed quietly.
+    Missing {
+        /// The approved rule's `on_failure`: under `require` it answers with it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        approved_on_failure: Option<FailMode>,
+    },
 }
 
 impl RuleTrust {
@@ -45,6 +54,7 @@ impl RuleTrust {
             RuleTrust::Unapproved => "unapproved",
             RuleTrust::New => "new",
             RuleTrust::Changed { .. } => "changed",
+            RuleTrust::Missing { .. } => "missing",
         }
     }
 }
@@ -67,6 +77,9 @@ impl fmt::Display for RuleTrust {
                 }
                 Ok(())
             }
+            RuleTrust::Missing { .. } => f.write_str(
+                "changed since approval: the approved rule is gone or no longer fires here as approved",
+            ),
         }
     }
 }
@@ -106,6 +119,20 @@ impl ApprovalIndex {
     }
 }
 
+/// The approved rules of `approval` that no rule of `live` (the subject's rules as they are
+/// now) carries as approved: deleted, or changed. Each is an approved rule out of force — what
+/// the host answers for, with its approved fail mode, under `require`.
+pub fn missing_rules<'a>(
+    approval: &'a Approval,
+    live: &[&RuleRecord],
+) -> impl Iterator<Item = &'a RuleRecord> + 'a {
+    let live: HashSet<Digest> = live.iter().map(|r| r.digest).collect();
+    approval
+        .rules
+        .iter()
+        .filter(move |r| !live.contains(&r.digest))
+}
+
 /// The verdict on `current` against its subject's approval, if it has one.
 pub fn check_rule(current: &RuleRecord, approval: Option<&ApprovalIndex>) -> RuleTrust {
     match approval {
@@ -133,6 +160,18 @@ mod tests {
         )
     }
 
+    fn approval_of(rules: Vec<RuleRecord>) -> Approval {
+        Approval {
+            version: RECORD_VERSION,
+            subject: "/p".into(),
+            plugin: "p".into(),
+            approved_at: 0,
+            hook_files: Vec::new(),
+            rules,
+            snapshot: None,
+        }
+    }
+
     #[test]
     fn each_rule_is_judged_on_its_own_digest() {
         let guard = rule(
@@ -140,15 +179,7 @@ mod tests {
             json!({"event": "PreToolUse", "on_failure": "block", "handler": {"command": "./g.sh"}}),
         );
         let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
-        let approval = Approval {
-            version: RECORD_VERSION,
-            subject: "/p".into(),
-            plugin: "p".into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules: vec![guard.clone(), audit.clone()],
-            snapshot: None,
-        };
+        let approval = approval_of(vec![guard.clone(), audit.clone()]);
         let index = ApprovalIndex::new(&approval);
         assert_eq!(check_rule(&audit, Some(&index)), RuleTrust::Approved);
         assert_eq!(check_rule(&audit, None), RuleTrust::Unapproved);
@@ -176,5 +207,41 @@ mod tests {
             RuleTrust::New.to_string(),
             "not approved: a rule added since its plugin was approved"
         );
+    }
+
+    #[test]
+    fn approved_rules_no_live_rule_carries_are_missing() {
+        let guard = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "matcher": {"kind": "names", "names": ["Bash"]}, "on_failure": "block"}),
+        );
+        let audit = rule("hooks.PostToolUse[0]", json!({"event": "PostToolUse"}));
+        let approval = approval_of(vec![guard.clone(), audit.clone()]);
+        let missing = |live: &[&RuleRecord]| -> Vec<String> {
+            missing_rules(&approval, live)
+                .map(|r| r.location.json_path.clone())
+                .collect()
+        };
+        assert!(missing(&[&guard, &audit]).is_empty());
+        // Deleted.
+        assert_eq!(missing(&[&audit]), ["hooks.PreToolUse[0]"]);
+        // Its matcher narrowed at the same place.
+        let narrowed = rule(
+            "hooks.PreToolUse[0]",
+            json!({"event": "PreToolUse", "matcher": {"kind": "names", "names": ["Bashh"]}, "on_failure": "block"}),
+        );
+        assert_eq!(missing(&[&narrowed, &audit]), ["hooks.PreToolUse[0]"]);
+        // Moved, unchanged: still carried.
+        let moved = rule("hooks.PreToolUse[7]", guard.content.clone());
+        assert!(missing(&[&moved, &audit]).is_empty());
+        assert_eq!(
+            guard.matcher(),
+            Some(&json!({"kind": "names", "names": ["Bash"]}))
+        );
+        let m = RuleTrust::Missing {
+            approved_on_failure: Some(FailMode::Block),
+        };
+        assert_eq!(m.as_str(), "missing");
+        assert!(m.to_string().starts_with("changed since approval"), "{m}");
     }
 }

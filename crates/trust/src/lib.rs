@@ -14,6 +14,8 @@
 //! - [`ApprovalIndex`], [`RuleTrust`]: the verdict on a rule as it is now.
 //! - [`diff_rules`], [`diff_approval`]: what changed, file by file and grant by grant.
 //! - [`TrustMode`]: the `trust` setting (`off`, `warn`, `require`).
+//! - [`escape_shown`]: untrusted text as it is shown for approval (controls, bidi and
+//!   zero-width characters escaped).
 //! - [`SnapshotManifest`], [`SnapshotRef`]: what an approval's snapshot holds (every file of the
 //!   plugin folder, by digest), the reference an [`Approval`] keeps, and reading it back.
 //!
@@ -31,9 +33,10 @@ mod programs;
 mod record;
 mod resolve;
 mod shell;
+mod shown;
 mod snapshot;
 
-pub use check::{ApprovalIndex, RuleTrust, check_rule};
+pub use check::{ApprovalIndex, RuleTrust, check_rule, missing_rules};
 pub use content::rule_content;
 pub use diff::{ApprovalDiff, Change, RuleDiff, RuleStatus, diff_approval, diff_rules};
 pub use digest::{BadDigest, Digest, canonical_json, digest_of};
@@ -46,6 +49,7 @@ pub use resolve::{
     Base, CommandFiles, FileRef, FileRole, Site, UNPINNABLE_FIX, Unpinned, UnpinnedWhy,
     resolve_command,
 };
+pub use shown::{escape_shown, needs_escape};
 pub use snapshot::{
     EntryKind, LiveChange, MAX_MANIFEST_BYTES, MAX_SNAPSHOT_ENTRIES, MAX_SNAPSHOT_ROOTS,
     ManifestError, SNAPSHOT_VERSION, SnapshotEntry, SnapshotManifest, SnapshotRef, SnapshotRoot,

@@ -152,6 +152,14 @@ impl RuleRecord {
         self.content["event"].as_str().unwrap_or("")
     }
 
+    /// Its matcher, as the record holds it ([`Matcher::describe`]'s shape:
+    /// `{"kind": "names", "names": […]}`, …); `None` in content without one.
+    ///
+    /// [`Matcher::describe`]: hookbox_core::matcher::Matcher::describe
+    pub fn matcher(&self) -> Option<&Value> {
+        self.content.get("matcher")
+    }
+
     /// Its `on_failure`, when it sets one.
     pub fn on_failure(&self) -> Option<FailMode> {
         serde_json::from_value(self.content.get("on_failure")?.clone()).ok()

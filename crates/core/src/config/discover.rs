@@ -18,7 +18,7 @@ use super::{FileStatus, FileSummary, LoadOptions, LoadReport};
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::files::ReadErrorKind;
-use crate::rule::{PluginInfo, Rule};
+use crate::rule::{ParsedFile, PluginInfo, Rule};
 
 /// Bare files looked for in a folder that is not a plugin (a project, a settings folder).
 const BARE_CANDIDATES: &[&str] = &[
@@ -241,6 +241,7 @@ impl<'o> Loader<'o> {
             root,
             dialect,
             files: vec![PathBuf::from(&name)],
+            parsed: vec![ParsedFile::of(PathBuf::from(&name), text.as_bytes())],
         });
         let (rules, diagnostics, skipped, invalid) =
             (ctx.rules, ctx.diagnostics, ctx.skipped, ctx.invalid);

@@ -105,6 +105,7 @@ impl Loader<'_> {
             root: root.to_path_buf(),
             dialect,
             files: Vec::new(),
+            parsed: Vec::new(),
         });
         let mut plan = PluginLoad {
             dir: &dir,
@@ -211,10 +212,8 @@ impl Loader<'_> {
                         rules: rules.len(),
                         skipped: mctx.skipped - skipped_before,
                     });
-                    if let Some(p) = self.report.plugins.get_mut(plan.plugin)
-                        && !p.files.contains(&doc.rel)
-                    {
-                        p.files.push(doc.rel.clone());
+                    if let Some(p) = self.report.plugins.get_mut(plan.plugin) {
+                        p.add_parsed(doc.rel.clone(), &doc.text);
                     }
                     plan.rules.extend(rules);
                 }
@@ -328,7 +327,7 @@ impl Loader<'_> {
             return;
         }
         if let Some(p) = self.report.plugins.get_mut(plan.plugin) {
-            p.files.push(rel.to_path_buf());
+            p.add_parsed(rel.to_path_buf(), &text);
         }
         let summary = FileSummary {
             path: shown.clone(),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use hookbox_trust::{
     Approval, ApprovalDiff, HookFile, RECORD_VERSION, RuleLocation, RuleRecord, RuleTrust,
-    diff_approval,
+    diff_approval, escape_shown,
 };
 use serde::Serialize;
 
@@ -32,26 +32,59 @@ pub struct TrustFinding {
     /// A file it runs that could not be pinned, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unpinnable: Option<String>,
-    /// Whether it ran (`warn`) or was refused (`require`).
+    /// Why its plugin's approval (or the whole approval store) could not be used, when that is
+    /// why it is not approved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_error: Option<String>,
+    /// An *approved* rule out of force (deleted, or changed so that it no longer fires here as
+    /// approved) whose approved event and matcher match this event: under `require` it
+    /// answered with its approved fail mode (its report has `rule_index`, after the rule
+    /// set's), under `warn` it is only named. `location` and `label` are the approved ones.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing: bool,
+    /// Whether the live rules ran as they are (`warn`) or trust answered instead (`require`).
     pub ran: bool,
 }
 
 impl std::fmt::Display for TrustFinding {
+    /// One line naming the rule and its standing; what the plugin wrote in it (its label, a
+    /// changed command) has its control and format characters escaped (`escape_shown`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
+        f.write_str(&escape_shown(&self.line()))
+    }
+}
+
+impl TrustFinding {
+    fn line(&self) -> String {
+        let mut s = format!(
             "rule {} of {} ({}): ",
             self.location, self.plugin, self.label
-        )?;
-        match (&self.trust, &self.unpinnable) {
-            (RuleTrust::Approved, Some(why)) => write!(f, "approved, but cannot be pinned: {why}")?,
-            (t, _) => write!(f, "{t}")?,
+        );
+        if self.missing {
+            s.push_str(&format!("an approved rule, {}", self.trust));
+            if self.ran {
+                s.push_str(&format!(
+                    " — it does not guard this event any more (trust = warn); run `hookbox trust diff {}`",
+                    self.subject
+                ));
+            } else {
+                s.push_str(" — it answered with its approved fail mode (trust = require)");
+            }
+            return s;
+        }
+        match (&self.trust, &self.unpinnable, &self.approval_error) {
+            (RuleTrust::Approved, Some(why), _) => {
+                s.push_str(&format!("approved, but cannot be pinned: {why}"));
+            }
+            (RuleTrust::Unapproved, _, Some(e)) => s.push_str(&format!("not approved: {e}")),
+            (t, _, _) => s.push_str(&t.to_string()),
         }
         if self.ran {
-            write!(f, " — it ran anyway (trust = warn)")
+            s.push_str(" — it ran anyway (trust = warn)");
         } else {
-            write!(f, " — it did not run (trust = require)")
+            s.push_str(" — it did not run (trust = require)");
         }
+        s
     }
 }
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hookbox_core::diagnostic::Diagnostic;
+use hookbox_core::event::EventName;
+use hookbox_core::matcher::{JsRegex, Matcher};
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_trust::{
     Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, RuleLocation,
@@ -60,6 +62,25 @@ pub(crate) struct Subject {
     pub(crate) snapshot: Option<Result<Snapshot, String>>,
 }
 
+/// An approved rule no live rule carries as approved (deleted, its matcher narrowed, its event
+/// or command edited): it still answers for the events its *approved* event and matcher match
+/// (`crate::trust_gate::missing_guards`), so a guard cannot be removed quietly.
+#[derive(Debug)]
+pub(crate) struct MissingRule {
+    /// Its plugin's position.
+    pub(crate) plugin: usize,
+    /// The approved record.
+    pub(crate) record: RuleRecord,
+    /// The approved event and matcher, compiled from the record. A matcher the record holds
+    /// but that does not compile any more is every occurrence (answer for too much, never
+    /// for nothing).
+    pub(crate) event: EventName,
+    pub(crate) matcher: Matcher,
+    /// The live rule now at its place, when it is that rule changed (`RuleTrust::Changed`):
+    /// when it matches, its own refusal (or warning) answers and this one stays quiet.
+    pub(crate) live: Option<usize>,
+}
+
 /// What a loaded rule set knows about trust.
 #[derive(Debug, Default)]
 pub(crate) struct LoadedTrust {
@@ -69,6 +90,8 @@ pub(crate) struct LoadedTrust {
     pub(crate) rules: Vec<Option<RuleCheck>>,
     /// By plugin position.
     pub(crate) subjects: Vec<Subject>,
+    /// Approved rules out of force (when the mode is on).
+    pub(crate) missing: Vec<MissingRule>,
 }
 
 impl LoadedTrust {
@@ -280,11 +303,23 @@ pub(crate) fn survey(
     if !trust.mode.is_on() && !trust.policy.record {
         return (LoadedTrust::default(), diagnostics);
     }
+    if let Some(e) = &trust.store_error {
+        diagnostics.push(
+            Diagnostic::warning(
+                e.path.clone(),
+                format!("{e}; every rule counts as not approved"),
+            )
+            .fix(e.fix()),
+        );
+    }
     let subjects: Vec<Subject> = plugins
         .iter()
         .map(|p| {
             let (name, bare) = subject_of(p);
             let (approval, error) = match trust.store.as_ref().map(|s| s.get(&name)) {
+                None if trust.store_error.is_some() => {
+                    (None, trust.store_error.as_ref().map(ToString::to_string))
+                }
                 None | Some(Ok(None)) => (None, None),
                 Some(Ok(Some(a))) => (Some(a), None),
                 Some(Err(e)) => {
@@ -437,14 +472,96 @@ pub(crate) fn survey(
             unpinnable,
         }));
     }
+    let missing = if trust.mode.is_on() {
+        missing_rules(rules, &subjects, &checks)
+    } else {
+        Vec::new()
+    };
     (
         LoadedTrust {
             mode: trust.mode,
             rules: checks,
             subjects,
+            missing,
         },
         diagnostics,
     )
+}
+
+/// Every approved rule of `subjects` that no live rule carries as approved.
+fn missing_rules(
+    rules: &[Rule],
+    subjects: &[Subject],
+    checks: &[Option<RuleCheck>],
+) -> Vec<MissingRule> {
+    let mut out = Vec::new();
+    for (i, subject) in subjects.iter().enumerate() {
+        let Some(approval) = &subject.approval else {
+            continue;
+        };
+        let live: Vec<(usize, &RuleCheck)> = rules
+            .iter()
+            .zip(checks)
+            .enumerate()
+            .filter(|(_, (r, _))| r.plugin == i)
+            .filter_map(|(pos, (_, c))| c.as_ref().map(|c| (pos, c)))
+            .collect();
+        let records: Vec<&RuleRecord> = live.iter().map(|(_, c)| &c.record).collect();
+        for record in hookbox_trust::missing_rules(approval, &records) {
+            // An approved event this build does not know cannot fire: nothing to answer for.
+            let Ok(event) = record.event().parse::<EventName>() else {
+                continue;
+            };
+            let matcher = record
+                .matcher()
+                .and_then(approved_matcher)
+                .unwrap_or(Matcher::All);
+            let live = live
+                .iter()
+                .find(|(_, c)| {
+                    c.record.location == record.location
+                        && matches!(c.trust, RuleTrust::Changed { .. })
+                })
+                .map(|(pos, _)| *pos);
+            out.push(MissingRule {
+                plugin: i,
+                record: record.clone(),
+                event,
+                matcher,
+                live,
+            });
+        }
+    }
+    out
+}
+
+/// A matcher compiled back from its record ([`Matcher::describe`]'s shape); `None` when the
+/// record's value is not of that shape or does not compile.
+fn approved_matcher(described: &serde_json::Value) -> Option<Matcher> {
+    match described.get("kind")?.as_str()? {
+        "all" => Some(Matcher::All),
+        "names" => {
+            let names = described.get("names")?.as_array()?;
+            let names: Option<Vec<String>> = names
+                .iter()
+                .map(|n| n.as_str().map(str::to_owned))
+                .collect();
+            Some(Matcher::Names(names?))
+        }
+        "regex" => JsRegex::new(described.get("pattern")?.as_str()?)
+            .ok()
+            .map(Matcher::Regex),
+        "object" => {
+            let fields = described.get("fields")?.as_object()?;
+            let mut map = serde_json::Map::new();
+            for (field, pat) in fields {
+                let p = pat.get("glob").or_else(|| pat.get("regex"))?;
+                map.insert(field.clone(), p.clone());
+            }
+            Matcher::from_object(&map).ok()
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -460,6 +577,7 @@ mod tests {
             root: t.path().to_owned(),
             dialect: hookbox_core::Dialect::Claude,
             files: files.iter().map(PathBuf::from).collect(),
+            parsed: Vec::new(),
         };
         assert_eq!(
             subject_of(&info("settings.json", &["settings.json"])),
@@ -473,6 +591,32 @@ mod tests {
             subject_of(&info("guard", &["hooks/hooks.json"])),
             (root.display().to_string(), false)
         );
+    }
+
+    #[test]
+    fn a_recorded_matcher_compiles_back_to_the_approved_one() {
+        use hookbox_core::matcher::ToolAliases;
+        for (written, event) in [
+            (serde_json::json!("Bash"), EventName::PreToolUse),
+            (serde_json::json!("Bash|Edit"), EventName::PreToolUse),
+            (serde_json::json!("^(Bash|Write)$"), EventName::PreToolUse),
+            (serde_json::json!("*"), EventName::PreToolUse),
+            (
+                serde_json::json!({"tool_name": "Ba*", "agent_type": "^main$"}),
+                EventName::PreToolUse,
+            ),
+            (serde_json::json!("auto"), EventName::PreCompact),
+        ] {
+            let m = Matcher::from_json(Some(&written), event).unwrap();
+            let back = approved_matcher(&m.describe()).unwrap();
+            assert_eq!(back.describe(), m.describe(), "{written}");
+        }
+        let narrowed =
+            approved_matcher(&serde_json::json!({"kind": "names", "names": ["Bash"]})).unwrap();
+        let aliases = ToolAliases::default();
+        assert!(narrowed.matches_subject("Bash", true, &aliases));
+        assert!(approved_matcher(&serde_json::json!({"kind": "regex", "pattern": "("})).is_none());
+        assert!(approved_matcher(&serde_json::json!("Bash")).is_none());
     }
 
     #[test]

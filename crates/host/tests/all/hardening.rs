@@ -338,6 +338,7 @@ async fn nothing_is_dropped_silently() {
         root: project.path().to_owned(),
         dialect: Dialect::Claude,
         files: vec![],
+        parsed: vec![],
     }];
     let (kept, diagnostics) = host.install(plugins, vec![rule]);
     assert!(kept.is_empty());

@@ -1,0 +1,454 @@
+//! An approved guard cannot be removed quietly, and the approval store failing is not the
+//! hooks failing (issue 27 items 4 and 5): under `trust = require` an approved fail-closed
+//! guard whose matcher was narrowed, whose event was changed or which was deleted still blocks
+//! the events it was approved for, naming the rule and `hookbox trust diff`; under `warn` it is
+//! named and the call goes as the live rules say. A group-writable approval store approves
+//! nothing: `warn` runs the guards (one still blocks `rm -rf`), `require` refuses every rule
+//! with the store's reason and its fix. What a plugin wrote is shown escaped for approval. The
+//! agent hears of it through `hookbox hook` as the user's agent runs it.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers may panic: a panic is a failed test"
+)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::Run;
+
+/// A home folder (config and state inside, so the approval store too), a project, a plugin.
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+/// The guard: blocks (exit 2) a Bash call whose input holds `rm -rf`, allows anything else.
+const GUARD: &str =
+    "#!/bin/sh\nif grep -q 'rm -rf'; then echo 'guard: rm -rf refused' >&2; exit 2; fi\nexit 0\n";
+
+impl Env {
+    fn new() -> Env {
+        let e = Env {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(e.project()).unwrap();
+        std::fs::create_dir_all(e.home()).unwrap();
+        e
+    }
+
+    fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.tmp.path().join("project")
+    }
+
+    fn plugin(&self) -> PathBuf {
+        self.tmp.path().join("guard-plugin")
+    }
+
+    fn store(&self) -> PathBuf {
+        self.home().join(".local/state/hookbox/trust")
+    }
+
+    fn write(&self, path: &Path, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        if path.extension().is_some_and(|x| x == "sh") {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    fn make_plugin(&self, hooks: &Value) {
+        let p = self.plugin();
+        self.write(
+            &p.join(".claude-plugin/plugin.json"),
+            r#"{"name": "guard-plugin"}"#,
+        );
+        self.write(&p.join("hooks/guard.sh"), GUARD);
+        self.write_hooks(hooks);
+    }
+
+    fn write_hooks(&self, v: &Value) {
+        self.write(
+            &self.plugin().join("hooks/hooks.json"),
+            &serde_json::to_string_pretty(v).unwrap(),
+        );
+    }
+
+    fn run<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+            .args(args)
+            .current_dir(self.project())
+            .env("NO_COLOR", "1")
+            .env("HOME", self.home())
+            .env_remove("HOOKBOX_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("HOOKBOX_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// `dispatch --json` of a Bash call running `command`, under trust `mode`.
+    fn bash(&self, mode: &str, command: &str) -> (Run, Value) {
+        let input = json!({ "command": command }).to_string();
+        let plugin = self.plugin();
+        let r = self.run([
+            OsStr::new("dispatch"),
+            OsStr::new("--event"),
+            OsStr::new("PreToolUse"),
+            OsStr::new("--tool"),
+            OsStr::new("Bash"),
+            OsStr::new("--tool-input"),
+            OsStr::new(&input),
+            OsStr::new("--plugin"),
+            plugin.as_os_str(),
+            OsStr::new("--no-replay"),
+            OsStr::new("--trust"),
+            OsStr::new(mode),
+            OsStr::new("--json"),
+        ]);
+        assert_eq!(r.code, Some(0), "{r:?}");
+        let v = r.json();
+        (r, v)
+    }
+
+    fn approve(&self) {
+        let plugin = self.plugin();
+        let r = self.run([
+            OsStr::new("trust"),
+            OsStr::new("add"),
+            OsStr::new("--yes"),
+            plugin.as_os_str(),
+        ]);
+        assert_eq!(r.code, Some(0), "{r:?}");
+    }
+}
+
+/// A fail-closed guard on Bash, and a fail-open audit rule on Bash beside it.
+fn hooks() -> Value {
+    json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh", "timeout": 10, "onFailure": "block"},
+            ]},
+            {"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "echo audit", "timeout": 10, "onFailure": "allow"},
+            ]},
+        ],
+    }})
+}
+
+/// The approved guard tampered with in each way that takes it off `Bash`.
+fn tamperings() -> Vec<(&'static str, Value)> {
+    let mut narrowed = hooks();
+    narrowed["hooks"]["PreToolUse"][0]["matcher"] = json!("Bashh");
+    let mut deleted = hooks();
+    deleted["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .remove(0);
+    let mut moved = hooks();
+    let guard = moved["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .remove(0);
+    moved["hooks"]["PostToolUse"] = json!([guard]);
+    vec![
+        ("matcher narrowed", narrowed),
+        ("deleted", deleted),
+        ("event changed", moved),
+    ]
+}
+
+fn failures(d: &Value) -> Vec<(String, String)> {
+    d["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| {
+            let f = &h["effect"]["failure"];
+            Some((
+                f["class"].as_str()?.to_owned(),
+                f["message"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn an_approved_fail_closed_guard_taken_off_bash_still_blocks_it_under_require() {
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+    assert_eq!(d["trust"]["rules"], json!([]));
+    for (how, tampered) in tamperings() {
+        e.write_hooks(&tampered);
+        let (r, d) = e.bash("require", "ls");
+        assert_eq!(d["outcome"], json!("block"), "{how}: {d:#}");
+        let f = failures(&d);
+        assert_eq!(f.len(), 1, "{how}: {f:?}");
+        assert_eq!(f[0].0, "untrusted", "{how}");
+        assert!(
+            f[0].1
+                .contains("hooks/hooks.json hooks.PreToolUse[0].hooks[0]")
+                && f[0]
+                    .1
+                    .contains("changed since approval — run `hookbox trust diff"),
+            "{how}: {}",
+            f[0].1
+        );
+        let named = &d["trust"]["rules"];
+        assert_eq!(named.as_array().unwrap().len(), 1, "{how}: {named:#}");
+        assert_eq!(named[0]["missing"], json!(true), "{how}");
+        assert_eq!(named[0]["json_path"], json!("hooks.PreToolUse[0].hooks[0]"));
+        assert_eq!(named[0]["approved_on_failure"], json!("block"), "{how}");
+        assert!(r.stderr.contains("an approved rule"), "{how}: {}", r.stderr);
+        // The audit rule beside it is unchanged (the deleted and moved ones shifted it to the
+        // first place: its digest is approved wherever it sits) and ran.
+        assert!(
+            d["hooks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["output"].as_str().is_some_and(|o| o.contains("audit"))),
+            "{how}: {d:#}"
+        );
+    }
+    // Approved again as it is now: nothing answers for the old guard any more.
+    e.approve();
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+}
+
+#[test]
+fn under_warn_a_guard_taken_off_bash_is_named_and_the_live_rules_decide() {
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    for (how, tampered) in tamperings() {
+        e.write_hooks(&tampered);
+        let (r, d) = e.bash("warn", "rm -rf ~/");
+        // The guard no longer runs on Bash: the call is allowed, as the live rules say …
+        assert_eq!(d["outcome"], json!("allow"), "{how}: {d:#}");
+        assert!(failures(&d).is_empty(), "{how}: {d:#}");
+        // … and the approved guard out of force is named, on stderr and in the JSON.
+        let named = d["trust"]["rules"].as_array().unwrap();
+        let missing: Vec<&Value> = named
+            .iter()
+            .filter(|f| f["missing"] == json!(true))
+            .collect();
+        assert_eq!(missing.len(), 1, "{how}: {named:#?}");
+        assert_eq!(
+            missing[0]["json_path"],
+            json!("hooks.PreToolUse[0].hooks[0]")
+        );
+        assert!(
+            r.stderr.contains("hooks.PreToolUse[0].hooks[0]")
+                && r.stderr
+                    .contains("it does not guard this event any more (trust = warn)"),
+            "{how}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn an_approved_fail_open_rule_that_is_gone_is_reported_not_blocking() {
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    let mut gone = hooks();
+    gone["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .remove(1);
+    e.write_hooks(&gone);
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+    let f = failures(&d);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].1.contains("hooks.PreToolUse[1].hooks[0]") && f[0].1.contains("echo audit"),
+        "{f:?}"
+    );
+    assert_eq!(d["trust"]["rules"][0]["state"], json!("missing"));
+}
+
+#[test]
+fn a_group_writable_store_approves_nothing_and_no_guard_fails_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    std::fs::set_permissions(e.store(), std::fs::Permissions::from_mode(0o770)).unwrap();
+    let fix = format!("chmod 700 {}", e.store().display());
+    // warn: the hooks run (the guard blocks `rm -rf`) and the store's problem is named.
+    let (r, d) = e.bash("warn", "rm -rf ~/");
+    assert_eq!(d["outcome"], json!("block"), "{d:#}");
+    assert!(
+        d["hooks"][0]["effect"]
+            .to_string()
+            .contains("rm -rf refused"),
+        "the guard ran and refused: {d:#}"
+    );
+    assert!(r.stderr.contains(&fix), "{}", r.stderr);
+    assert!(
+        d["diagnostics"].to_string().contains(&fix),
+        "{:#}",
+        d["diagnostics"]
+    );
+    assert!(
+        d["trust"]["rules"][0]["approval_error"]
+            .as_str()
+            .is_some_and(|m| m.contains("others may read or write it")),
+        "{:#}",
+        d["trust"]
+    );
+    let (_, d) = e.bash("warn", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+    // require: every rule refused with the store's reason; the fail-closed guard blocks.
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("block"), "{d:#}");
+    let f = failures(&d);
+    assert_eq!(f.len(), 2, "{f:?}");
+    for (class, message) in &f {
+        assert_eq!(class, "untrusted");
+        assert!(
+            message.contains("the approval store cannot be used") && message.contains(&fix),
+            "{message}"
+        );
+    }
+    // Made private again: the approval holds.
+    std::fs::set_permissions(e.store(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+}
+
+#[test]
+fn a_command_holding_a_bidi_override_is_shown_escaped_for_approval() {
+    let e = Env::new();
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo safe \u{202e}~ fr- mr\u{202c} \u{200b}", "timeout": 10},
+    ]}]}});
+    e.make_plugin(&hooks);
+    let plugin = e.plugin();
+    for sub in ["show", "add"] {
+        let mut args = vec![OsStr::new("trust"), OsStr::new(sub)];
+        if sub == "add" {
+            args.push(OsStr::new("--yes"));
+        }
+        args.push(plugin.as_os_str());
+        let r = e.run(args);
+        assert_eq!(r.code, Some(0), "{r:?}");
+        assert!(
+            r.stdout
+                .contains("echo safe \\u{202e}~ fr- mr\\u{202c} \\u{200b}"),
+            "{sub}: {}",
+            r.stdout
+        );
+        for raw in ['\u{202e}', '\u{202c}', '\u{200b}'] {
+            assert!(!r.stdout.contains(raw), "{sub}: {raw:?} shown raw");
+        }
+    }
+    // A warning naming the changed rule escapes it too.
+    let mut changed = hooks.clone();
+    changed["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+        json!("echo \u{2066}changed\u{2069}");
+    e.write_hooks(&changed);
+    let (r, _) = e.bash("warn", "ls");
+    assert!(
+        r.stderr.contains("\\u{2066}changed\\u{2069}"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains('\u{2066}'), "{}", r.stderr);
+}
+
+/// `hookbox hook --agent claude` on a Bash call holding `rm -rf ~/`, as Claude Code runs it:
+/// (exit code, stdout, stderr).
+fn hook_bash(e: &Env) -> (Option<i32>, String, String) {
+    use std::io::Write as _;
+    let payload = json!({"hook_event_name": "PreToolUse", "session_id": "s1",
+        "cwd": e.project(), "tool_name": "Bash", "tool_input": {"command": "rm -rf ~/"}});
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookbox"))
+        .args(["hook", "--agent", "claude", "--plugin"])
+        .arg(e.plugin())
+        .current_dir(e.project())
+        .env("NO_COLOR", "1")
+        .env("HOME", e.home())
+        .env_remove("HOOKBOX_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("HOOKBOX_LOG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_agent_hears_of_a_guard_taken_off_bash_and_under_require_is_refused_the_call() {
+    let e = Env::new();
+    e.make_plugin(&hooks());
+    e.approve();
+    let (how, narrowed) = tamperings().remove(0);
+    assert_eq!(how, "matcher narrowed");
+    e.write_hooks(&narrowed);
+    // warn (the default): the call goes as the live rules say, and the user is told.
+    let (code, stdout, stderr) = hook_bash(&e);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    let said = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("hooks.PreToolUse[0].hooks[0]")
+            && said.contains("it does not guard this event any more"),
+        "{answer:#}"
+    );
+    // require (the user's setting): the approved guard answers, and blocks.
+    e.write(
+        &e.home().join(".config/hookbox/settings.json"),
+        r#"{"trust": "require"}"#,
+    );
+    let (code, stdout, stderr) = hook_bash(&e);
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("changed since approval — run `hookbox trust diff"),
+        "{code:?}: {all}"
+    );
+    assert!(
+        code == Some(2) || stdout.contains("\"deny\""),
+        "the call is refused: {code:?}: {all}"
+    );
+}
