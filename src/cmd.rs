@@ -16,6 +16,7 @@ pub(crate) mod serve;
 pub(crate) mod term;
 pub(crate) mod test;
 pub(crate) mod trust;
+pub(crate) mod trust_files_diff;
 pub(crate) mod trust_scan;
 pub(crate) mod trust_show;
 pub(crate) mod validate;

@@ -19,6 +19,7 @@ use hookbox_host::trust::{
 use hookbox_host::{ApprovalStore, HostPolicy};
 use serde_json::{Value, json};
 
+use super::trust_files_diff::write_file_diffs;
 use super::trust_show::{date, now, write_diff, write_subject};
 // Plugin-written text on the approval screens: controls and format characters escaped.
 use super::validate::write_diagnostic;
@@ -260,6 +261,7 @@ fn diff(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
     let project = project_of(&args.common)?;
     let (report, subjects) = survey(&args.paths, &project, args.common.dialect)?;
     print_diagnostics(&report);
+    let store = store_dir()?;
     let mut differs = false;
     let mut text = String::new();
     let mut out = Vec::new();
@@ -268,8 +270,14 @@ fn diff(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
         let approved =
             d.as_ref().is_some_and(|d| !d.rules_changed()) && sub.approval_error.is_none();
         differs |= !approved;
+        let mut files_differ = false;
         match &d {
-            Some(d) => write_diff(&mut text, sub, d),
+            Some(d) => {
+                write_diff(&mut text, sub, d);
+                // What changed in the files themselves, from the snapshot approved.
+                files_differ = write_file_diffs(&mut text, sub, &store);
+                differs |= files_differ;
+            }
             None => {
                 use owo_colors::OwoColorize as _;
                 let why = sub
@@ -293,6 +301,7 @@ fn diff(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
             "plugin": sub.plugin,
             "approved_at": sub.approval.as_ref().map(|a| a.approved_at),
             "approved": approved,
+            "files_differ": files_differ,
             "diff": d,
         }));
     }

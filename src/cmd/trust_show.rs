@@ -80,6 +80,12 @@ fn matcher(v: &Value) -> String {
     }
 }
 
+/// Characters of a rule's label (its command) on its head line; a longer one follows whole.
+const LABEL_HEAD_CHARS: usize = 100;
+
+/// Characters per line of a whole command shown below its rule.
+const WRAP_CHARS: usize = 96;
+
 fn cut(s: &str, n: usize) -> String {
     let mut out: String = s.chars().take(n).collect();
     if s.chars().count() > n {
@@ -189,9 +195,19 @@ pub(crate) fn write_rule(
         "  [{index}] {} {} · {kind} {}{}",
         r.event().bold(),
         untrusted(&matcher(&r.content["matcher"])),
-        untrusted(&cut(&r.label, 100)),
+        untrusted(&cut(&r.label, LABEL_HEAD_CHARS)),
         state.map(|st| format!("  ({st})")).unwrap_or_default()
     );
+    // The head line cuts a long command; it is shown whole below, wrapped and escaped, never
+    // cut: the tail of a command (`…; curl … | sh`) is what the person approving must see.
+    if r.label.chars().count() > LABEL_HEAD_CHARS {
+        let full: Vec<char> = untrusted(&r.label).chars().collect();
+        for (i, chunk) in full.chunks(WRAP_CHARS).enumerate() {
+            let chunk: String = chunk.iter().collect();
+            let key = if i == 0 { "full" } else { "    " };
+            let _ = writeln!(s, "      {}  {chunk}", key.dimmed());
+        }
+    }
     let _ = writeln!(
         s,
         "      {}  {}",
