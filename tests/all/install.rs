@@ -11,6 +11,7 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -368,11 +369,21 @@ fn install_round_trips_on_every_agents_configuration() {
 
 /// Runs `cmd` with `sh -c`, as an agent runs a command hook, with `payload` on stdin.
 fn sh(d: &Dir, cmd: &str, payload: &Value) -> Run {
-    let mut child = Command::new("sh")
+    sh_in(d, cmd, payload, None, &[])
+}
+
+/// [`sh`] in the folder `cwd` (default: this process's), with `env` set.
+fn sh_in(d: &Dir, cmd: &str, payload: &Value, cwd: Option<&Path>, env: &[(&str, &OsStr)]) -> Run {
+    let mut command = Command::new("sh");
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command
         .args(["-c", cmd])
         .env("NO_COLOR", "1")
         .env("HOOKBOX_STATE_DIR", d.state())
         .env_remove("CLAUDE_PROJECT_DIR")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -822,31 +833,20 @@ fn an_installed_entry_is_one_a_user_would_commit_and_still_guards() {
     )
     .unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let mut child = Command::new("sh")
-        .args(["-c", cmd])
-        .current_dir(&sub)
-        .env("PATH", path)
-        .env("CLAUDE_PROJECT_DIR", d.path())
-        .env("HOOKBOX_STATE_DIR", d.state())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(fx["payload"].to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let run = sh_in(
+        &d,
+        cmd,
+        &fx["payload"],
+        Some(&sub),
+        &[
+            ("PATH", OsStr::new(&path)),
+            ("CLAUDE_PROJECT_DIR", d.path().as_os_str()),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
-        stdout.contains("deny") && stdout.contains("shell-guard"),
-        "{out:?}"
+        run.stdout.contains("deny") && run.stdout.contains("shell-guard"),
+        "{run:?}"
     );
 
     // --absolute: full paths for hookbox and the plugin, and the project named.
