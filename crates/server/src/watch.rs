@@ -38,6 +38,22 @@ mod inotify;
 /// folder copied file by file, a record and its rename) is then seen in one look.
 const WAKE_SETTLE: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// The least time between two looks an inotify wake starts: a quarter of the poll interval,
+/// at least [`WAKE_SETTLE`] and at most [`MAX_WAKE_GAP`]. A tenant writing into its folder
+/// without end then wakes the poll at most this often — a reload (and its compile) at most
+/// twice a second at the default 2 s interval, not one per write — so one tenant's churn
+/// cannot keep the replica reloading at the expense of the others. A single change is still
+/// seen at once.
+const WAKE_GAP_DIVISOR: u32 = 4;
+
+/// The longest [`WAKE_GAP_DIVISOR`]'s gap gets (a long poll interval must not slow wakes).
+const MAX_WAKE_GAP: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The least time between two looks inotify wakes, for a poll every `poll_interval`.
+fn wake_gap(poll_interval: std::time::Duration) -> std::time::Duration {
+    (poll_interval / WAKE_GAP_DIVISOR).clamp(WAKE_SETTLE, MAX_WAKE_GAP)
+}
+
 /// Resolves when inotify reports a change; never without inotify.
 async fn woken(wake: Option<&inotify::Wake>) {
     match wake {
@@ -153,12 +169,18 @@ pub(crate) async fn load_then_poll(app: Arc<App>) {
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticker.tick().await;
     let mut warned = BTreeSet::new();
+    let wake_gap = wake_gap(app.config.control.poll_interval);
+    let mut last_look = tokio::time::Instant::now();
     loop {
         tokio::select! {
             _ = ticker.tick() => {}
-            () = woken(wake.as_ref()) => tokio::time::sleep(WAKE_SETTLE).await,
+            () = woken(wake.as_ref()) => {
+                let earliest = (last_look + wake_gap).max(tokio::time::Instant::now() + WAKE_SETTLE);
+                tokio::time::sleep_until(earliest).await;
+            }
             _ = shutdown.changed() => return,
         }
+        last_look = tokio::time::Instant::now();
         if app.draining.load(Ordering::Acquire) {
             return;
         }
@@ -222,6 +244,21 @@ async fn poll_once(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tenant writing without end wakes at most one look per gap: a quarter of the poll
+    /// interval, never under the settle time, never over half a second (an hour's interval
+    /// must not make wakes slow).
+    #[test]
+    fn wakes_are_spaced_by_a_bounded_share_of_the_poll_interval() {
+        use std::time::Duration;
+        assert_eq!(wake_gap(Duration::from_secs(2)), Duration::from_millis(500));
+        assert_eq!(
+            wake_gap(Duration::from_millis(500)),
+            Duration::from_millis(125)
+        );
+        assert_eq!(wake_gap(Duration::from_millis(100)), WAKE_SETTLE);
+        assert_eq!(wake_gap(Duration::from_secs(3600)), MAX_WAKE_GAP);
+    }
 
     #[test]
     fn a_folder_past_the_cap_is_fingerprinted_as_truncated_and_one_within_it_is_not() {
