@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use hookbox_host::trust::SubjectReport;
 use hookbox_trust::{
-    ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust, UNPINNABLE_FIX,
+    ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust, UNPINNABLE_FIX, grants,
 };
 use owo_colors::OwoColorize;
 use serde_json::Value;
@@ -92,81 +92,6 @@ fn cut(s: &str, n: usize) -> String {
         out.push('…');
     }
     out
-}
-
-/// What the rule may do beyond its text: limits, mounts and their access, env, config, URLs,
-/// headers, `allowedEnvVars`, fail mode.
-pub(crate) fn grants(content: &Value) -> Vec<String> {
-    let mut g = Vec::new();
-    let h = &content["handler"];
-    let num = |v: &Value| v.to_string();
-    match h["type"].as_str() {
-        Some("command") => {
-            if let Some(t) = h.get("timeout") {
-                g.push(format!("timeout {} s", num(t)));
-            }
-            if let Some(s) = h["shell"].as_str().filter(|s| *s != "sh") {
-                g.push(format!("shell {s}"));
-            }
-            if h.get("async").is_some() {
-                g.push("async".into());
-            }
-            if h.get("async_rewake").is_some() {
-                g.push("asyncRewake".into());
-            }
-            g.push("native: unsandboxed, with your rights".into());
-        }
-        Some("wasm") => {
-            if let Some(m) = h["mounts"].as_object() {
-                for (guest, m) in m {
-                    g.push(format!(
-                        "mount {} → {guest} ({})",
-                        m["host"].as_str().unwrap_or(""),
-                        m["access"].as_str().unwrap_or("ro")
-                    ));
-                }
-            }
-            if let Some(l) = h["limits"].as_object() {
-                for (k, v) in l {
-                    g.push(format!("{k} {}", num(v)));
-                }
-            }
-            if let Some(e) = h["env"].as_object() {
-                for (k, v) in e {
-                    g.push(format!("env {k}={}", cut(v.as_str().unwrap_or(""), 40)));
-                }
-            }
-            if h["config"].as_object().is_some_and(|c| !c.is_empty()) {
-                g.push(format!("config {}", cut(&h["config"].to_string(), 60)));
-            }
-        }
-        Some("http") => {
-            g.push(format!("POST {}", h["url"].as_str().unwrap_or("")));
-            if let Some(hs) = h["headers"].as_object() {
-                for (k, v) in hs {
-                    g.push(format!("header {k}: {}", cut(v.as_str().unwrap_or(""), 40)));
-                }
-            }
-            if let Some(a) = h["allowed_env_vars"].as_array().filter(|a| !a.is_empty()) {
-                let names: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
-                g.push(format!("allowedEnvVars {}", names.join(", ")));
-            }
-            if let Some(t) = h.get("timeout") {
-                g.push(format!("timeout {} s", num(t)));
-            }
-        }
-        _ => {}
-    }
-    if let Some(f) = content["on_failure"].as_str() {
-        g.push(format!("on_failure {f}"));
-    }
-    if let Some(c) = content["if"].as_str() {
-        g.push(format!("if {c}"));
-    }
-    if let Some(d) = content["dialect"].as_str().filter(|d| *d != "claude") {
-        g.push(format!("dialect {d}"));
-    }
-    g
 }
 
 fn state_label(t: &RuleTrust, unpinnable: Option<&str>) -> String {
@@ -379,29 +304,5 @@ mod tests {
         assert_eq!(date(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(date(1_700_000_000), "2023-11-14 22:13:20 UTC");
         assert_eq!(date(951_782_400), "2000-02-29 00:00:00 UTC");
-    }
-
-    #[test]
-    fn grants_name_mounts_limits_env_urls_and_fail_mode() {
-        let wasm = serde_json::json!({"on_failure": "block", "handler": {"type": "wasm", "mounts": {"/project": {"host": "${CLAUDE_PROJECT_DIR}", "access": "rw"}}, "limits": {"memory_mb": 32}, "env": {"MODE": "strict"}, "config": {}}});
-        assert_eq!(
-            grants(&wasm),
-            [
-                "mount ${CLAUDE_PROJECT_DIR} → /project (rw)",
-                "memory_mb 32",
-                "env MODE=strict",
-                "on_failure block"
-            ]
-        );
-        let http = serde_json::json!({"handler": {"type": "http", "url": "https://x.example/h", "headers": {"Authorization": "Bearer $TOKEN"}, "allowed_env_vars": ["TOKEN"], "timeout": 5.0}});
-        assert_eq!(
-            grants(&http),
-            [
-                "POST https://x.example/h",
-                "header Authorization: Bearer $TOKEN",
-                "allowedEnvVars TOKEN",
-                "timeout 5.0 s"
-            ]
-        );
     }
 }

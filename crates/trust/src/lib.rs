@@ -28,6 +28,7 @@ mod check;
 mod content;
 mod diff;
 mod digest;
+mod grants;
 mod mode;
 mod programs;
 mod record;
@@ -40,6 +41,7 @@ pub use check::{ApprovalIndex, RuleTrust, check_rule, missing_rules};
 pub use content::rule_content;
 pub use diff::{ApprovalDiff, Change, RuleDiff, RuleStatus, diff_approval, diff_rules};
 pub use digest::{BadDigest, Digest, canonical_json, digest_of};
+pub use grants::grants;
 pub use mode::{TrustMode, UnknownTrustMode};
 pub use record::{
     Approval, FileRecord, FileState, HookFile, MAX_FIELD_BYTES, MAX_FILES_PER_RULE, MAX_HOOK_FILES,
