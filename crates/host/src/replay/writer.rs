@@ -146,18 +146,20 @@ impl Writer {
     /// failure. A line over the byte quota is dropped either way: the stream's lines are held
     /// to the same bound as the files'.
     fn write(&mut self, dir: &ReplayDir, file: &str, line: &[u8]) {
+        let len = line.len() as u64;
+        if len > self.quota.max_bytes {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                bytes = len,
+                max_bytes = self.quota.max_bytes,
+                "replay record larger than the byte quota: dropped"
+            );
+            return;
+        }
         let dir = match dir {
             ReplayDir::Folder(dir) => dir,
             ReplayDir::Stream { .. } => {
-                let len = line.len() as u64;
-                if len > self.quota.max_bytes {
-                    self.counts.dropped.fetch_add(1, Ordering::Relaxed);
-                    tracing::warn!(
-                        bytes = len,
-                        max_bytes = self.quota.max_bytes,
-                        "replay record larger than the byte quota: dropped"
-                    );
-                } else if let Some(stream) = &mut self.stream {
+                if let Some(stream) = &mut self.stream {
                     stream.push(line, &self.counts.dropped, &self.counts.errors);
                 } else {
                     self.counts.errors.fetch_add(1, Ordering::Relaxed);
@@ -173,17 +175,9 @@ impl Writer {
     }
 
     /// Makes room for `line` in `file` of `dir` within the quota, then appends it.
+    /// `line` is within the byte quota ([`Writer::write`] dropped a larger one).
     fn record(&mut self, dir: &MountDir, file: &str, line: &[u8]) -> Result<(), ReplayError> {
         let len = line.len() as u64;
-        if len > self.quota.max_bytes {
-            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(
-                bytes = len,
-                max_bytes = self.quota.max_bytes,
-                "replay record larger than the folder's quota: dropped"
-            );
-            return Ok(());
-        }
         let key = dir.path().to_owned();
         if !self.folders.contains_key(&key) {
             let folder = scan(dir).map_err(|reason| ReplayError {
