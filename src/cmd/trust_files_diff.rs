@@ -116,8 +116,12 @@ pub(crate) fn write_file_diffs(s: &mut String, sub: &SubjectReport, store_dir: &
                 }
                 Now::Changed(bytes) => {
                     differs = true;
-                    let old = std::fs::read(&approved_path).unwrap_or_default();
-                    write_one(s, &rel, &old, &bytes, sha256, size);
+                    // The store's own copy, bounded like the live one: a larger approved file is
+                    // shown by size and digest only (an empty side is never text to diff).
+                    let old = (size <= MAX_SHOWN_BYTES)
+                        .then(|| std::fs::read(&approved_path).ok())
+                        .flatten();
+                    write_one(s, &rel, old.as_deref(), &bytes, sha256, size);
                 }
             }
         }
@@ -125,15 +129,23 @@ pub(crate) fn write_file_diffs(s: &mut String, sub: &SubjectReport, store_dir: &
     differs
 }
 
-/// One changed file: a unified diff when both sides are text, else sizes and digests.
-fn write_one(s: &mut String, rel: &str, old: &[u8], new: &[u8], approved: Digest, size: u64) {
-    let text = |b: &[u8]| {
+/// One changed file: a unified diff when both sides are text (`old`: the approved bytes, `None`
+/// when too large to show), else sizes and digests.
+fn write_one(
+    s: &mut String,
+    rel: &str,
+    old: Option<&[u8]>,
+    new: &[u8],
+    approved: Digest,
+    size: u64,
+) {
+    let text = |b: &[u8]| -> Option<String> {
         std::str::from_utf8(b)
             .ok()
             .filter(|t| !t.contains('\0'))
             .map(str::to_owned)
     };
-    match (text(old), text(new)) {
+    match (old.and_then(text), text(new)) {
         (Some(old), Some(new)) => {
             let diff = similar::TextDiff::from_lines(&old, &new);
             let shown = diff
@@ -179,7 +191,7 @@ mod tests {
         write_one(
             &mut s,
             "hooks/g.sh",
-            old,
+            Some(old),
             new.as_bytes(),
             Digest::of(old),
             3,
@@ -197,10 +209,23 @@ mod tests {
         let old = b"\0\x01\x02";
         let new = b"\0\x01\x03\x04";
         let mut s = String::new();
-        write_one(&mut s, "bin/tool", old, new, Digest::of(old), 3);
+        write_one(&mut s, "bin/tool", Some(old), new, Digest::of(old), 3);
         let plain = anstream::adapter::strip_str(&s).to_string();
         assert!(plain.contains("approved 3 bytes"), "{plain}");
         assert!(plain.contains("now 4 bytes"), "{plain}");
         assert!(plain.contains(&Digest::of(new).short()), "{plain}");
+        // An approved file too large to read back is shown the same way, never diffed as empty.
+        let mut s = String::new();
+        write_one(
+            &mut s,
+            "big.txt",
+            None,
+            b"small now\n",
+            Digest::of(old),
+            2 << 20,
+        );
+        let plain = anstream::adapter::strip_str(&s).to_string();
+        assert!(plain.contains("approved 2097152 bytes"), "{plain}");
+        assert!(!plain.contains("+small now"), "{plain}");
     }
 }

@@ -144,7 +144,6 @@ pub fn check_rule(current: &RuleRecord, approval: Option<&ApprovalIndex>) -> Rul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::RECORD_VERSION;
     use serde_json::json;
 
     fn rule(path: &str, content: serde_json::Value) -> RuleRecord {
@@ -161,15 +160,7 @@ mod tests {
     }
 
     fn approval_of(rules: Vec<RuleRecord>) -> Approval {
-        Approval {
-            version: RECORD_VERSION,
-            subject: "/p".into(),
-            plugin: "p".into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules,
-            snapshot: None,
-        }
+        crate::record::approval_for_tests(rules)
     }
 
     #[test]

@@ -266,7 +266,6 @@ fn as_record(h: &HookFile) -> FileRecord {
 mod tests {
     use super::*;
     use crate::digest::Digest;
-    use crate::record::RECORD_VERSION;
     use crate::resolve::{Base, FileRole};
 
     fn rule(json_path: &str, content: Value, script: &[u8]) -> RuleRecord {
@@ -295,15 +294,7 @@ mod tests {
     }
 
     fn approval(rules: Vec<RuleRecord>) -> Approval {
-        Approval {
-            version: RECORD_VERSION,
-            subject: "/p".into(),
-            plugin: "p".into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules,
-            snapshot: None,
-        }
+        crate::record::approval_for_tests(rules)
     }
 
     #[test]

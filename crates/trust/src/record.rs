@@ -301,6 +301,20 @@ impl Approval {
     }
 }
 
+/// An approval of `rules` for the unit tests of the modules that read approvals.
+#[cfg(test)]
+pub(crate) fn approval_for_tests(rules: Vec<RuleRecord>) -> Approval {
+    Approval {
+        version: RECORD_VERSION,
+        subject: "/p".into(),
+        plugin: "p".into(),
+        approved_at: 0,
+        hook_files: Vec::new(),
+        rules,
+        snapshot: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
