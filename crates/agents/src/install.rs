@@ -1,8 +1,9 @@
 //! The agents' own hook configuration files, as `hookbox install` and `hookbox uninstall` edit
 //! them: which native events an install registers for a hookbox event ([`events`]), the command
 //! line an entry runs ([`command`]), the tools an entry starts for ([`matcher`]), each agent's
-//! entry shape in its JSON file ([`shape`], over the comment-keeping JSONC editor [`jsonc`]) and
-//! Kimi's TOML block ([`kimi_toml`]).
+//! entry shape in its JSON file ([`shape`], over the comment-keeping JSONC editor [`jsonc`]),
+//! Kimi's TOML block ([`kimi_toml`]) and Codex's trust records ([`codex_trust`]), both kept in one
+//! marked block of the user's TOML file (`toml_block`).
 //!
 //! Pure text in, text out: reading and replacing the file on disk (symlinks refused, atomic
 //! rename, backups) is the binary's. Every edit leaves each byte outside hookbox's own entries as
@@ -14,6 +15,7 @@ pub mod jsonc;
 pub mod kimi_toml;
 pub mod matcher;
 pub mod shape;
+mod toml_block;
 
 use hookbox_core::agent::{Agent, CODEX_EVENTS};
 use hookbox_core::event::EventName;

@@ -23,10 +23,12 @@ use sha2::{Digest, Sha256};
 use super::InstallError;
 use super::command::is_ours;
 use super::jsonc;
-use super::kimi_toml::toml_string;
+use super::toml_block::{Markers, toml_string};
 
-const BEGIN: &str = "# >>> hookbox: Codex's trust in hookbox's hook entries, recorded by `hookbox install --agent codex --trust-codex`; `hookbox uninstall --agent codex` removes it";
-const END: &str = "# <<< hookbox trust";
+const BLOCK: Markers = Markers {
+    begin: "# >>> hookbox: Codex's trust in hookbox's hook entries, recorded by `hookbox install --agent codex --trust-codex`; `hookbox uninstall --agent codex` removes it",
+    end: "# <<< hookbox trust",
+};
 
 /// One trust record: Codex's key of an entry and the hash it must have.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,25 +114,11 @@ pub fn records(hooks_path: &str, hooks_text: &str) -> Result<Vec<TrustRecord>, I
     Ok(out)
 }
 
-/// The byte range of hookbox's block in `config.toml`.
-fn block(text: &str) -> Option<(usize, usize)> {
-    let start = text.find(BEGIN)?;
-    let from_end = text[start..].find(END)? + start;
-    let mut end = from_end + END.len();
-    if text[end..].starts_with('\n') {
-        end += 1;
-    }
-    Some((start, end))
-}
-
 /// `config` (Codex's `config.toml`, or empty) with exactly `records` in hookbox's block (no block
 /// when there are none). Refuses a file that is not TOML, or that already holds one of the keys
 /// outside the block.
 pub fn apply(config: &str, records: &[TrustRecord], file: &str) -> Result<String, InstallError> {
-    let mut out = match block(config) {
-        Some((s, e)) => format!("{}{}", &config[..s], &config[e..]),
-        None => config.to_owned(),
-    };
+    let mut out = BLOCK.without(config);
     let theirs: toml::Table = toml::from_str(&out).map_err(|e| InstallError::Toml {
         message: format!(
             "{file} is not valid TOML ({e}); fix it before hookbox records trust in it"
@@ -150,22 +138,17 @@ pub fn apply(config: &str, records: &[TrustRecord], file: &str) -> Result<String
             });
         }
     }
-    if !records.is_empty() {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(BEGIN);
-        out.push('\n');
-        for r in records {
-            out.push_str(&format!(
+    let body: String = records
+        .iter()
+        .map(|r| {
+            format!(
                 "[hooks.state.{}]\ntrusted_hash = {}\n",
                 toml_string(&r.key),
                 toml_string(&r.hash)
-            ));
-        }
-        out.push_str(END);
-        out.push('\n');
-    }
+            )
+        })
+        .collect();
+    BLOCK.append(&mut out, &body);
     if let Err(e) = toml::from_str::<toml::Table>(&out) {
         return Err(InstallError::Toml {
             message: format!(

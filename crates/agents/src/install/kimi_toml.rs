@@ -6,43 +6,20 @@
 
 use super::command::is_ours;
 use super::shape::Entry;
+use super::toml_block::{Markers, toml_string};
 use super::{Applied, InstallError, Owned};
 
-const BEGIN: &str = "# >>> hookbox: added by `hookbox install --agent kimi`; `hookbox uninstall --agent kimi` removes it";
-const END: &str = "# <<< hookbox";
+const BLOCK: Markers = Markers {
+    begin: "# >>> hookbox: added by `hookbox install --agent kimi`; `hookbox uninstall --agent kimi` removes it",
+    end: "# <<< hookbox",
+};
 
 /// Kimi's largest hook timeout, in seconds.
 pub const MAX_TIMEOUT_SECS: u64 = 600;
 
-/// The byte range of hookbox's block (its marker lines and the line break after the end).
-fn block(text: &str) -> Option<(usize, usize)> {
-    let start = text.find(BEGIN)?;
-    let from_end = text[start..].find(END)? + start;
-    let mut end = from_end + END.len();
-    if text[end..].starts_with('\n') {
-        end += 1;
-    }
-    Some((start, end))
-}
-
-/// A TOML basic string.
-pub(super) fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The commands of hookbox's entries in `text`.
 pub fn existing(text: &str, file: &str) -> Result<Vec<String>, InstallError> {
-    let Some((s, e)) = block(text) else {
+    let Some((s, e)) = BLOCK.range(text) else {
         return Ok(Vec::new());
     };
     let table: toml::Table = toml::from_str(&text[s..e]).map_err(|e| InstallError::Toml {
@@ -72,27 +49,19 @@ pub fn apply(
     owned: &Owned,
 ) -> Result<Applied, InstallError> {
     let owned = owned.clone();
-    let mut out = match block(text) {
-        Some((s, e)) => format!("{}{}", &text[..s], &text[e..]),
-        None => text.to_owned(),
-    };
-    if !wanted.is_empty() {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(BEGIN);
-        out.push('\n');
-        for e in wanted {
-            out.push_str(&format!(
+    let mut out = BLOCK.without(text);
+    let body: String = wanted
+        .iter()
+        .map(|e| {
+            format!(
                 "[[hooks]]\nevent = {}\ncommand = {}\nmatcher = \"\"\ntimeout = {}\n",
                 toml_string(e.event),
                 toml_string(&e.command),
                 e.timeout_secs.clamp(1, MAX_TIMEOUT_SECS)
-            ));
-        }
-        out.push_str(END);
-        out.push('\n');
-    }
+            )
+        })
+        .collect();
+    BLOCK.append(&mut out, &body);
     if let Err(e) = toml::from_str::<toml::Table>(&out) {
         return Err(InstallError::Toml {
             message: format!(
@@ -157,7 +126,7 @@ mod tests {
             ..Owned::default()
         };
         let first = apply("", &[entry("PreToolUse")], "f", &new).unwrap();
-        assert!(first.text.starts_with(BEGIN));
+        assert!(first.text.starts_with(BLOCK.begin));
         let back = apply(&first.text, &[], "f", &first.owned).unwrap();
         assert!(back.empty);
     }
