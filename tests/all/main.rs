@@ -14,6 +14,7 @@ mod kit;
 mod packaging;
 mod serve;
 mod serve_connections;
+mod serve_held;
 mod serve_ops;
 mod serve_replicas;
 mod serve_security;

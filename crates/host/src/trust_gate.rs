@@ -112,8 +112,9 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
 /// snapshot (`CLAUDE_PLUGIN_ROOT` and every file it names beneath the plugin point into it, so a
 /// script, a library it sources, a module it imports are the approved ones, however the command
 /// spells them), the files it names outside the plugin as sealed copies of the bytes hashed —
-/// or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
-/// a note when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
+/// or the refusal when that cannot be done. Recorded under `off` (a tenant): from the snapshot
+/// its load took, when it took one, the same way; other files as sealed copies, and a note
+/// when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
 /// would run it.
 pub(crate) fn pin_request(
     loaded: &Loaded,
@@ -133,7 +134,8 @@ pub(crate) fn pin_request(
             format!("refused (trust = require): {why}"),
         )
     };
-    let snapshot = if mode == TrustMode::Require {
+    // Recorded under `off` is a tenant: its loads run from their snapshots the same way.
+    let snapshot = if mode == TrustMode::Require || mode == TrustMode::Off {
         let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
         match plugin
             .and_then(|i| loaded.trust.subjects.get(i))

@@ -25,6 +25,7 @@
 //! every id still referenced.
 
 mod error;
+mod import;
 mod limits;
 #[cfg(test)]
 mod tests;

@@ -111,6 +111,15 @@ pub enum SnapshotError {
         /// The store's folder.
         store: PathBuf,
     },
+    /// A file of a snapshot (in its tree, or brought from another store) is not what its
+    /// manifest says: changed, swapped or unreadable. It is never run.
+    #[error("`{path}` is not the file its snapshot's manifest names ({reason}); approve again")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What differs.
+        reason: String,
+    },
     /// Another failure reading the folder being snapshotted.
     #[error("`{path}`: {error}")]
     Io {
