@@ -395,12 +395,46 @@ fn literal(w: &Word) -> Option<&str> {
     (w.base.is_none() && w.dynamic.is_none()).then_some(w.text.as_str())
 }
 
+/// Whether a simple command sets `PATH`: an assignment (`PATH=/x node …`, `PATH=/x`), or a
+/// `PATH=…` argument of `export`, `env` and the other builtins that set variables.
+fn sets_path(words: &[Word]) -> bool {
+    let path_word = |w: &Word| w.text.starts_with("PATH=") || w.text.starts_with("PATH+=");
+    // The leading assignments, then the program: a `PATH=` argument counts only after a
+    // program that sets variables (`echo PATH=x` prints it).
+    let lead = words.iter().take_while(|w| is_assignment(w)).count();
+    if words[..lead].iter().any(path_word) {
+        return true;
+    }
+    match words.get(lead) {
+        // `PATH+=…` is bash's append (a word of no other use as a program).
+        Some(w) if w.text.starts_with("PATH+=") => true,
+        Some(w)
+            if matches!(
+                literal(w),
+                Some("export" | "env" | "declare" | "typeset" | "readonly" | "local")
+            ) =>
+        {
+            words[lead + 1..].iter().any(path_word)
+        }
+        _ => false,
+    }
+}
+
 fn resolve_simple(
     words: &[Word],
     site: impl Fn(usize) -> Site,
     cwd: &mut Cwd,
     out: &mut CommandFiles,
 ) {
+    // A `PATH` the command sets decides which programs it finds — not the ones pinned, which
+    // are looked up in hookbox's own `PATH`.
+    if sets_path(words) {
+        out.unpinned(
+            "`PATH=…`: the command sets where its programs are found",
+            UnpinnedWhy::Unpinnable,
+        );
+        return;
+    }
     let mut i = 0;
     // Leading assignments, and wrappers: words that run the command after them.
     let program = loop {
@@ -1344,5 +1378,29 @@ mod tests {
         // Nesting past the bound is unpinnable, not followed forever.
         let deep = format!("{}x{}", "$(".repeat(12), ")".repeat(12));
         assert!(shell(&deep).unpinnable().is_some());
+    }
+
+    #[test]
+    fn a_command_setting_path_is_unpinnable() {
+        // The programs it runs are looked up in a PATH hookbox did not pin them from.
+        for text in [
+            "PATH=/tmp/x:$PATH node g.js",
+            "PATH=/tmp/x; node g.js",
+            "export PATH=/tmp/x:$PATH; node g.js",
+            "env PATH=/tmp/x node g.js",
+            "PATH+=:/tmp/x; jq .",
+        ] {
+            let c = shell(text);
+            assert!(
+                c.unpinned
+                    .iter()
+                    .any(|u| u.why == Unpinnable && u.what.contains("PATH=")),
+                "{text:?}: {:?}",
+                c.unpinned
+            );
+        }
+        // A word that only looks like it is data.
+        let c = shell("echo PATH=/tmp/x");
+        assert!(c.unpinnable().is_none(), "{:?}", c.unpinned);
     }
 }
