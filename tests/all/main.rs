@@ -24,6 +24,8 @@ mod serve_util;
 mod trust;
 mod trust_guards;
 mod trust_plugins;
+mod trust_programs;
+mod trust_settings_snapshot;
 mod util;
 mod validate;
 mod wasm;

@@ -160,10 +160,12 @@ pub(crate) fn pin_request(
     let mut sites = Vec::with_capacity(check.pins.len());
     let mut fds = Vec::new();
     for pin in &check.pins {
+        // A file beneath a root of the snapshot (the plugin folder; a settings file's project
+        // hook folders) runs from the tree.
         if let Some(snap) = snapshot
-            && pin.base == Base::Plugin
+            && snap.manifest.root_of(pin.base, &pin.path).is_some()
         {
-            match snap.manifest.find(Base::Plugin, &pin.path) {
+            match snap.manifest.find(pin.base, &pin.path) {
                 Some((
                     _,
                     SnapshotEntry {
@@ -178,7 +180,7 @@ pub(crate) fn pin_request(
                     )));
                 }
             }
-            let path = snap.base_dir(Base::Plugin).join(&pin.path);
+            let path = snap.base_dir(pin.base).join(&pin.path);
             sites.push((pin.site.clone(), path.display().to_string()));
             continue;
         }
@@ -202,7 +204,10 @@ pub(crate) fn pin_request(
             }
         }
     }
-    if let Some(snap) = snapshot {
+    // `CLAUDE_PROJECT_DIR` stays the project (the user's data); the plugin root is the tree.
+    if let Some(snap) = snapshot
+        && snap.manifest.roots.iter().any(|r| r.base == Base::Plugin)
+    {
         req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
     }
     if !sites.is_empty() {
