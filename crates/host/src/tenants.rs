@@ -312,15 +312,32 @@ impl<A: TenantAttachment> Tenants<A> {
     ) -> Result<TenantInfo, TenantError> {
         let t = self.get(id)?;
         let about = t.about();
+        // Its approved snapshots serve under the approved policy: the load is staged under the
+        // policy of its own spec, as its `put` would be, not the approved one.
+        let policy = if t.from_snapshot.load(std::sync::atomic::Ordering::Acquire) {
+            let spec = snapshots::spec_of(id, &about)?;
+            Some(self.host_policy(&spec, &about.plugins)?)
+        } else {
+            None
+        };
         let (report, staged) = load(
             id,
             &about.folder,
             &about.plugins,
             paths.as_deref(),
-            |paths, opts, check| {
-                t.host
+            |paths, opts, check| match policy {
+                Some(policy) => t
+                    .host
+                    .stage_reconfigure(policy, paths, opts, check)
+                    .map_err(|source| TenantError::Host {
+                        id: id.clone(),
+                        source,
+                    })?
+                    .map_err(|report| failed_load(id, report)),
+                None => t
+                    .host
                     .stage_reload(paths, opts, check)
-                    .map_err(|report| failed_load(id, report))
+                    .map_err(|report| failed_load(id, report)),
             },
         )?;
         let next = about.reloaded_now(report.diagnostics);

@@ -159,6 +159,7 @@ impl<A: TenantAttachment> Tenants<A> {
             serving: AtomicBool::new(false),
             held_answer: self.trust.held_answer,
             held_why: Mutex::new(None),
+            from_snapshot: AtomicBool::new(false),
         });
         let held = self.settle(&tenant, staged, about, LoadCause::Add)?;
         self.serve_approved_if_held(&tenant, &approved_spec, held);

@@ -29,8 +29,9 @@ use hookbox_trust::{Approval, Base, Digest, EntryKind, FileState, SnapshotEntry,
 
 use crate::host::Staged;
 use crate::tenant_control::ControlStore;
+use crate::tenant_id::TenantId;
 use crate::tenant_policy::TenantPolicy;
-use crate::tenant_trust::TenantRecord;
+use crate::tenant_trust::{TenantRecord, TenantTerms};
 use crate::trust::{
     ApprovalStore, DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES,
     DEFAULT_MAX_SNAPSHOT_FILES, Snapshot, SnapshotError, SnapshotLimits,
@@ -38,6 +39,8 @@ use crate::trust::{
 use crate::trust_report::subject_reports;
 
 use super::Tenants;
+use super::error::TenantError;
+use super::load::About;
 use super::spec::{TenantAttachment, TenantSpec};
 use super::tenant::Tenant;
 
@@ -197,23 +200,52 @@ fn approved_snapshot(
     }
 }
 
-/// The tenant policy `record` approved: its terms without the embedder's (`attached`'s) keys;
-/// `spec`'s own when the record approved no terms (version 1).
-fn approved_policy<A: TenantAttachment>(
-    record: &TenantRecord,
-    spec: &TenantSpec<A>,
+/// The tenant policy `terms` hold: every key but the embedder's (`attached`'s).
+fn policy_of_terms<A: TenantAttachment>(
+    terms: &TenantTerms,
+    attached: &A,
 ) -> Result<TenantPolicy, String> {
-    let Some(terms) = &record.terms else {
-        return Ok(spec.policy.clone());
-    };
-    let attached = spec.attached.approval_terms();
+    let attached = attached.approval_terms();
     let policy: serde_json::Map<String, serde_json::Value> = terms
         .iter()
         .filter(|(k, _)| !attached.contains_key(*k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     serde_json::from_value(serde_json::Value::Object(policy))
-        .map_err(|e| format!("its approved policy cannot be read back: {e}"))
+        .map_err(|e| format!("its policy cannot be read back from its terms: {e}"))
+}
+
+/// The tenant policy `record` approved; `spec`'s own when the record approved no terms
+/// (version 1).
+fn approved_policy<A: TenantAttachment>(
+    record: &TenantRecord,
+    spec: &TenantSpec<A>,
+) -> Result<TenantPolicy, String> {
+    match &record.terms {
+        Some(terms) => policy_of_terms(terms, &spec.attached),
+        None => Ok(spec.policy.clone()),
+    }
+}
+
+/// The spec tenant `id`'s current load (`about`) was made from: its folder, plugins and
+/// attachment, and the policy its terms hold. While its approved snapshots serve under the
+/// approved policy, a reload is staged under this one, as a `put` of the same spec would be.
+pub(super) fn spec_of<A: TenantAttachment>(
+    id: &TenantId,
+    about: &About<A>,
+) -> Result<TenantSpec<A>, TenantError> {
+    let policy =
+        policy_of_terms(&about.terms, &about.attached).map_err(|reason| TenantError::Trust {
+            id: id.clone(),
+            reason,
+        })?;
+    Ok(TenantSpec {
+        id: id.clone(),
+        folder: about.folder.clone(),
+        policy,
+        plugins: Some(about.plugins.clone()),
+        attached: about.attached.clone(),
+    })
 }
 
 impl<A: TenantAttachment> Tenants<A> {
@@ -339,6 +371,8 @@ impl<A: TenantAttachment> Tenants<A> {
             }
         }
         t.host.commit(staged).map_err(|e| e.to_string())?;
+        t.from_snapshot
+            .store(true, std::sync::atomic::Ordering::Release);
         t.set_serving();
         let mut g = t
             .gate

@@ -31,6 +31,9 @@ pub(super) struct Tenant<A> {
     pub(super) held_answer: HeldAnswer,
     /// Why its approved snapshots could not be served instead, when they could not.
     pub(super) held_why: Mutex<Option<String>>,
+    /// Whether the generation in place was built from its approved snapshots under the
+    /// approved policy (its load held), rather than from a load of its spec.
+    pub(super) from_snapshot: AtomicBool,
 }
 
 /// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
@@ -125,8 +128,10 @@ impl<A> Tenant<A> {
             .clone()
     }
 
+    /// A load of its spec is in place from now on, made from `about`.
     pub(super) fn set_about(&self, about: About<A>) {
         *self.about.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(about);
+        self.from_snapshot.store(false, Ordering::Release);
     }
 
     pub(super) fn info_held(&self, held: bool) -> TenantInfo {

@@ -344,6 +344,17 @@ impl SnapshotStore {
             path: self.path.join(MANIFESTS),
             source,
         })?;
+        self.place(manifest, &objects, skipped)
+    }
+
+    /// Builds the tree of `manifest` (unless it is there) from its objects, stored in
+    /// `objects`, and writes its manifest: the snapshot, whole. Under the store's lock.
+    fn place(
+        &self,
+        manifest: SnapshotManifest,
+        objects: &OwnedFd,
+        skipped: Vec<(String, &'static str)>,
+    ) -> Result<Snapshot, SnapshotError> {
         let id = manifest.id();
         let name = id.to_string();
         let trees = self.required(TREES)?;

@@ -232,3 +232,49 @@ async fn a_node_hook_requiring_its_neighbour_works_in_a_tenant() {
     assert_eq!(outcome, Outcome::Block, "{text}");
     assert!(text.contains("node guard: refused"), "{text}");
 }
+
+/// What the tenant's rules add to a prompt.
+async fn contexts(tenants: &Tenants) -> Vec<String> {
+    let event = Event::from_payload(
+        None,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+        "s1",
+        "/",
+    )
+    .unwrap();
+    let d = tenants.dispatch(&id(), event).await.unwrap();
+    d.verdict
+        .additional_contexts()
+        .iter()
+        .map(|c| c.trim().to_owned())
+        .collect()
+}
+
+/// While the approved snapshots serve under the approved policy (a restart found a narrower
+/// `max_matched_rules` held), a reload is loaded under the tenant's own policy: approved, it
+/// runs under the policy approved with it — not the one the snapshots served under.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reload_while_the_approved_snapshots_serve_is_loaded_under_the_tenants_own_policy() {
+    let f = Fleet::new();
+    f.write(
+        "plugins/p/hooks/hooks.json",
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo a"},
+            {"type": "command", "command": "echo b"}]}]}})
+        .to_string(),
+    );
+    drop(f.tenants("s", false).add(f.spec()).unwrap());
+    let mut narrow = f.spec();
+    narrow.policy.max_matched_rules = 1;
+    let t = f.tenants("s", false);
+    assert!(t.add(narrow).unwrap().held);
+    assert_eq!(contexts(&t).await, ["a", "b"], "the approved policy serves");
+    let info = t.reload(&id(), None).unwrap();
+    assert!(info.held, "{info:?}");
+    t.approve(&id(), &info.pending_approval.unwrap()).unwrap();
+    assert_eq!(
+        contexts(&t).await.len(),
+        1,
+        "its own policy: one rule per dispatch"
+    );
+}

@@ -7,15 +7,13 @@
 
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::sync::Arc;
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use hookbox_trust::{Digest, EntryKind, SnapshotManifest, SnapshotRoot};
-use rustix::io::Errno;
 
 use super::{
-    MANIFESTS, OBJECTS, Snapshot, SnapshotError, SnapshotLimits, SnapshotStore, TEMP_COUNTER,
-    TREES, base_folder, put_object, store_error, tree, write_private,
+    MANIFESTS, OBJECTS, Snapshot, SnapshotError, SnapshotLimits, SnapshotStore, TREES, base_folder,
+    put_object, store_error, tree,
 };
 
 /// Each regular file of `manifest`: its path in a tree, its digest, size and execute bit.
@@ -145,38 +143,7 @@ impl SnapshotStore {
                 .map_err(store_error(self.path.join(OBJECTS)))?;
         }
         rustix::fs::fsync(&objects).map_err(store_error(self.path.join(OBJECTS)))?;
-        let name = id.to_string();
-        let trees = self.required(TREES)?;
-        match tree::open_folder(trees.as_fd(), &name) {
-            Ok(_) => {}
-            Err(Errno::NOENT) => {
-                let tmp = format!(
-                    ".{name}.{}.{}.tmp",
-                    std::process::id(),
-                    TEMP_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                );
-                tree::build(trees.as_fd(), objects.as_fd(), &tmp, &name, &manifest)
-                    .map_err(store_error(self.path.join(TREES).join(&name)))?;
-            }
-            Err(e) => return Err(store_error(self.path.join(TREES).join(&name))(e)),
-        }
-        let manifests = self.required(MANIFESTS)?;
-        write_private(
-            manifests.as_fd(),
-            &self.path.join(MANIFESTS),
-            &file,
-            manifest.to_json().as_bytes(),
-        )
-        .map_err(|problem| SnapshotError::File {
-            path: self.path.join(MANIFESTS).join(&file),
-            problem,
-        })?;
-        Ok(Snapshot {
-            id,
-            manifest: Arc::new(manifest),
-            tree: self.path.join(TREES).join(&name),
-            skipped: Vec::new(),
-        })
+        self.place(manifest, &objects, Vec::new())
     }
 }
 
