@@ -14,13 +14,13 @@ use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Severity;
 use hookbox_host::trust::{
     DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES,
-    SnapshotLimits, SubjectReport,
+    Isolation, SnapshotLimits, SubjectReport,
 };
 use hookbox_host::{ApprovalStore, HostPolicy};
 use serde_json::{Value, json};
 
 use super::trust_files_diff::write_file_diffs;
-use super::trust_show::{date, now, write_diff, write_subject};
+use super::trust_show::{date, isolation_json, now, write_diff, write_isolation, write_subject};
 // Plugin-written text on the approval screens: controls and format characters escaped.
 use super::validate::write_diagnostic;
 use super::{EXIT_FAILURE, EXIT_USAGE};
@@ -28,7 +28,7 @@ use crate::cli::{
     TrustAddArgs, TrustArgs, TrustCommand, TrustCommon, TrustListArgs, TrustPathArgs,
     TrustRemoveArgs,
 };
-use crate::host_setup::{HostSetup, default_trust_store};
+use crate::host_setup::{HostSetup, cli_trust_namespace, default_trust_store};
 use hookbox_trust::escape_shown as untrusted;
 
 /// Runs `hookbox trust …`.
@@ -144,6 +144,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
     HostPolicy::for_project(&project)
         .check_trust_store_outside(&dir)
         .context("cannot keep approvals there")?;
+    let isolation = Isolation::of(cli_trust_namespace()?);
     let mut results = Vec::new();
     let mut declined = false;
     let mut store: Option<ApprovalStore> = None;
@@ -161,6 +162,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
         }
         let mut text = String::new();
         write_subject(&mut text, sub);
+        write_isolation(&mut text, &isolation);
         // What will be approved goes to stderr when the answer is JSON, so stdout stays JSON.
         if args.common.json {
             eprint!("{}", anstream::adapter::strip_str(&text));
@@ -229,7 +231,9 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
                 v
             })
             .collect();
-        print_json(&json!({"subjects": subjects}))?;
+        let mut v = json!({"subjects": subjects});
+        isolation_json(&mut v, &isolation);
+        print_json(&v)?;
     }
     Ok(if declined {
         ExitCode::from(EXIT_FAILURE)
@@ -242,8 +246,11 @@ fn show(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
     let project = project_of(&args.common)?;
     let (report, subjects) = survey(&args.paths, &project, args.common.dialect)?;
     print_diagnostics(&report);
+    let isolation = Isolation::of(cli_trust_namespace()?);
     if args.common.json {
-        print_json(&json!({"subjects": subjects}))?;
+        let mut v = json!({"subjects": subjects});
+        isolation_json(&mut v, &isolation);
+        print_json(&v)?;
     } else {
         let mut s = String::new();
         for (i, sub) in subjects.iter().enumerate() {
@@ -252,6 +259,7 @@ fn show(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
             }
             write_subject(&mut s, sub);
         }
+        write_isolation(&mut s, &isolation);
         print(&s)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -23,6 +23,7 @@ mod serve_util;
 mod trust;
 mod trust_guards;
 mod trust_plugins;
+mod trust_views;
 mod util;
 mod validate;
 mod wasm;

@@ -21,6 +21,7 @@
 //!
 //! Nothing here knows the host around it: the host's modules use these, never the reverse.
 
+mod isolation;
 mod pin;
 mod policy;
 mod private_file;
@@ -33,6 +34,8 @@ mod user_settings;
 use std::path::{Path, PathBuf};
 
 pub use hookbox_trust::TrustMode;
+pub(crate) use isolation::plugin_views;
+pub use isolation::{Isolation, TrustNamespace, names_live_folder};
 pub(crate) use pin::{fd_path, sealed_copy};
 pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
 pub use report::{RuleReport, SubjectReport, TrustFinding};

@@ -9,6 +9,7 @@
 //! script that finds its neighbours through `$0` or `__dirname`, and `node` cannot start one
 //! at all).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,7 +22,9 @@ use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode, 
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
-use crate::trust::{RuleCheck, TrustFinding, fd_path, sealed_copy};
+use crate::trust::{
+    HostTrust, Isolation, RuleCheck, TrustFinding, fd_path, plugin_views, sealed_copy,
+};
 
 /// Why trust keeps `check` from running under `require`, if it does. `approval_error`: why its
 /// subject's approval (or the whole store) could not be used — the reason nothing is approved.
@@ -216,13 +219,17 @@ pub(crate) fn missing_guards(
 }
 
 /// Under `require`, the request that runs what `pos` was approved with: from its approval's
-/// snapshot (`CLAUDE_PLUGIN_ROOT` and every file it names beneath the plugin point into it, so a
-/// script, a library it sources, a module it imports are the approved ones, however the command
-/// spells them), the files it names outside the plugin as sealed copies of the bytes hashed —
-/// or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
+/// snapshot — where the kernel allows it, in a private mount namespace in which the plugin
+/// folder's own path shows the snapshot read-only (and the approval store is read-only over
+/// itself), `CLAUDE_PLUGIN_ROOT` and the command left as they are, so every spelling of a path
+/// reaches the approved bytes; otherwise `CLAUDE_PLUGIN_ROOT` and every file it names beneath
+/// the plugin point into the snapshot (a command naming the live folder's path was made
+/// unpinnable at load) — the files it names outside the plugin as sealed copies of the bytes
+/// hashed, or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
 /// a note when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
 /// would run it.
 pub(crate) fn pin_request(
+    trust: &HostTrust,
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
@@ -240,13 +247,18 @@ pub(crate) fn pin_request(
             format!("refused (trust = require): {why}"),
         )
     };
+    let mut live_folder = None;
     let snapshot = if mode == TrustMode::Require {
         let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
         match plugin
             .and_then(|i| loaded.trust.subjects.get(i))
             .and_then(|s| s.snapshot.as_ref().map(|r| (s, r)))
         {
-            Some((_, Ok(snap))) => Some(snap),
+            Some((subject, Ok(snap))) => {
+                // A plugin folder's subject is its canonical path: where the view goes.
+                live_folder = (!subject.bare).then(|| PathBuf::from(&subject.name));
+                Some(snap)
+            }
             Some((subject, Err(e))) => {
                 return Err(refuse(format!(
                     "the snapshot its approval runs from cannot be used ({e}); approve it again with `hookbox trust add {}`",
@@ -258,6 +270,8 @@ pub(crate) fn pin_request(
     } else {
         None
     };
+    // With views, the snapshot shows at the live folder's own path: nothing is rewritten.
+    let views = live_folder.is_some() && Isolation::of(trust.policy.namespace).has_views();
     let mut note = check
         .unpinnable
         .as_ref()
@@ -283,8 +297,10 @@ pub(crate) fn pin_request(
                     )));
                 }
             }
-            let path = snap.base_dir(Base::Plugin).join(&pin.path);
-            sites.push((pin.site.clone(), path.display().to_string()));
+            if !views {
+                let path = snap.base_dir(Base::Plugin).join(&pin.path);
+                sites.push((pin.site.clone(), path.display().to_string()));
+            }
             continue;
         }
         match sealed_copy(&pin.file) {
@@ -308,7 +324,17 @@ pub(crate) fn pin_request(
         }
     }
     if let Some(snap) = snapshot {
-        req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
+        match live_folder {
+            Some(live) if views => {
+                let views = plugin_views(
+                    snap.base_dir(Base::Plugin),
+                    live,
+                    trust.policy.store.as_deref(),
+                );
+                req = req.with_views(views, trust.policy.namespace.view_policy());
+            }
+            _ => req.context.plugin_root = Some(snap.base_dir(Base::Plugin)),
+        }
     }
     if !sites.is_empty() {
         req.spec = rewrite(&req.spec, &sites);

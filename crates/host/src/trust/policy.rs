@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use hookbox_trust::TrustMode;
 
+use super::isolation::TrustNamespace;
+
 /// Default [`TrustPolicy::max_pinned_file_bytes`]: far above any hook script.
 pub const DEFAULT_MAX_PINNED_FILE_BYTES: u64 = 16 << 20;
 
@@ -34,6 +36,11 @@ pub struct TrustPolicy {
     /// Default: `false`; tenants: `true` (their digests are what `hookbox serve` records and
     /// an operator may hold a changed reload on).
     pub record: bool,
+    /// Whether approved hooks run under `require` in a private mount namespace that shows the
+    /// snapshot at the plugin folder's own path (`auto`, where the kernel allows it) or through
+    /// `CLAUDE_PLUGIN_ROOT` alone (`off`, and wherever the namespace cannot be made). Default:
+    /// [`TrustNamespace::Auto`]; the CLI reads `"trust_namespace"` from the user's settings.
+    pub namespace: TrustNamespace,
 }
 
 impl Default for TrustPolicy {
@@ -44,6 +51,7 @@ impl Default for TrustPolicy {
             max_pinned_file_bytes: DEFAULT_MAX_PINNED_FILE_BYTES,
             max_pinned_bytes: DEFAULT_MAX_PINNED_BYTES,
             record: false,
+            namespace: TrustNamespace::Auto,
         }
     }
 }

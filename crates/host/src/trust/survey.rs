@@ -362,6 +362,9 @@ pub(crate) fn survey(
         max_file: trust.policy.max_pinned_file_bytes,
         max_total: trust.policy.max_pinned_bytes,
     };
+    // Without a private mount namespace, a command naming the live plugin folder's own path
+    // reaches the live files: unpinnable (`isolation.rs`). Probed only when trust is on.
+    let no_views = trust.mode.is_on() && !super::Isolation::of(trust.policy.namespace).has_views();
     let mut checks = Vec::with_capacity(rules.len());
     for (pos, rule) in rules.iter().enumerate() {
         let Some(plugin) = plugins.get(rule.plugin) else {
@@ -381,6 +384,16 @@ pub(crate) fn survey(
                 // A construct the resolver does not model: refused under `require`, named.
                 if let Some(u) = resolved.unpinnable() {
                     unpinnable = Some(u.to_string());
+                }
+                if no_views && !subject.bare && unpinnable.is_none() {
+                    let live = canonical(&plugin.root);
+                    let roots = [live.as_path(), plugin.root.as_path()];
+                    let roots = if plugin.root.is_absolute() {
+                        &roots[..]
+                    } else {
+                        &roots[..1]
+                    };
+                    unpinnable = super::names_live_folder(spec, roots);
                 }
                 unpinned = resolved.unpinned;
                 for f in resolved.files {

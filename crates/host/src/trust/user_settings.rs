@@ -1,6 +1,7 @@
 //! The user's own settings, `~/.config/hookbox/settings.json` (`$XDG_CONFIG_HOME/hookbox/…`):
-//! today the `trust` mode every command starts from. A project's `.hookbox/settings.json` may
-//! make it stricter, never looser.
+//! the `trust` mode every command starts from (a project's `.hookbox/settings.json` may make
+//! it stricter, never looser), and `trust_namespace` (how approved hooks run under `require`;
+//! the user's alone: a checkout cannot switch it).
 //!
 //! Read like every other host file: without following a symlink at the end, without blocking,
 //! a regular file of at most [`MAX_SETTINGS_BYTES`](crate::MAX_SETTINGS_BYTES). Unknown keys
@@ -20,6 +21,10 @@ pub struct UserSettings {
     /// The trust mode (`off`, `warn`, `require`), unless `--trust` says otherwise.
     #[serde(default)]
     pub trust: Option<TrustMode>,
+    /// Whether approved hooks run in a private mount namespace under `require`: `"auto"`
+    /// (default), `"user-namespace"` (always inside a user namespace too), `"off"`.
+    #[serde(default)]
+    pub trust_namespace: Option<super::TrustNamespace>,
 }
 
 /// hookbox's configuration folder: `$XDG_CONFIG_HOME/hookbox`, else `$HOME/.config/hookbox`;
