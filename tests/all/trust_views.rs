@@ -3,7 +3,7 @@
 //! spelling of a path — the live absolute path, a relative one after `cd`, `$0`, `__dirname`, a
 //! python import — reaches the approved bytes after the plugin is edited; a hook that writes into
 //! the plugin folder or the approval store gets `EROFS` (as root too: CI runs as root); without
-//! the namespace (forced off by the user's `"trust_namespace": "off"`), a command naming the
+//! the namespace (forced off by the user's `"trust": {"namespace": "off"}`), a command naming the
 //! live folder's path is unpinnable, named by `trust add` with the fix. Under `warn` the live
 //! folder runs, edits and all. Each runs under both ways of making the namespace (a mount
 //! namespace alone as root, inside a user namespace as an ordinary user) where the machine can.
@@ -28,7 +28,7 @@ struct Env {
 
 impl Env {
     /// A plugin whose one rule runs `hooks/run.sh`, with `namespace` as the user's
-    /// `"trust_namespace"`.
+    /// `trust.namespace`.
     fn new(namespace: &str) -> Env {
         let e = Env {
             tmp: tempfile::tempdir().unwrap(),
@@ -38,7 +38,7 @@ impl Env {
         std::fs::create_dir_all(&config).unwrap();
         std::fs::write(
             config.join("settings.json"),
-            json!({ "trust_namespace": namespace }).to_string(),
+            json!({ "trust": { "namespace": namespace } }).to_string(),
         )
         .unwrap();
         std::fs::create_dir_all(e.tmp.path().join("real-plugin/.claude-plugin")).unwrap();

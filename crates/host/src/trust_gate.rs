@@ -14,17 +14,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hookbox_command::CommandRequest;
-use hookbox_core::event::{Event, HandlerType};
+use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
-use hookbox_core::report::{HookRef, HookReport};
+use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandLine, CommandSpec, FailMode};
-use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode, escape_shown};
+use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode};
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
-use crate::trust::{
-    HostTrust, Isolation, RuleCheck, TrustFinding, fd_path, plugin_views, sealed_copy,
-};
+use crate::trust::{Isolation, RuleCheck, TrustFinding, fd_path, plugin_views, sealed_copy};
 
 /// Why trust keeps `check` from running under `require`, if it does. `approval_error`: why its
 /// subject's approval (or the whole store) could not be used — the reason nothing is approved.
@@ -111,125 +109,20 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
     out
 }
 
-/// The approved rules out of force (deleted, or changed so that they no longer carry their
-/// approval) whose *approved* event and matcher match `event`: a guard cannot be removed
-/// quietly. Under `require` each answers with a report failing `untrusted` with its approved
-/// fail mode (a fail-closed guard blocks; a fail-open one is reported); under `warn` each is
-/// named in a finding. One whose changed rule still sits at its place and matched (`matched`)
-/// is left to that rule's own refusal or warning. Reports take positions after the rule set's,
-/// in the order of the approval.
-pub(crate) fn missing_guards(
-    inner: &Inner,
-    loaded: &Loaded,
-    event: &Event,
-    matched: &[usize],
-) -> (Vec<HookReport>, Vec<TrustFinding>) {
-    let t = &loaded.trust;
-    let mut reports = Vec::new();
-    let mut findings = Vec::new();
-    if !t.mode.is_on() {
-        return (reports, findings);
-    }
-    let base = loaded.set.rules().len();
-    for (k, m) in t.missing.iter().enumerate() {
-        if m.event != event.name
-            || m.live.is_some_and(|pos| matched.contains(&pos))
-            || !m.matcher.matches(event, loaded.set.aliases())
-        {
-            continue;
-        }
-        let plugin = loaded
-            .set
-            .plugins()
-            .get(m.plugin)
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
-        let subject = t
-            .subjects
-            .get(m.plugin)
-            .map(|s| s.name.clone())
-            .unwrap_or_default();
-        let approved_on_failure = m.record.on_failure();
-        let trust = match m.live.and_then(|pos| t.rule(pos)) {
-            Some(check) => check.trust.clone(),
-            None => RuleTrust::Missing {
-                approved_on_failure,
-            },
-        };
-        let rule_index = base + k;
-        if t.mode == TrustMode::Require {
-            let now = match &trust {
-                RuleTrust::Changed { .. } => format!("now: {trust}"),
-                _ => format!("it is no longer in {}", m.record.location.file),
-            };
-            let msg = format!(
-                "refused (trust = require): the approved rule {} of {plugin} ({}) answers for {} here and is changed since approval — run `hookbox trust diff {subject}` ({now}); approve the plugin as it is with `hookbox trust add {subject}`",
-                m.record.location,
-                m.record.label,
-                m.event.as_str(),
-            );
-            // It names what the plugin wrote: shown with controls and bidi escaped.
-            let msg = escape_shown(&msg).into_owned();
-            let mode = approved_on_failure.unwrap_or(inner.policy.fail_mode);
-            let effect = Effect::from_failure(
-                HookFailure::new(FailureClass::Untrusted, msg),
-                mode,
-                event.name,
-            );
-            let handler_type = m
-                .record
-                .content
-                .get("handler")
-                .and_then(|h| h.get("type"))
-                .and_then(|v| serde_json::from_value::<HandlerType>(v.clone()).ok())
-                .unwrap_or(HandlerType::Command);
-            inner
-                .live
-                .metrics
-                .hook(handler_type, Some(FailureClass::Untrusted), false);
-            reports.push(HookReport {
-                hook: HookRef {
-                    rule_index,
-                    plugin: plugin.clone(),
-                    hook_name: m.record.label.clone(),
-                    handler_type,
-                    hook_event: event.name,
-                },
-                effect,
-                duration_ms: 0.0,
-                exit_code: None,
-                output: None,
-                fuel_consumed: None,
-            });
-        }
-        findings.push(TrustFinding {
-            rule_index,
-            plugin,
-            subject,
-            location: m.record.location.clone(),
-            label: m.record.label.clone(),
-            trust,
-            unpinnable: None,
-            approval_error: None,
-            missing: true,
-            ran: t.mode != TrustMode::Require,
-        });
-    }
-    (reports, findings)
-}
-
 /// Under `require`, the request that runs what `pos` was approved with: from its approval's
-/// snapshot — where the kernel allows it, in a private mount namespace in which the plugin
-/// folder's own path shows the snapshot read-only (and the approval store is read-only over
-/// itself), `CLAUDE_PLUGIN_ROOT` and the command left as they are, so every spelling of a path
-/// reaches the approved bytes; otherwise `CLAUDE_PLUGIN_ROOT` and every file it names beneath
-/// the plugin point into the snapshot (a command naming the live folder's path was made
-/// unpinnable at load) — the files it names outside the plugin as sealed copies of the bytes
-/// hashed, or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
-/// a note when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
+/// snapshot — where the kernel allows it, in a private mount namespace in which each live
+/// folder the snapshot holds (the plugin folder, a settings file's `.claude/hooks/`) shows its
+/// tree read-only at its own path (and the approval store is read-only over itself), the
+/// command and `CLAUDE_PLUGIN_ROOT` left as they are, so every spelling of a path reaches the
+/// approved bytes; otherwise `CLAUDE_PLUGIN_ROOT` and every file it names beneath a root point
+/// into the tree (a command naming the live plugin folder's path was made unpinnable at load)
+/// — the files it names outside the snapshot as sealed copies of the bytes hashed, or the
+/// refusal when that cannot be done. Recorded under `off` (a tenant): from the snapshot
+/// its load took, when it took one, the same way; other files as sealed copies, and a note
+/// when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
 /// would run it.
 pub(crate) fn pin_request(
-    trust: &HostTrust,
+    inner: &Inner,
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
@@ -247,16 +140,17 @@ pub(crate) fn pin_request(
             format!("refused (trust = require): {why}"),
         )
     };
-    let mut live_folder = None;
-    let snapshot = if mode == TrustMode::Require {
+    let mut live_plugin = None;
+    // Recorded under `off` is a tenant: its loads run from their snapshots the same way.
+    let snapshot = if mode == TrustMode::Require || mode == TrustMode::Off {
         let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
         match plugin
             .and_then(|i| loaded.trust.subjects.get(i))
             .and_then(|s| s.snapshot.as_ref().map(|r| (s, r)))
         {
             Some((subject, Ok(snap))) => {
-                // A plugin folder's subject is its canonical path: where the view goes.
-                live_folder = (!subject.bare).then(|| PathBuf::from(&subject.name));
+                // A plugin folder's subject is its canonical path: where its view goes.
+                live_plugin = (!subject.bare).then(|| PathBuf::from(&subject.name));
                 Some(snap)
             }
             Some((subject, Err(e))) => {
@@ -270,8 +164,18 @@ pub(crate) fn pin_request(
     } else {
         None
     };
-    // With views, the snapshot shows at the live folder's own path: nothing is rewritten.
-    let views = live_folder.is_some() && Isolation::of(trust.policy.namespace).has_views();
+    // Under `require` with views, each root of the snapshot shows at its live path: nothing
+    // beneath one is rewritten (a tenant's load keeps the tree paths).
+    let trust = &inner.trust;
+    let views = mode == TrustMode::Require
+        && snapshot.is_some()
+        && Isolation::of(trust.policy.namespace).has_views();
+    let project = views.then(|| crate::trust::canonical(&inner.policy.project_dir));
+    let live_base = |base: Base| match base {
+        Base::Plugin => live_plugin.clone(),
+        Base::Project => project.clone(),
+        Base::Home | Base::Root => None,
+    };
     let mut note = check
         .unpinnable
         .as_ref()
@@ -279,10 +183,12 @@ pub(crate) fn pin_request(
     let mut sites = Vec::with_capacity(check.pins.len());
     let mut fds = Vec::new();
     for pin in &check.pins {
+        // A file beneath a root of the snapshot (the plugin folder; a settings file's project
+        // hook folders) runs from the tree.
         if let Some(snap) = snapshot
-            && pin.base == Base::Plugin
+            && snap.manifest.root_of(pin.base, &pin.path).is_some()
         {
-            match snap.manifest.find(Base::Plugin, &pin.path) {
+            match snap.manifest.find(pin.base, &pin.path) {
                 Some((
                     _,
                     SnapshotEntry {
@@ -297,8 +203,8 @@ pub(crate) fn pin_request(
                     )));
                 }
             }
-            if !views {
-                let path = snap.base_dir(Base::Plugin).join(&pin.path);
+            if !(views && live_base(pin.base).is_some()) {
+                let path = snap.base_dir(pin.base).join(&pin.path);
                 sites.push((pin.site.clone(), path.display().to_string()));
             }
             continue;
@@ -323,18 +229,19 @@ pub(crate) fn pin_request(
             }
         }
     }
-    if let Some(snap) = snapshot {
-        match live_folder {
-            Some(live) if views => {
-                let views = plugin_views(
-                    snap.base_dir(Base::Plugin),
-                    live,
-                    trust.policy.store.as_deref(),
-                );
-                req = req.with_views(views, trust.policy.namespace.view_policy());
-            }
-            _ => req.context.plugin_root = Some(snap.base_dir(Base::Plugin)),
-        }
+    if let Some(snap) = snapshot
+        && views
+    {
+        let binds = snap.binds(live_base);
+        req = req.with_views(
+            plugin_views(&binds, trust.policy.store.as_deref()),
+            trust.policy.namespace.view_policy(),
+        );
+    } else if let Some(snap) = snapshot
+        && snap.manifest.roots.iter().any(|r| r.base == Base::Plugin)
+    {
+        // `CLAUDE_PROJECT_DIR` stays the project (the user's data); the plugin root is the tree.
+        req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
     }
     if !sites.is_empty() {
         req.spec = rewrite(&req.spec, &sites);

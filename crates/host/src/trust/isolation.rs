@@ -8,14 +8,16 @@
 //! Detected once per process (`hookbox_command::view_support`: a probe child that mounts an
 //! empty folder read-only over itself), then remembered.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hookbox_command::{ReadOnlyView, ViewPolicy, ViewSupport, view_support};
 use hookbox_core::rule::{CommandLine, CommandSpec};
 use serde::{Deserialize, Serialize};
 
+use super::SnapshotBind;
+
 /// Whether approved hooks may run in a private mount namespace (`TrustPolicy::namespace`, the
-/// user's `"trust_namespace"` setting).
+/// user's `trust.namespace` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TrustNamespace {
@@ -108,18 +110,17 @@ impl Isolation {
     }
 }
 
-/// The views of an approved plugin's hook: its snapshot's `plugin/` tree over the live folder,
-/// and the approval store over itself (both read-only), so that a hook — even one running as
-/// root — writes neither.
-pub(crate) fn plugin_views(
-    snapshot_plugin: PathBuf,
-    live: PathBuf,
-    store: Option<&Path>,
-) -> Vec<ReadOnlyView> {
-    let mut views = vec![ReadOnlyView {
-        source: snapshot_plugin,
-        target: live,
-    }];
+/// The views of an approved hook: each root of its snapshot's tree over the live folder (or
+/// file) it was taken from, and the approval store over itself — all read-only, so that a
+/// hook, even one running as root, writes neither.
+pub(crate) fn plugin_views(binds: &[SnapshotBind], store: Option<&Path>) -> Vec<ReadOnlyView> {
+    let mut views: Vec<ReadOnlyView> = binds
+        .iter()
+        .map(|b| ReadOnlyView {
+            source: b.tree.clone(),
+            target: b.live.clone(),
+        })
+        .collect();
     if let Some(store) = store {
         views.push(ReadOnlyView {
             source: store.to_owned(),
