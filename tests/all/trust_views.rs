@@ -156,6 +156,26 @@ impl Env {
             .collect()
     }
 
+    /// The `trust` section of `dispatch --json` under `mode`.
+    fn dispatch_trust(&self, mode: &str) -> Value {
+        let plugin = self.plugin();
+        let r = self.run(&[
+            OsStr::new("dispatch"),
+            OsStr::new("--event"),
+            OsStr::new("PreToolUse"),
+            OsStr::new("--tool"),
+            OsStr::new("Bash"),
+            OsStr::new("--plugin"),
+            plugin.as_os_str(),
+            OsStr::new("--no-replay"),
+            OsStr::new("--trust"),
+            OsStr::new(mode),
+            OsStr::new("--json"),
+        ]);
+        assert_eq!(r.code, Some(0), "{r:?}");
+        r.json()["trust"].clone()
+    }
+
     /// Whether the machine makes the namespace under this env's setting (`trust show --json`);
     /// when not, the reason is given.
     fn isolated(&self) -> bool {
@@ -357,6 +377,7 @@ fn without_a_namespace_a_command_naming_the_live_folder_is_unpinnable() {
     );
     let show = e.trust("show", true).json();
     assert_eq!(show["isolation"], "variable-only", "{show}");
+    assert_eq!(e.dispatch_trust("require")["isolation"], "variable-only");
     // Under `require` it is refused; the rule through the variable runs from the snapshot.
     let out = e.dispatch("require");
     assert_eq!(out[0].1, json!("untrusted"), "{out:?}");
@@ -389,6 +410,9 @@ fn with_a_namespace_the_live_path_runs_the_approved_snapshot() {
     e.rules(&[&by_path]);
     let add = e.trust("add", true);
     assert_eq!(add.json()["isolation"], "mount-namespace", "{add:?}");
+    let trust = e.dispatch_trust("require");
+    assert_eq!(trust["isolation"], "mount-namespace", "{trust}");
+    assert!(e.dispatch_trust("warn").get("isolation").is_none());
     let out = e.dispatch("require");
     assert_eq!(out[0].0, "g-v1", "{out:?}");
     assert!(out[0].1.is_null(), "{out:?}");
