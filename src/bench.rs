@@ -20,6 +20,7 @@ mod output;
 mod polyglot;
 mod report;
 mod serve;
+mod snapshot_views;
 mod table;
 mod tenants;
 
@@ -95,6 +96,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         tenants: None,
         engine: None,
         polyglot: None,
+        snapshot: None,
     };
     if wanted(args, BenchSection::Hosts) {
         let native = one_rule_host(
@@ -184,6 +186,12 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         report.ratio_native_over_cli_wasm_p50 = Some(nat.p50_us / cl.p50_us);
         report.ratio_throughput_typed_wasm_over_native = Some(typ.throughput_n / nat.throughput_n);
         report.ratio_typed_wasm_throughput_n_over_1 = Some(typ.throughput_n / typ.throughput_1);
+        // An approved hook run from its snapshot in a private mount namespace (trust =
+        // require) beside the same hook from the live folder and the bare spawn.
+        report.snapshot = Some(section(
+            "native hook from its snapshot (namespace)",
+            || rt.block_on(snapshot_views::measure(scratch, runs, &payload)),
+        )?);
     }
     if wanted(args, BenchSection::Idle) {
         section("idle overhead", || {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use hookbox_command::ContainmentPolicy;
 use hookbox_core::config::{LoadOptions, LoadReport};
-use hookbox_host::trust::{UserSettings, default_config_dir, default_store_dir};
+use hookbox_host::trust::{TrustNamespace, UserSettings, default_config_dir, default_store_dir};
 use hookbox_host::{
     HookHost, HookRuntime, HostPolicy, RuntimeSettings, Settings, default_state_root,
     project_state_dir,
@@ -136,6 +136,7 @@ impl HostSetup {
             cli_trust_mode(opts.trust)?,
             opts.trust_store.clone().or_else(default_trust_store),
         );
+        policy.trust.namespace = cli_trust_namespace()?;
         policy.trust.pin_unapproved_programs = opts.pin_unapproved_programs;
         // The project's settings are policy input: read here, applied to the policy; a flag
         // wins over them.
@@ -192,6 +193,18 @@ pub(crate) fn user_settings() -> anyhow::Result<UserSettings> {
         Some(dir) => UserSettings::load(&dir).context("cannot read your hookbox settings"),
         None => Ok(UserSettings::default()),
     }
+}
+
+/// Whether approved hooks run in a private mount namespace: `trust.namespace` in the user's
+/// settings, else `auto`. A settings file that cannot be read means `auto` — the stricter
+/// choice (`off` only ever weakens), and `--trust` must keep working past a broken file
+/// (`cli_trust_mode` reports it when the mode is read from there).
+pub(crate) fn cli_trust_namespace() -> anyhow::Result<TrustNamespace> {
+    let user = match default_config_dir() {
+        Some(dir) => UserSettings::load(&dir).unwrap_or_default(),
+        None => UserSettings::default(),
+    };
+    Ok(user.trust_namespace.unwrap_or_default())
 }
 
 /// The user's approval store: `<state root>/trust` (`$HOOKBOX_STATE_DIR/trust`, else

@@ -45,4 +45,8 @@ pub(crate) struct Report {
     pub(crate) engine: Option<EngineNumbers>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) polyglot: Option<PolyglotNumbers>,
+    /// The native hook run as `require` runs an approved plugin's: from its snapshot, in a
+    /// private mount namespace, beside the live folder and a bare spawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) snapshot: Option<super::snapshot_views::SnapshotFigures>,
 }

@@ -66,6 +66,28 @@ pub(crate) fn table(r: &Report) -> String {
             "native sh -c hook p50 / the same command spawned bare = {bare:.2}x (goal <= 1.15)"
         );
     }
+    if let Some(v) = &r.snapshot {
+        match &v.isolation_reason {
+            Some(why) => {
+                let _ = writeln!(
+                    s,
+                    "approved hook from its snapshot: no private mount namespace here ({why})"
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "approved hook from its snapshot (mount namespace) p50 {:.0} µs, same hook from the live folder {:.0} µs, bare spawn {:.0} µs: namespace/live = {:.2}x, namespace/bare = {:.2}x (goal <= 1.15), namespace setup {:.0} µs",
+                    v.namespace_p50_us,
+                    v.live_p50_us,
+                    v.bare_p50_us,
+                    v.ratio_namespace_over_live_p50,
+                    v.ratio_namespace_over_bare_p50,
+                    v.namespace_setup_us
+                );
+            }
+        }
+    }
     if let (Some(empty), Some(many)) = (
         r.idle_ns_per_dispatch_empty_host,
         r.idle_ns_per_dispatch_10k_rules,

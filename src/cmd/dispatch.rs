@@ -150,6 +150,15 @@ fn answer(
             "mode": trust_mode,
             "rules": dispatch.trust,
         });
+        // Under `require`, how approved hooks ran: in a private mount namespace or not (why).
+        if trust_mode == hookbox_host::TrustMode::Require {
+            let isolation =
+                hookbox_host::trust::Isolation::of(crate::host_setup::cli_trust_namespace()?);
+            v["trust"]["isolation"] = json!(isolation.name());
+            if let Some(reason) = isolation.reason() {
+                v["trust"]["isolation_reason"] = json!(reason);
+            }
+        }
         if let Some(e) = explained {
             v["explain"] = e.json.clone();
         }

@@ -12,13 +12,15 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Severity;
-use hookbox_host::trust::{Snapshot, SnapshotError, SnapshotLimits, SubjectReport, TrustPolicy};
+use hookbox_host::trust::{
+    Isolation, Snapshot, SnapshotError, SnapshotLimits, SubjectReport, TrustPolicy,
+};
 use hookbox_host::{ApprovalStore, HostPolicy};
 use hookbox_trust::Approval;
 use serde_json::{Value, json};
 
 use super::trust_files_diff::write_file_diffs;
-use super::trust_show::{date, now, write_diff, write_subject};
+use super::trust_show::{date, isolation_json, now, write_diff, write_isolation, write_subject};
 // Plugin-written text on the approval screens: controls and format characters escaped.
 use super::validate::write_diagnostic;
 use super::{EXIT_FAILURE, EXIT_USAGE};
@@ -26,7 +28,7 @@ use crate::cli::{
     TrustAddArgs, TrustArgs, TrustCommand, TrustCommon, TrustListArgs, TrustPathArgs,
     TrustRemoveArgs,
 };
-use crate::host_setup::{HostSetup, default_trust_store, user_settings};
+use crate::host_setup::{HostSetup, cli_trust_namespace, default_trust_store, user_settings};
 use hookbox_trust::escape_shown as untrusted;
 
 /// Runs `hookbox trust …`.
@@ -142,6 +144,7 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
     HostPolicy::for_project(&project)
         .check_trust_store_outside(&dir)
         .context("cannot keep approvals there")?;
+    let isolation = Isolation::of(cli_trust_namespace()?);
     let limits = snapshot_limits()?;
     let mut results = Vec::new();
     let mut declined = false;
@@ -163,6 +166,11 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
         }
         let mut text = String::new();
         write_subject(&mut text, sub);
+        // How its approved hooks will run (a settings file's, once its snapshot is taken:
+        // one that runs no project file keeps none).
+        if !sub.bare {
+            write_isolation(&mut text, &isolation);
+        }
         // What will be approved goes to stderr when the answer is JSON, so stdout stays JSON.
         if args.common.json {
             eprint!("{}", anstream::adapter::strip_str(&text));
@@ -212,6 +220,11 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
                     r.files,
                     r.bytes
                 );
+                if sub.bare {
+                    let mut line = String::new();
+                    write_isolation(&mut line, &isolation);
+                    print(&format!("  {line}"))?;
+                }
             }
         }
         results.push((sub, "approved", Some(file)));
@@ -228,7 +241,9 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
                 v
             })
             .collect();
-        print_json(&json!({"subjects": subjects}))?;
+        let mut v = json!({"subjects": subjects});
+        isolation_json(&mut v, &isolation);
+        print_json(&v)?;
     }
     Ok(if declined {
         ExitCode::from(EXIT_FAILURE)
@@ -241,8 +256,11 @@ fn show(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
     let project = project_of(&args.common)?;
     let (report, subjects) = survey(&args.paths, &project, args.common.dialect)?;
     print_diagnostics(&report);
+    let isolation = Isolation::of(cli_trust_namespace()?);
     if args.common.json {
-        print_json(&json!({"subjects": subjects}))?;
+        let mut v = json!({"subjects": subjects});
+        isolation_json(&mut v, &isolation);
+        print_json(&v)?;
     } else {
         let mut s = String::new();
         for (i, sub) in subjects.iter().enumerate() {
@@ -251,6 +269,7 @@ fn show(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
             }
             write_subject(&mut s, sub);
         }
+        write_isolation(&mut s, &isolation);
         print(&s)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use hookbox_host::trust::SubjectReport;
+use hookbox_host::trust::{Isolation, SubjectReport};
 use hookbox_trust::{
     ApprovalDiff, Change, FileState, RuleRecord, RuleStatus, RuleTrust, UNPINNABLE_FIX, grants,
 };
@@ -202,6 +202,25 @@ pub(crate) fn write_rule(
             "changed".red(),
             untrusted(&c.to_string())
         );
+    }
+}
+
+/// How approved hooks run under `require` here (a mount namespace, or the variable alone and
+/// why), one line after the subjects.
+pub(crate) fn write_isolation(s: &mut String, isolation: &Isolation) {
+    let label = if isolation.has_views() {
+        "isolation:".green().to_string()
+    } else {
+        "isolation:".yellow().to_string()
+    };
+    let _ = writeln!(s, "{label} {}", isolation.describe());
+}
+
+/// `"isolation": "mount-namespace"` or `"variable-only"` (with `"isolation_reason"`) in `v`.
+pub(crate) fn isolation_json(v: &mut Value, isolation: &Isolation) {
+    v["isolation"] = Value::from(isolation.name());
+    if let Some(reason) = isolation.reason() {
+        v["isolation_reason"] = Value::from(reason);
     }
 }
 

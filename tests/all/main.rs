@@ -26,6 +26,7 @@ mod trust_guards;
 mod trust_plugins;
 mod trust_programs;
 mod trust_settings_snapshot;
+mod trust_views;
 mod util;
 mod validate;
 mod wasm;

@@ -40,9 +40,10 @@ pub(crate) async fn run(
             return Ran::failure(f);
         }
     };
-    // Under `require`, the files the command runs are the sealed copies of what was hashed;
-    // under `warn` and `off` it runs from the live folder, as the agent would run it.
-    let (req, trust_note) = match gate::pin_request(loaded, rule.index, req) {
+    // Under `require`, an approved plugin's hook runs from its snapshot (shown at the plugin's
+    // own path where the kernel allows a mount namespace), other files from sealed copies of
+    // what was hashed; under `warn` and `off` it runs from the live folder, as the agent would.
+    let (req, trust_note) = match gate::pin_request(inner, loaded, rule.index, req) {
         Ok(pinned) => pinned,
         Err(refused) => return refused,
     };

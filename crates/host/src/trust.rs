@@ -22,6 +22,7 @@
 //!
 //! Nothing here knows the host around it: the host's modules use these, never the reverse.
 
+mod isolation;
 mod pin;
 mod policy;
 mod private_file;
@@ -35,6 +36,8 @@ mod user_settings;
 use std::path::{Path, PathBuf};
 
 pub use hookbox_trust::TrustMode;
+pub(crate) use isolation::plugin_views;
+pub use isolation::{Isolation, TrustNamespace, names_live_folder};
 pub(crate) use pin::{fd_path, sealed_copy};
 pub use policy::{
     DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_PROGRAM_BYTES, TrustPolicy,
@@ -45,7 +48,7 @@ pub use snapshot::{
     SnapshotError, SnapshotLimits, SnapshotSource, SnapshotStore,
 };
 pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreError};
-pub(crate) use survey::{LoadedTrust, RuleCheck, survey};
+pub(crate) use survey::{LoadedTrust, RuleCheck, canonical, survey};
 pub use user_settings::{TrustLimits, UserSettings, default_config_dir};
 
 /// The approval store's folder under a state root: `<root>/trust`.

@@ -9,6 +9,7 @@
 //! script that finds its neighbours through `$0` or `__dirname`, and `node` cannot start one
 //! at all).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode};
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
-use crate::trust::{RuleCheck, TrustFinding, fd_path, sealed_copy};
+use crate::trust::{Isolation, RuleCheck, TrustFinding, fd_path, plugin_views, sealed_copy};
 
 /// Why trust keeps `check` from running under `require`, if it does. `approval_error`: why its
 /// subject's approval (or the whole store) could not be used — the reason nothing is approved.
@@ -109,14 +110,19 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
 }
 
 /// Under `require`, the request that runs what `pos` was approved with: from its approval's
-/// snapshot (`CLAUDE_PLUGIN_ROOT` and every file it names beneath the plugin point into it, so a
-/// script, a library it sources, a module it imports are the approved ones, however the command
-/// spells them), the files it names outside the plugin as sealed copies of the bytes hashed —
-/// or the refusal when that cannot be done. Recorded under `off` (a tenant): from the snapshot
+/// snapshot — where the kernel allows it, in a private mount namespace in which each live
+/// folder the snapshot holds (the plugin folder, a settings file's `.claude/hooks/`) shows its
+/// tree read-only at its own path (and the approval store is read-only over itself), the
+/// command and `CLAUDE_PLUGIN_ROOT` left as they are, so every spelling of a path reaches the
+/// approved bytes; otherwise `CLAUDE_PLUGIN_ROOT` and every file it names beneath a root point
+/// into the tree (a command naming the live plugin folder's path was made unpinnable at load)
+/// — the files it names outside the snapshot as sealed copies of the bytes hashed, or the
+/// refusal when that cannot be done. Recorded under `off` (a tenant): from the snapshot
 /// its load took, when it took one, the same way; other files as sealed copies, and a note
 /// when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
 /// would run it.
 pub(crate) fn pin_request(
+    inner: &Inner,
     loaded: &Loaded,
     pos: usize,
     mut req: CommandRequest,
@@ -134,6 +140,7 @@ pub(crate) fn pin_request(
             format!("refused (trust = require): {why}"),
         )
     };
+    let mut live_plugin = None;
     // Recorded under `off` is a tenant: its loads run from their snapshots the same way.
     let snapshot = if mode == TrustMode::Require || mode == TrustMode::Off {
         let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
@@ -141,7 +148,11 @@ pub(crate) fn pin_request(
             .and_then(|i| loaded.trust.subjects.get(i))
             .and_then(|s| s.snapshot.as_ref().map(|r| (s, r)))
         {
-            Some((_, Ok(snap))) => Some(snap),
+            Some((subject, Ok(snap))) => {
+                // A plugin folder's subject is its canonical path: where its view goes.
+                live_plugin = (!subject.bare).then(|| PathBuf::from(&subject.name));
+                Some(snap)
+            }
             Some((subject, Err(e))) => {
                 return Err(refuse(format!(
                     "the snapshot its approval runs from cannot be used ({e}); approve it again with `hookbox trust add {}`",
@@ -152,6 +163,18 @@ pub(crate) fn pin_request(
         }
     } else {
         None
+    };
+    // Under `require` with views, each root of the snapshot shows at its live path: nothing
+    // beneath one is rewritten (a tenant's load keeps the tree paths).
+    let trust = &inner.trust;
+    let views = mode == TrustMode::Require
+        && snapshot.is_some()
+        && Isolation::of(trust.policy.namespace).has_views();
+    let project = views.then(|| crate::trust::canonical(&inner.policy.project_dir));
+    let live_base = |base: Base| match base {
+        Base::Plugin => live_plugin.clone(),
+        Base::Project => project.clone(),
+        Base::Home | Base::Root => None,
     };
     let mut note = check
         .unpinnable
@@ -180,8 +203,10 @@ pub(crate) fn pin_request(
                     )));
                 }
             }
-            let path = snap.base_dir(pin.base).join(&pin.path);
-            sites.push((pin.site.clone(), path.display().to_string()));
+            if !(views && live_base(pin.base).is_some()) {
+                let path = snap.base_dir(pin.base).join(&pin.path);
+                sites.push((pin.site.clone(), path.display().to_string()));
+            }
             continue;
         }
         match sealed_copy(&pin.file) {
@@ -204,10 +229,18 @@ pub(crate) fn pin_request(
             }
         }
     }
-    // `CLAUDE_PROJECT_DIR` stays the project (the user's data); the plugin root is the tree.
     if let Some(snap) = snapshot
+        && views
+    {
+        let binds = snap.binds(live_base);
+        req = req.with_views(
+            plugin_views(&binds, trust.policy.store.as_deref()),
+            trust.policy.namespace.view_policy(),
+        );
+    } else if let Some(snap) = snapshot
         && snap.manifest.roots.iter().any(|r| r.base == Base::Plugin)
     {
+        // `CLAUDE_PROJECT_DIR` stays the project (the user's data); the plugin root is the tree.
         req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
     }
     if !sites.is_empty() {

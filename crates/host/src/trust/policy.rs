@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use hookbox_trust::TrustMode;
 
+use super::isolation::TrustNamespace;
 use super::snapshot::{DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, SnapshotLimits};
 
 /// Default [`TrustPolicy::max_pinned_file_bytes`]: far above any hook script.
@@ -55,6 +56,11 @@ pub struct TrustPolicy {
     /// Default: `false`; tenants: `true` (their digests are what `hookbox serve` records and
     /// an operator may hold a changed reload on).
     pub record: bool,
+    /// Whether approved hooks run under `require` in a private mount namespace that shows the
+    /// snapshot at the plugin folder's own path (`auto`, where the kernel allows it) or through
+    /// `CLAUDE_PLUGIN_ROOT` alone (`off`, and wherever the namespace cannot be made). Default:
+    /// [`TrustNamespace::Auto`]; the CLI reads `trust.namespace` from the user's settings.
+    pub namespace: TrustNamespace,
 }
 
 impl Default for TrustPolicy {
@@ -69,6 +75,7 @@ impl Default for TrustPolicy {
             max_program_bytes: DEFAULT_MAX_PROGRAM_BYTES,
             pin_unapproved_programs: false,
             record: false,
+            namespace: TrustNamespace::Auto,
         }
     }
 }

@@ -391,6 +391,9 @@ pub(crate) fn survey(
         max_file: trust.policy.max_pinned_file_bytes,
         max_total: trust.policy.max_pinned_bytes,
     };
+    // Without a private mount namespace, a command naming the live plugin folder's own path
+    // reaches the live files: unpinnable (`isolation.rs`). Probed only when trust is on.
+    let no_views = trust.mode.is_on() && !super::Isolation::of(trust.policy.namespace).has_views();
     // The PATH hooks run with (hookbox's own): where a program a command names is found.
     let path_var = std::env::var_os("PATH");
     if trust.mode.is_on()
@@ -418,6 +421,16 @@ pub(crate) fn survey(
                 // A construct the resolver does not model: refused under `require`, named.
                 if let Some(u) = resolved.unpinnable() {
                     unpinnable = Some(u.to_string());
+                }
+                if no_views && !subject.bare && unpinnable.is_none() {
+                    let live = canonical(&plugin.root);
+                    let roots = [live.as_path(), plugin.root.as_path()];
+                    let roots = if plugin.root.is_absolute() {
+                        &roots[..]
+                    } else {
+                        &roots[..1]
+                    };
+                    unpinnable = super::names_live_folder(spec, roots);
                 }
                 unpinned = resolved.unpinned;
                 if trust.mode.is_on()

@@ -7,8 +7,12 @@
 //!
 //! ```json
 //! { "trust": { "mode": "require", "max_snapshot_files": 20000, "max_snapshot_bytes": 536870912,
-//!              "max_pinned_file_bytes": 16777216, "max_program_bytes": 536870912 } }
+//!              "max_pinned_file_bytes": 16777216, "max_program_bytes": 536870912,
+//!              "namespace": "auto" } }
 //! ```
+//!
+//! `trust.namespace` (`"auto"`, `"user-namespace"`, `"off"`) is how approved hooks run under
+//! `require` (`TrustPolicy::namespace`); like the limits, the user's alone.
 //!
 //! Read like every other host file: without following a symlink at the end, without blocking,
 //! a regular file of at most [`MAX_SETTINGS_BYTES`](crate::MAX_SETTINGS_BYTES). Unknown keys
@@ -31,6 +35,9 @@ pub struct UserSettings {
     pub trust: Option<TrustMode>,
     /// The limits the `trust` table sets (each `None` keeps its default).
     pub trust_limits: TrustLimits,
+    /// `trust.namespace`: whether approved hooks run in a private mount namespace under
+    /// `require` (`None`: `auto`).
+    pub trust_namespace: Option<super::TrustNamespace>,
 }
 
 /// The limits of `"trust": {…}` in the user's settings; each one unset keeps the
@@ -79,6 +86,8 @@ struct TrustTable {
     max_pinned_file_bytes: Option<u64>,
     #[serde(default)]
     max_program_bytes: Option<u64>,
+    #[serde(default)]
+    namespace: Option<super::TrustNamespace>,
 }
 
 /// A limit of the `trust` table: at least 1, named in the message when it is not.
@@ -124,6 +133,7 @@ impl<'de> serde::de::Visitor<'de> for TrustVisitor {
         Ok(TrustForm(UserSettings {
             trust: Some(mode),
             trust_limits: TrustLimits::default(),
+            trust_namespace: None,
         }))
     }
 
@@ -146,6 +156,7 @@ impl<'de> serde::de::Visitor<'de> for TrustVisitor {
                 )?,
                 max_program_bytes: limit("max_program_bytes", t.max_program_bytes, "bytes")?,
             },
+            trust_namespace: t.namespace,
         }))
     }
 }
@@ -277,5 +288,33 @@ mod tests {
                 "{text}: {e}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod namespace_tests {
+    use super::*;
+    use crate::trust::TrustNamespace;
+
+    #[test]
+    fn the_trust_table_sets_how_approved_hooks_run() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(
+            t.path().join("settings.json"),
+            r#"{"trust": {"mode": "require", "namespace": "off"}}"#,
+        )
+        .unwrap();
+        let u = UserSettings::load(t.path()).unwrap();
+        assert_eq!(u.trust_namespace, Some(TrustNamespace::Off));
+        std::fs::write(
+            t.path().join("settings.json"),
+            r#"{"trust": {"namespace": "sometimes"}}"#,
+        )
+        .unwrap();
+        let e = UserSettings::load(t.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("sometimes") && e.contains("user-namespace"),
+            "{e}"
+        );
     }
 }
