@@ -50,6 +50,8 @@ pub(crate) struct SetupOptions {
     /// user's guards off; the file can only make things stricter, and without it the defaults
     /// hold).
     pub(crate) lenient_settings: bool,
+    /// Hash the `PATH` programs of unapproved rules too (`hookbox trust`, which records them).
+    pub(crate) pin_unapproved_programs: bool,
 }
 
 impl HostSetup {
@@ -88,6 +90,7 @@ impl HostSetup {
         let opts = SetupOptions {
             no_replay: true,
             trust: Some(TrustMode::Warn),
+            pin_unapproved_programs: true,
             ..SetupOptions::default()
         };
         HostSetup::build(project, None, &opts)
@@ -133,9 +136,18 @@ impl HostSetup {
             cli_trust_mode(opts.trust)?,
             opts.trust_store.clone().or_else(default_trust_store),
         );
+        policy.trust.pin_unapproved_programs = opts.pin_unapproved_programs;
         // The project's settings are policy input: read here, applied to the policy; a flag
         // wins over them.
         let mut warnings = Vec::new();
+        // The user's trust limits. With `--trust`, settings that do not read leave the
+        // defaults (the flag needs no setting; without it `cli_trust_mode` failed already).
+        match user_settings() {
+            Ok(u) => u.trust_limits.apply(&mut policy.trust),
+            Err(e) => warnings.push(format!(
+                "your hookbox settings are ignored, the trust limits' defaults hold: {e:#}"
+            )),
+        }
         match Settings::load(project) {
             Ok(s) => s.apply(&mut policy),
             Err(e) if opts.lenient_settings => warnings.push(format!(
@@ -170,11 +182,16 @@ pub(crate) fn cli_trust_mode(flag: Option<TrustMode>) -> anyhow::Result<TrustMod
     if let Some(m) = flag {
         return Ok(m);
     }
-    let user = match default_config_dir() {
-        Some(dir) => UserSettings::load(&dir).context("cannot read your hookbox settings")?,
-        None => UserSettings::default(),
-    };
-    Ok(user.trust.unwrap_or(TrustMode::Warn))
+    Ok(user_settings()?.trust.unwrap_or(TrustMode::Warn))
+}
+
+/// The user's `~/.config/hookbox/settings.json` (`$XDG_CONFIG_HOME/hookbox/`): defaults when
+/// there is none.
+pub(crate) fn user_settings() -> anyhow::Result<UserSettings> {
+    match default_config_dir() {
+        Some(dir) => UserSettings::load(&dir).context("cannot read your hookbox settings"),
+        None => Ok(UserSettings::default()),
+    }
 }
 
 /// The user's approval store: `<state root>/trust` (`$HOOKBOX_STATE_DIR/trust`, else

@@ -56,6 +56,7 @@ pub(crate) fn run(args: &DispatchArgs) -> anyhow::Result<ExitCode> {
             trust: args.trust.map(Into::into),
             trust_store: None,
             lenient_settings: false,
+            pin_unapproved_programs: false,
         },
     )?;
     let opts = LoadOptions::default().with_dialect(args.dialect.map(Into::into));

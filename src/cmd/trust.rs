@@ -12,11 +12,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use hookbox_core::config::{LoadOptions, LoadReport, load_paths};
 use hookbox_core::diagnostic::Severity;
-use hookbox_host::trust::{
-    DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES,
-    SnapshotLimits, SubjectReport,
-};
+use hookbox_host::trust::{Snapshot, SnapshotError, SnapshotLimits, SubjectReport, TrustPolicy};
 use hookbox_host::{ApprovalStore, HostPolicy};
+use hookbox_trust::Approval;
 use serde_json::{Value, json};
 
 use super::trust_files_diff::write_file_diffs;
@@ -28,7 +26,7 @@ use crate::cli::{
     TrustAddArgs, TrustArgs, TrustCommand, TrustCommon, TrustListArgs, TrustPathArgs,
     TrustRemoveArgs,
 };
-use crate::host_setup::{HostSetup, default_trust_store};
+use crate::host_setup::{HostSetup, default_trust_store, user_settings};
 use hookbox_trust::escape_shown as untrusted;
 
 /// Runs `hookbox trust …`.
@@ -144,11 +142,15 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
     HostPolicy::for_project(&project)
         .check_trust_store_outside(&dir)
         .context("cannot keep approvals there")?;
+    let limits = snapshot_limits()?;
     let mut results = Vec::new();
     let mut declined = false;
     let mut store: Option<ApprovalStore> = None;
     for sub in &subjects {
-        if sub.is_approved() && sub.approval_error.is_none() && snapshot_is_current(sub, &dir) {
+        if sub.is_approved()
+            && sub.approval_error.is_none()
+            && snapshot_is_current(sub, &dir, &project, &limits)
+        {
             if !args.common.json {
                 eprintln!(
                     "{} ({}) is already approved as it is",
@@ -182,20 +184,17 @@ fn add(args: &TrustAddArgs) -> anyhow::Result<ExitCode> {
             store = Some(ApprovalStore::create(&dir)?);
         }
         let Some(s) = &store else { continue };
-        // A plugin's approval is a snapshot of its folder: what its hooks run from under
-        // `require`. A bare hooks or settings file keeps its pinned files only.
-        let mut approval = sub.to_approval(now());
-        if !sub.bare {
-            let (a, _) = s
-                .snapshot_plugin(approval, Path::new(&sub.subject), &snapshot_limits())
-                .with_context(|| {
-                    format!(
-                        "nothing approved: cannot snapshot {}",
-                        untrusted(&sub.subject)
-                    )
-                })?;
-            approval = a;
-        }
+        // A plugin's approval is a snapshot of its folder, a bare hooks or settings file's one
+        // of the project hook folders its commands run (`.claude/hooks/`): what its hooks run
+        // from under `require`.
+        let approval = take_snapshot(s, sub, &project, sub.to_approval(now()), &limits)
+            .with_context(|| {
+                format!(
+                    "nothing approved: cannot snapshot {}",
+                    untrusted(&sub.subject)
+                )
+            })?
+            .map_or_else(|| sub.to_approval(now()), |(a, _)| a);
         let file = s.put(&approval)?;
         s.collect_snapshots()
             .context("approved, but the snapshots no approval keeps could not be removed")?;
@@ -275,7 +274,7 @@ fn diff(args: &TrustPathArgs) -> anyhow::Result<ExitCode> {
             Some(d) => {
                 write_diff(&mut text, sub, d);
                 // What changed in the files themselves, from the snapshot approved.
-                files_differ = write_file_diffs(&mut text, sub, &store);
+                files_differ = write_file_diffs(&mut text, sub, &store, &project);
                 differs |= files_differ;
             }
             None => {
@@ -400,26 +399,48 @@ fn subject_path(p: &Path) -> PathBuf {
     out
 }
 
-/// Whether an approved plugin's folder is still what its approval's snapshot holds (a bare
-/// file has none to compare). A library, module or data file edited since is a change to
-/// approve again, though no rule changed: under `require` the hooks run the snapshot.
-fn snapshot_is_current(sub: &SubjectReport, dir: &Path) -> bool {
+/// The snapshot `approval` of `sub` keeps: of a plugin's folder, or of the project hook
+/// folders a bare hooks or settings file's commands run (`None` when they run none).
+fn take_snapshot(
+    store: &ApprovalStore,
+    sub: &SubjectReport,
+    project: &Path,
+    approval: Approval,
+    limits: &SnapshotLimits,
+) -> Result<Option<(Approval, Snapshot)>, SnapshotError> {
     if sub.bare {
-        return true;
+        let project = project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_owned());
+        store.snapshot_project_hooks(approval, &project, limits)
+    } else {
+        store
+            .snapshot_plugin(approval, Path::new(&sub.subject), limits)
+            .map(Some)
     }
-    let Some(approved) = sub.approval.as_ref().and_then(|a| a.snapshot) else {
-        return false;
-    };
+}
+
+/// Whether an approved subject's files are still what its approval's snapshot holds (a bare
+/// file whose commands run no project file has none to compare). A library, module or data
+/// file edited since is a change to approve again, though no rule changed: under `require`
+/// the hooks run the snapshot.
+fn snapshot_is_current(
+    sub: &SubjectReport,
+    dir: &Path,
+    project: &Path,
+    limits: &SnapshotLimits,
+) -> bool {
+    let approved = sub.approval.as_ref().and_then(|a| a.snapshot);
     let Ok(Some(store)) = ApprovalStore::open(dir) else {
-        return false;
+        return approved.is_none() && sub.bare;
     };
-    let now = store.snapshot_plugin(
-        sub.to_approval(0),
-        Path::new(&sub.subject),
-        &snapshot_limits(),
-    );
-    let current = matches!(&now, Ok((a, _)) if a.snapshot.map(|r| r.id) == Some(approved.id));
-    if !current {
+    let now = take_snapshot(&store, sub, project, sub.to_approval(0), limits);
+    let current = match (&now, approved) {
+        (Ok(None), None) => true,
+        (Ok(Some((a, _))), Some(approved)) => a.snapshot.map(|r| r.id) == Some(approved.id),
+        _ => false,
+    };
+    if !current && approved.is_some() {
         eprintln!(
             "{}: files of its folder changed since the snapshot it was approved with{}",
             untrusted(&sub.subject),
@@ -429,13 +450,13 @@ fn snapshot_is_current(sub: &SubjectReport, dir: &Path) -> bool {
     current
 }
 
-/// What one approval may copy into the store: the defaults, each file bounded as a pinned one.
-fn snapshot_limits() -> SnapshotLimits {
-    SnapshotLimits {
-        max_files: DEFAULT_MAX_SNAPSHOT_FILES,
-        max_bytes: DEFAULT_MAX_SNAPSHOT_BYTES,
-        max_file_bytes: DEFAULT_MAX_PINNED_FILE_BYTES,
-    }
+/// What one approval may copy into the store: the defaults, or the limits of the user's
+/// `"trust"` settings table (`trust.max_snapshot_files`, `trust.max_snapshot_bytes`,
+/// `trust.max_pinned_file_bytes`).
+fn snapshot_limits() -> anyhow::Result<SnapshotLimits> {
+    let mut policy = TrustPolicy::default();
+    user_settings()?.trust_limits.apply(&mut policy);
+    Ok(policy.snapshot_limits())
 }
 
 fn remove(args: &TrustRemoveArgs) -> anyhow::Result<ExitCode> {

@@ -1,6 +1,7 @@
 //! `hookbox trust diff`'s content view: what changed in an approved plugin's files since the
 //! snapshot it was approved with — a unified diff of each changed text file (the approved bytes
-//! from the snapshot, the live ones read beneath the plugin folder without following a link),
+//! from the snapshot, the live ones read beneath the plugin folder — or the project, for a
+//! settings file's hook folders — without following a link),
 //! sizes and digests for a binary or oversized file, and the files removed. Files added to the
 //! folder since are not listed here (a rule that runs one shows it as a changed rule).
 //!
@@ -35,11 +36,17 @@ enum Now {
     Changed(Vec<u8>),
 }
 
-/// Appends to `s` the content diff of `sub`'s plugin folder against its approved snapshot;
-/// returns whether any file differs. Nothing is written for a subject without a snapshot (a
-/// settings file's hooks, an approval older than snapshots) or whose store cannot be read (the
-/// rule diff above says why it is not approved).
-pub(crate) fn write_file_diffs(s: &mut String, sub: &SubjectReport, store_dir: &Path) -> bool {
+/// Appends to `s` the content diff of `sub`'s plugin folder (for a bare hooks or settings file:
+/// the project hook folders beneath `project` its snapshot holds) against its approved
+/// snapshot; returns whether any file differs. Nothing is written for a subject without a
+/// snapshot (a settings file whose commands run no project file, an approval older than
+/// snapshots) or whose store cannot be read (the rule diff above says why it is not approved).
+pub(crate) fn write_file_diffs(
+    s: &mut String,
+    sub: &SubjectReport,
+    store_dir: &Path,
+    project: &Path,
+) -> bool {
     let Some(id) = sub.approval.as_ref().and_then(|a| a.snapshot).map(|r| r.id) else {
         return false;
     };
@@ -61,14 +68,17 @@ pub(crate) fn write_file_diffs(s: &mut String, sub: &SubjectReport, store_dir: &
         },
         _ => return false,
     };
-    let folder = Path::new(&sub.subject);
+    let project = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_owned());
     let mut differs = false;
-    for root in snapshot
-        .manifest
-        .roots
-        .iter()
-        .filter(|r| r.base == Base::Plugin)
-    {
+    for root in &snapshot.manifest.roots {
+        // A plugin's folder, or the project a settings file's hook folders are beneath.
+        let folder = match root.base {
+            Base::Plugin if !sub.bare => Path::new(&sub.subject),
+            Base::Project => project.as_path(),
+            _ => continue,
+        };
         let tree = snapshot.root_path(root);
         for entry in &root.entries {
             let EntryKind::File { sha256, size, .. } = entry.kind else {

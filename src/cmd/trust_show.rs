@@ -150,6 +150,22 @@ pub(crate) fn write_rule(
         );
     }
     for u in &r.unpinned {
+        // A program found on PATH, pinned by its resolved path and digest.
+        if let Some(p) = r.programs.iter().find(|p| {
+            u.why == hookbox_trust::UnpinnedWhy::OnPath
+                && p.name == u.what
+                && matches!(p.state, hookbox_trust::FileState::Pinned { .. })
+        }) {
+            let _ = writeln!(
+                s,
+                "      {}  program {} → {}  {}  (found on PATH)",
+                "runs".cyan(),
+                untrusted(&p.name),
+                untrusted(p.path.as_deref().unwrap_or("")),
+                file_state(&p.state)
+            );
+            continue;
+        }
         if u.unpinnable || u.why.is_unpinnable() {
             // Refused under `trust = require`: named before anyone approves it, with the fix.
             let _ = writeln!(

@@ -349,8 +349,10 @@ fn approve_tamper_refuse_diff_and_reapprove() {
         )
     );
     let shown = e.trust("show", &[]).stdout;
+    // Pinned by resolved path and digest where npx is on this machine's PATH; named where not.
     assert!(
-        shown.contains("unpinned  npx — a program found on PATH"),
+        shown.contains("runs  program npx → ")
+            || shown.contains("unpinned  npx — a program found on PATH"),
         "{shown}"
     );
     assert!(shown.contains("(new since approval)"), "{shown}");

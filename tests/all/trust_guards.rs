@@ -452,3 +452,72 @@ fn the_agent_hears_of_a_guard_taken_off_bash_and_under_require_is_refused_the_ca
         "the call is refused: {code:?}: {all}"
     );
 }
+
+/// A fail-closed guard approved for `rm` only (`"if": "Bash(rm *)"`), beside a rule that
+/// rewrites every Bash call's input (`updatedInput`) to `rm -rf /tmp/x` when `rewrite` is set.
+fn guard_with_if(rewrite: bool) -> Value {
+    let guard = json!({"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh", "if": "Bash(rm *)",
+         "timeout": 10, "onFailure": "block"},
+    ]});
+    let rewriter = json!({"matcher": "Bash", "hooks": [
+        {"type": "command", "timeout": 10, "onFailure": "allow", "command":
+         "echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"rm -rf /tmp/x\"}}}'"},
+    ]});
+    let rules = if rewrite {
+        json!([rewriter, guard])
+    } else {
+        json!([guard])
+    };
+    json!({"hooks": {"PreToolUse": rules}})
+}
+
+/// The approved guard of [`guard_with_if`] deleted, the rest kept in place.
+fn without_the_guard(rewrite: bool) -> Value {
+    let mut v = guard_with_if(rewrite);
+    v["hooks"]["PreToolUse"].as_array_mut().unwrap().pop();
+    v
+}
+
+/// A deleted guard answers only for what its approved `if` matched: before, it blocked every
+/// Bash call (`ls` included) once it was gone, which no approval said.
+#[test]
+fn a_missing_guard_answers_only_where_its_approved_if_holds() {
+    let e = Env::new();
+    e.make_plugin(&guard_with_if(false));
+    e.approve();
+    e.write_hooks(&without_the_guard(false));
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("allow"), "{d:#}");
+    assert!(failures(&d).is_empty(), "{d:#}");
+    let (_, d) = e.bash("require", "rm -rf ~/");
+    assert_eq!(d["outcome"], json!("block"), "{d:#}");
+    let f = failures(&d);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].0, "untrusted");
+    assert!(f[0].1.contains("hooks.PreToolUse[0].hooks[0]"), "{f:?}");
+}
+
+/// A deleted guard is asked again on the tool input another approved hook rewrote, as the live
+/// rules are (`recheck_updated_input`): `ls` rewritten to `rm -rf /tmp/x` is blocked by the
+/// guard approved for `rm`. Before, only the input as it came was asked, and the rewritten
+/// `rm -rf` went through.
+#[test]
+fn a_missing_guard_is_asked_on_the_rewritten_input_too() {
+    let e = Env::new();
+    e.make_plugin(&guard_with_if(true));
+    e.approve();
+    // Approved and in place, the live guard blocks the rewritten call.
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("block"), "{d:#}");
+    e.write_hooks(&without_the_guard(true));
+    let (_, d) = e.bash("require", "ls");
+    assert_eq!(d["outcome"], json!("block"), "{d:#}");
+    let rechecked =
+        d["rechecked"].as_array().map_or(0, Vec::len) + d["hooks"].as_array().map_or(0, Vec::len);
+    assert!(rechecked >= 2, "{d:#}");
+    assert!(
+        d.to_string().contains("hooks.PreToolUse[1].hooks[0]"),
+        "the missing guard is named: {d:#}"
+    );
+}

@@ -28,12 +28,14 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 
 use rustix::process::{Signal, WaitId, WaitIdOptions, pidfd_send_signal, waitid};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::net::unix::pipe;
+
+use crate::views::ViewPlan;
 
 /// Set once `clone3` turned out to be missing or to refuse our flags: every later spawn goes
 /// through std.
@@ -57,6 +59,9 @@ pub(crate) struct Launch<'a> {
     /// Descriptors that stay open across `execve` (their close-on-exec flag is cleared in the
     /// child only).
     pub(crate) pass_fds: &'a [Arc<OwnedFd>],
+    /// Read-only views: the child gets a private mount namespace (and a user namespace, for an
+    /// ordinary user) and mounts them before it executes (`views.rs`).
+    pub(crate) views: Option<&'a ViewPlan>,
 }
 
 /// Why a spawn through `clone3` did not happen.
@@ -206,7 +211,13 @@ pub(crate) fn spawn(launch: &Launch<'_>) -> Result<DirectChild, Clone3Error> {
         pair.extend_from_slice(v.as_bytes());
         envp_owned.push(CString::new(pair).map_err(|_| nul_error())?);
     }
-    let cwd = launch.cwd.map(|d| cstring(d.as_os_str())).transpose()?;
+    // With views the child enters its working directory after mounting them, so one inside a
+    // view is the view's; without a folder asked for, that is the host's own (entered again).
+    let cwd = match (launch.cwd, launch.views) {
+        (Some(d), _) => Some(cstring(d.as_os_str())?),
+        (None, Some(_)) => Some(cstring(std::env::current_dir()?.as_os_str())?),
+        (None, None) => None,
+    };
     let argv = pointers(&argv_owned);
     // A file the kernel cannot execute (a script without `#!`) runs under `/bin/sh`, as
     // `execvp` (std's spawn) does: `sh PATH ARGS...`.
@@ -234,10 +245,18 @@ pub(crate) fn spawn(launch: &Launch<'_>) -> Result<DirectChild, Clone3Error> {
         ],
         keep: keep.as_ptr(),
         keep_len: keep.len(),
+        ns: launch.views.map(NsPlan::of),
+        probe: false,
         errno: AtomicI32::new(0),
+        failed_step: AtomicUsize::new(0),
     };
     let (pid, pidfd) = match sys::clone_into(&plan, launch.cgroup) {
         Ok(started) => started,
+        // With namespaces, `EINVAL` may be theirs (the probe tells): never a reason to stop
+        // using `clone3` for every hook.
+        Err(e) if launch.views.is_some() => {
+            return Err(Clone3Error::Io(views_error(launch.views, 0, e)));
+        }
         Err(e) if e == ENOSYS || e == EINVAL => {
             UNSUPPORTED.store(true, Ordering::Relaxed);
             tracing::info!(
@@ -254,6 +273,10 @@ pub(crate) fn spawn(launch: &Launch<'_>) -> Result<DirectChild, Clone3Error> {
         // The child exited without executing: reap it (it is gone or about to be) and report
         // why. Its exit is a matter of microseconds: waiting here blocks nobody for long.
         let _ = reap(pidfd.as_fd(), WaitIdOptions::empty());
+        let step = plan.failed_step.load(Ordering::Acquire);
+        if step != 0 {
+            return Err(Clone3Error::Io(views_error(launch.views, step, errno)));
+        }
         return Err(io::Error::from_raw_os_error(errno).into());
     }
     let pidfd = watch(pidfd)?;
@@ -265,6 +288,90 @@ pub(crate) fn spawn(launch: &Launch<'_>) -> Result<DirectChild, Clone3Error> {
         stdout: Some(pipe::Receiver::from_owned_fd(stdout_parent)?),
         stderr: Some(pipe::Receiver::from_owned_fd(stderr_parent)?),
     })
+}
+
+/// Starts a child that makes the namespaces and mounts of `views` and exits without executing
+/// anything: whether views work here ([`crate::views::view_support`]). The error says which
+/// step the kernel refused, and why.
+pub(crate) fn probe_views(views: &ViewPlan) -> Result<(), String> {
+    let empty: [*const c_char; 1] = [std::ptr::null()];
+    let plan = ChildPlan {
+        path: std::ptr::null(),
+        argv: empty.as_ptr(),
+        sh_argv: empty.as_ptr(),
+        envp: empty.as_ptr(),
+        cwd: std::ptr::null(),
+        stdio: [-1; 3],
+        keep: std::ptr::null(),
+        keep_len: 0,
+        ns: Some(NsPlan::of(views)),
+        probe: true,
+        errno: AtomicI32::new(0),
+        failed_step: AtomicUsize::new(0),
+    };
+    let (_, pidfd) =
+        sys::clone_into(&plan, None).map_err(|e| views_error(Some(views), 0, e).to_string())?;
+    let status = reap(pidfd.as_fd(), WaitIdOptions::empty()).map_err(|e| e.to_string())?;
+    let errno = plan.errno.load(Ordering::Acquire);
+    if errno != 0 {
+        let step = plan.failed_step.load(Ordering::Acquire);
+        return Err(views_error(Some(views), step, errno).to_string());
+    }
+    match status {
+        Some(s) if s.success() => Ok(()),
+        other => Err(format!("the probe child ended with {other:?}")),
+    }
+}
+
+/// The error of a spawn with views that failed at `step` (see [`step`]) with `errno`: which
+/// namespace or mount the kernel refused.
+fn views_error(views: Option<&ViewPlan>, step: usize, errno: i32) -> io::Error {
+    let os = io::Error::from_raw_os_error(errno);
+    let what = match step {
+        step::CLONE => {
+            let ns = if views.is_some_and(|v| v.user_namespace) {
+                "a user and mount namespace"
+            } else {
+                "a mount namespace"
+            };
+            format!("the kernel refused to make {ns} for the hook")
+        }
+        step::SETGROUPS | step::UID_MAP | step::GID_MAP => {
+            "the hook could not map its own user and group in its user namespace".to_owned()
+        }
+        step::PRIVATE => "the hook could not make its mounts private".to_owned(),
+        n if n >= step::BINDS => {
+            let i = (n - step::BINDS) / 2;
+            match views.and_then(|v| v.binds.get(i)) {
+                Some((source, target, _)) => format!(
+                    "the hook could not {} `{}` at `{}`",
+                    if (n - step::BINDS).is_multiple_of(2) {
+                        "mount"
+                    } else {
+                        "make read-only the view of"
+                    },
+                    source.to_string_lossy(),
+                    target.to_string_lossy()
+                ),
+                None => "the hook could not mount a view".to_owned(),
+            }
+        }
+        _ => "the hook's views could not be made".to_owned(),
+    };
+    // Never the kind of the errno: a missing view is no missing program (the runner tries the
+    // next shell on `NotFound`).
+    io::Error::other(format!("{what}: {os}"))
+}
+
+/// The steps of the child that set up views, as recorded in [`ChildPlan::failed_step`]: bind
+/// `i` is `BINDS + 2i`, its read-only remount `BINDS + 2i + 1`.
+mod step {
+    pub(super) const CLONE: usize = 0;
+    pub(super) const SETGROUPS: usize = 1;
+    pub(super) const UID_MAP: usize = 2;
+    pub(super) const GID_MAP: usize = 3;
+    pub(super) const PRIVATE: usize = 4;
+    pub(super) const BINDS: usize = 8;
 }
 
 /// Registers `pidfd` with the runtime, to learn when its process exits.
@@ -377,8 +484,41 @@ struct ChildPlan {
     stdio: [i32; 3],
     keep: *const i32,
     keep_len: usize,
+    /// Views: the namespaces to make and the mounts to make in them. `None`: the host's.
+    ns: Option<NsPlan>,
+    /// Exit with 0 once the views are made, without executing anything (the probe).
+    probe: bool,
     /// The errno of the step that failed, written by the child before it exits.
     errno: AtomicI32,
+    /// Which step of the views failed (`step`), when one did; 0 otherwise.
+    failed_step: AtomicUsize,
+}
+
+/// A [`ViewPlan`] as raw pointers for the child (valid while the plan lives).
+#[repr(C)]
+struct NsPlan {
+    user_namespace: bool,
+    uid_map: *const u8,
+    uid_map_len: usize,
+    gid_map: *const u8,
+    gid_map_len: usize,
+    /// `binds_len` entries of `(source, target, remount flags)`.
+    binds: *const (CString, CString, u64),
+    binds_len: usize,
+}
+
+impl NsPlan {
+    fn of(v: &ViewPlan) -> NsPlan {
+        NsPlan {
+            user_namespace: v.user_namespace,
+            uid_map: v.uid_map.as_ptr(),
+            uid_map_len: v.uid_map.len(),
+            gid_map: v.gid_map.as_ptr(),
+            gid_map_len: v.gid_map.len(),
+            binds: v.binds.as_ptr(),
+            binds_len: v.binds.len(),
+        }
+    }
 }
 
 /// The raw system calls, and the child's side.
@@ -404,9 +544,17 @@ mod sys {
     const SYS_RT_SIGACTION: usize = 13;
     const SYS_RT_SIGPROCMASK: usize = 14;
     const SYS_CLONE3: usize = 435;
+    const SYS_WRITE: usize = 1;
+    const SYS_OPEN: usize = 2;
+    const SYS_CLOSE: usize = 3;
+    const SYS_MOUNT: usize = 165;
     const ENOEXEC: isize = 8;
+    const O_WRONLY: usize = 1;
+    const O_CLOEXEC: usize = 0o2_000_000;
 
     const CLONE_VM: u64 = 0x100;
+    const CLONE_NEWNS: u64 = 0x2_0000;
+    const CLONE_NEWUSER: u64 = 0x1000_0000;
     const CLONE_PIDFD: u64 = 0x1000;
     const CLONE_VFORK: u64 = 0x4000;
     const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
@@ -469,6 +617,12 @@ mod sys {
         if let Some(fd) = cgroup {
             args.flags |= CLONE_INTO_CGROUP;
             args.cgroup = fd.as_raw_fd() as u64;
+        }
+        if let Some(ns) = &plan.ns {
+            args.flags |= CLONE_NEWNS;
+            if ns.user_namespace {
+                args.flags |= CLONE_NEWUSER;
+            }
         }
         let ret: isize;
         // SAFETY: `clone3` with `CLONE_VM | CLONE_VFORK` creates a child that shares this
@@ -539,6 +693,127 @@ mod sys {
         ret
     }
 
+    /// One system call with five arguments (`mount`); returns the result or -errno.
+    ///
+    /// # Safety
+    /// As [`syscall4`].
+    unsafe fn syscall5(n: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize) -> isize {
+        let ret: isize;
+        // SAFETY: as in `syscall4`, with a fifth argument in r8.
+        unsafe {
+            asm!(
+                "syscall",
+                inlateout("rax") n as isize => ret,
+                in("rdi") a1,
+                in("rsi") a2,
+                in("rdx") a3,
+                in("r10") a4,
+                in("r8") a5,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        ret
+    }
+
+    /// Writes `len` bytes at `data` to the file at `path` (a `/proc/self` file), in one write.
+    ///
+    /// # Safety
+    /// `path` is NUL-terminated; `data` points to `len` readable bytes.
+    unsafe fn write_file(path: *const u8, data: *const u8, len: usize) -> isize {
+        // SAFETY: the caller's valid pointers; the descriptor is ours and closed here.
+        unsafe {
+            let fd = syscall4(SYS_OPEN, path as usize, O_WRONLY | O_CLOEXEC, 0, 0);
+            if fd < 0 {
+                return fd;
+            }
+            let ret = syscall4(SYS_WRITE, fd as usize, data as usize, len, 0);
+            syscall4(SYS_CLOSE, fd as usize, 0, 0, 0);
+            if ret < 0 { ret } else { 0 }
+        }
+    }
+
+    /// In a new mount namespace (and user namespace): maps the hook's own user and group (one
+    /// line each, after denying `setgroups`: what the kernel lets a process map for itself),
+    /// makes every mount private (nothing mounted here reaches the host), then shows each view:
+    /// a bind mount of its source at its target, remounted read-only with the flags the kernel
+    /// locks kept. Returns 0, or the failed step (`super::step`) and -errno.
+    ///
+    /// # Safety
+    /// `ns` comes from `NsPlan::of` of a plan the suspended parent keeps alive.
+    unsafe fn make_views(ns: &super::NsPlan) -> Result<(), (usize, isize)> {
+        use super::step;
+        use crate::views::{MS_BIND, MS_PRIVATE, MS_REC};
+        // SAFETY: NUL-terminated literals, and the plan's buffers with their lengths.
+        unsafe {
+            if ns.user_namespace {
+                let deny = b"deny";
+                let ret = write_file(
+                    c"/proc/self/setgroups".as_ptr().cast(),
+                    deny.as_ptr(),
+                    deny.len(),
+                );
+                if ret < 0 {
+                    return Err((step::SETGROUPS, ret));
+                }
+                let ret = write_file(
+                    c"/proc/self/uid_map".as_ptr().cast(),
+                    ns.uid_map,
+                    ns.uid_map_len,
+                );
+                if ret < 0 {
+                    return Err((step::UID_MAP, ret));
+                }
+                let ret = write_file(
+                    c"/proc/self/gid_map".as_ptr().cast(),
+                    ns.gid_map,
+                    ns.gid_map_len,
+                );
+                if ret < 0 {
+                    return Err((step::GID_MAP, ret));
+                }
+            }
+            let ret = syscall5(
+                SYS_MOUNT,
+                0,
+                c"/".as_ptr() as usize,
+                0,
+                (MS_REC | MS_PRIVATE) as usize,
+                0,
+            );
+            if ret < 0 {
+                return Err((step::PRIVATE, ret));
+            }
+            for i in 0..ns.binds_len {
+                let (source, target, flags) = &*ns.binds.add(i);
+                let ret = syscall5(
+                    SYS_MOUNT,
+                    source.as_ptr() as usize,
+                    target.as_ptr() as usize,
+                    0,
+                    MS_BIND as usize,
+                    0,
+                );
+                if ret < 0 {
+                    return Err((step::BINDS + 2 * i, ret));
+                }
+                let ret = syscall5(
+                    SYS_MOUNT,
+                    0,
+                    target.as_ptr() as usize,
+                    0,
+                    *flags as usize,
+                    0,
+                );
+                if ret < 0 {
+                    return Err((step::BINDS + 2 * i + 1, ret));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The child, between `clone3` and `execve`, on its own stack in the parent's memory: raw
     /// system calls only (no allocation, no lock, no panic, no thread-local), reading `plan`.
     /// Leads a new process group, enters the working directory, takes its pipes as 0, 1 and 2,
@@ -565,6 +840,19 @@ mod sys {
             let ret = syscall4(SYS_SETPGID, 0, 0, 0, 0);
             if ret < 0 {
                 fail(ret);
+            }
+            // Views first: the working directory is entered after them, so one inside a view
+            // is the view's.
+            if let Some(ns) = &plan.ns {
+                if let Err((step, ret)) = make_views(ns) {
+                    plan.failed_step.store(step, Ordering::Relaxed);
+                    fail(ret);
+                }
+                if plan.probe {
+                    loop {
+                        syscall4(SYS_EXIT, 0, 0, 0, 0);
+                    }
+                }
             }
             if !plan.cwd.is_null() {
                 let ret = syscall4(SYS_CHDIR, plan.cwd as usize, 0, 0, 0);

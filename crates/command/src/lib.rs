@@ -17,12 +17,18 @@
 //! process that leaves the group on purpose (`setsid`) escapes the group kill; the runner
 //! catches it with a cgroup v2 per hook where Linux allows, or (opt-in) as a child subreaper —
 //! see [`ContainmentPolicy`] and [`CommandRunner::containment`].
+//!
+//! A request may carry read-only views ([`CommandRequest::views`]): the hook then runs in a
+//! private mount namespace of its own in which each view's source shows, read-only, at its
+//! target — how a host runs an approved plugin from its snapshot at the plugin's own path.
+//! [`view_support`] says whether this process can make them, and why not.
 
 // `unsafe` is allowed only where it is needed, each block with its SAFETY argument: `clone3.rs`
-// (starting the hook inside its cgroup with a raw `clone3` and the child's raw system calls,
-// and registering its pidfd with tokio), `join.rs` (the fallback: joining the cgroup between
-// fork and exec) and `pass_fds.rs` (the fallback's way of keeping a pinned script's descriptor
-// open in its hook only); everywhere else unsafe code is an error.
+// (starting the hook inside its cgroup with a raw `clone3` and the child's raw system calls —
+// with read-only views, the namespaces and mounts it makes, see `views.rs` — and registering
+// its pidfd with tokio), `join.rs` (the fallback: joining the cgroup between fork and exec) and
+// `pass_fds.rs` (the fallback's way of keeping a pinned script's descriptor open in its hook
+// only); everywhere else unsafe code is an error.
 #![deny(unsafe_code)]
 
 mod capture;
@@ -47,6 +53,7 @@ mod runner;
 mod shell;
 mod spawn;
 mod subreaper;
+mod views;
 
 pub use containment::{Containment, ContainmentPolicy};
 pub use data_dir::{DataDirError, create_plugin_data_dir};
@@ -58,3 +65,4 @@ pub use placeholder::substitute;
 pub use request::{CommandRequest, HookContext};
 pub use runner::{CommandRun, CommandRunner};
 pub use subreaper::RUN_MARKER_VAR;
+pub use views::{ReadOnlyView, ViewPolicy, ViewSupport, view_support};

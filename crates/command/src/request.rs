@@ -10,6 +10,8 @@ use hookbox_core::Dialect;
 use hookbox_core::event::Event;
 use hookbox_core::rule::CommandSpec;
 
+use crate::views::{ReadOnlyView, ViewPolicy};
+
 /// The context a hook runs in: it decides the environment variables and placeholders.
 #[derive(Debug, Clone)]
 pub struct HookContext {
@@ -85,6 +87,14 @@ pub struct CommandRequest {
     /// pinned scripts the command names as `/proc/self/fd/N`. Every other descriptor of the
     /// host stays closed to the hook. Default: none.
     pub pass_fds: Vec<Arc<OwnedFd>>,
+    /// Folders (or files) the hook sees read-only at other paths, in a private mount namespace
+    /// of its own that everything it starts inherits (see [`crate::view_support`]). Made
+    /// before the hook's working directory is entered; a view that cannot be made fails the
+    /// spawn (the hook never runs without the views asked for). Default: none (the host's
+    /// mounts, no namespace).
+    pub views: Vec<ReadOnlyView>,
+    /// How the namespace of `views` is made. Default: [`ViewPolicy::Auto`].
+    pub view_policy: ViewPolicy,
 }
 
 impl CommandRequest {
@@ -101,6 +111,8 @@ impl CommandRequest {
             context,
             timeout,
             pass_fds: Vec::new(),
+            views: Vec::new(),
+            view_policy: ViewPolicy::Auto,
         }
     }
 
@@ -119,6 +131,14 @@ impl CommandRequest {
     /// This request passing `fds` to the hook (see [`CommandRequest::pass_fds`]).
     pub fn with_pass_fds(mut self, fds: Vec<Arc<OwnedFd>>) -> Self {
         self.pass_fds = fds;
+        self
+    }
+
+    /// This request showing `views` to the hook (see [`CommandRequest::views`]), its namespace
+    /// made as `policy` says.
+    pub fn with_views(mut self, views: Vec<ReadOnlyView>, policy: ViewPolicy) -> Self {
+        self.views = views;
+        self.view_policy = policy;
         self
     }
 

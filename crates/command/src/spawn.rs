@@ -151,6 +151,31 @@ fn start(
     program: &str,
     args: &[String],
 ) -> io::Result<HookChild> {
+    // Views are made by the `clone3` child only: without it the hook does not run (it never
+    // runs without the views asked for).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    let views = if req.views.is_empty() {
+        None
+    } else {
+        if req.view_policy == crate::ViewPolicy::Off {
+            return Err(io::Error::other(
+                "the host asked for read-only views with views turned off",
+            ));
+        }
+        if !crate::clone3::available() {
+            return Err(io::Error::other(
+                "read-only views need clone3 (Linux 5.7 or later), which this kernel refused",
+            ));
+        }
+        let user = crate::views::wants_user_namespace(req.view_policy);
+        Some(crate::views::ViewPlan::new(&req.views, user).map_err(io::Error::other)?)
+    };
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+    if !req.views.is_empty() {
+        return Err(io::Error::other(
+            "read-only views are made only on x86_64 Linux",
+        ));
+    }
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     if crate::clone3::available() {
         use std::os::fd::AsFd;
@@ -178,11 +203,15 @@ fn start(
             cwd,
             cgroup,
             pass_fds: &req.pass_fds,
+            views: views.as_ref(),
         };
         // `None`: no `clone3` with these flags on this kernel; std's spawn below, from now on.
         if let Some(child) = spawn_registered(
             || match crate::clone3::spawn(&launch) {
                 Ok(child) => Ok(Some(child)),
+                Err(Clone3Error::Unsupported) if launch.views.is_some() => Err(io::Error::other(
+                    "read-only views need clone3 (Linux 5.7 or later), which this kernel refused",
+                )),
                 Err(Clone3Error::Unsupported) => Ok(None),
                 Err(Clone3Error::Io(e)) => Err(e),
             },

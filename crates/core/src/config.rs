@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use foreign::{ForeignFile, ForeignFormat};
+pub(crate) use handler::parse_if;
 pub use regex_cap::{
     MAX_BACKTRACKING_PATTERNS_PER_FILE, MAX_REGEX_BYTES_PER_FILE, MAX_REGEX_PATTERNS_PER_FILE,
     RegexLimits,

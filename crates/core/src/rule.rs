@@ -287,6 +287,23 @@ pub struct IfCondition {
     pub pattern: Option<String>,
 }
 
+impl IfCondition {
+    /// Parses Claude Code's `if` as written (`Tool` or `Tool(pattern)`); `None` when it is not
+    /// of that shape. For a recorded rule read back (an approved guard no live rule carries).
+    pub fn parse(raw: &str) -> Option<IfCondition> {
+        crate::config::parse_if(raw)
+    }
+
+    /// Whether it holds for `event`, exactly as a loaded rule's `if` is tested.
+    pub fn holds(
+        &self,
+        event: &crate::event::Event,
+        aliases: &crate::matcher::ToolAliases,
+    ) -> bool {
+        crate::index::if_matches(self, event, aliases)
+    }
+}
+
 /// One loaded rule: an event, a matcher and a handler, with its provenance.
 #[derive(Debug, Clone)]
 pub struct Rule {

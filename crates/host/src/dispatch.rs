@@ -25,6 +25,7 @@ use tracing::Instrument;
 
 use crate::hook_report::{Ran, report, settled};
 use crate::inner::{Inner, Loaded};
+use crate::missing_guards::missing_guards;
 use crate::payloads::Payloads;
 use crate::replay::{RawRecord, RecordHead};
 use crate::trust_gate as gate;
@@ -115,7 +116,7 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
     span.record("matched", matched.len());
     // Approved rules out of force whose approved event and matcher match: they answer too.
     let (missing, missing_findings) = if inner.enabled() {
-        gate::missing_guards(inner, &loaded, &event, &matched)
+        missing_guards(inner, &loaded, &event, &matched)
     } else {
         (Vec::new(), Vec::new())
     };
@@ -454,10 +455,13 @@ async fn recheck(
         .iter()
         .map(|r| r.index)
         .collect();
-    if matched.is_empty() {
+    // An approved guard out of force answers on the rewritten input too, as the live rules do.
+    let (missing, _) = missing_guards(inner, loaded, &rewritten, &matched);
+    if matched.is_empty() && missing.is_empty() {
         return Vec::new();
     }
-    let reports = run_matched(inner, loaded, &matched, &rewritten, deadline, false).await;
+    let mut reports = run_matched(inner, loaded, &matched, &rewritten, deadline, false).await;
+    reports.extend(missing);
     if let Verdict::PreToolUse(second) = aggregate(&rewritten, &reports, stop) {
         merge_recheck(first, second);
     }

@@ -49,6 +49,11 @@ impl Staged {
     pub(crate) fn loaded(&self) -> &Loaded {
         &self.loaded
     }
+
+    /// What it loaded, to note what it runs from (a tenant's snapshots) before it is in place.
+    pub(crate) fn loaded_mut(&mut self) -> &mut Loaded {
+        &mut self.loaded
+    }
 }
 
 struct Shared {

@@ -39,6 +39,7 @@ mod host;
 mod inner;
 mod install;
 mod metrics;
+mod missing_guards;
 mod payloads;
 mod permits;
 mod policy;

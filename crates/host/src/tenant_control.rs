@@ -14,6 +14,10 @@
 //!
 //! [`ControlStore`] is the small trait a backend implements; [`folder`] is the default one (a
 //! folder on shared storage, correct on NFS).
+//!
+//! It also holds the snapshots the approved sets name (a tenant's approved files, by digest):
+//! a replica that did not load a tenant's approved files itself — it started while a load was
+//! held — brings them from here, checking every file against its snapshot's manifest.
 
 pub mod folder;
 
@@ -164,6 +168,49 @@ pub trait ControlStore: Send + Sync + std::fmt::Debug {
     /// mounts, so no hook can write what every replica serves.
     fn local_path(&self) -> Option<&std::path::Path> {
         None
+    }
+
+    /// Stores the manifest of snapshot `id` for every replica (issue 27 item 6), unless it is
+    /// there: named by its id, never replaced. Default: this store keeps no snapshots.
+    fn put_snapshot_manifest(&self, id: Digest, text: &str) -> Result<(), ControlError> {
+        let _ = (id, text);
+        Err(self.no_snapshots())
+    }
+
+    /// Stores one file's bytes of a snapshot, named by their SHA-256 (`sha256`), unless an
+    /// object of that name and size is there. Default: this store keeps no snapshots.
+    fn put_snapshot_object(&self, sha256: Digest, bytes: &[u8]) -> Result<(), ControlError> {
+        let _ = (sha256, bytes);
+        Err(self.no_snapshots())
+    }
+
+    /// Whether an object of `sha256` and `size` is stored (its bytes are checked only when read).
+    fn has_snapshot_object(&self, sha256: Digest, size: u64) -> bool {
+        let _ = (sha256, size);
+        false
+    }
+
+    /// The manifest of snapshot `id` (bounded by
+    /// [`MAX_MANIFEST_BYTES`](hookbox_trust::MAX_MANIFEST_BYTES)); `None` when not stored. The
+    /// reader checks it is `id`'s.
+    fn snapshot_manifest(&self, id: Digest) -> Result<Option<String>, ControlError> {
+        let _ = id;
+        Err(self.no_snapshots())
+    }
+
+    /// The bytes stored as object `sha256`, at most `size` of them. The reader checks them
+    /// against the manifest: another writer could have swapped them.
+    fn snapshot_object(&self, sha256: Digest, size: u64) -> Result<Vec<u8>, ControlError> {
+        let _ = (sha256, size);
+        Err(self.no_snapshots())
+    }
+
+    /// The error of a store that keeps no snapshots.
+    fn no_snapshots(&self) -> ControlError {
+        ControlError::Unusable {
+            place: self.describe(),
+            reason: "this control store keeps no snapshots, so a replica cannot serve approved files it did not load itself".into(),
+        }
     }
 }
 

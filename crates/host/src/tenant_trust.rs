@@ -16,6 +16,12 @@
 //! The record is the approval: it always describes the rule set in place (approved by an admin,
 //! or put in place because holding was off or nothing changed).
 //!
+//! Each plugin's approval names the snapshot of its folder taken with the load
+//! ([`Approval::snapshot`], in the set digest): the files the generation in place runs from,
+//! and what a tenant with nothing approved in place serves (`crate::tenants`' `snapshots`). A
+//! load whose files differ from the approved snapshot — a library a script sources, changed
+//! alone — is a change like a changed rule.
+//!
 //! A tenant's policy is part of what is approved: its `tenant.toml`'s every policy value and
 //! what the embedder attaches (the server: the token's digest) are recorded as the tenant's
 //! [`TenantTerms`], hashed into the set digest and compared like its rules — a `tenant.toml`
@@ -202,6 +208,10 @@ pub struct SubjectChange {
     pub plugin: String,
     /// `unchanged`, `changed`, `added` (not approved before) or `removed` (approved, gone).
     pub status: SubjectStatus,
+    /// Its folder's files differ from its approved snapshot (a library a script sources, a
+    /// config it reads, …), whether or not its rules changed: then it is `changed`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub files_changed: bool,
     /// File by file, grant by grant.
     pub diff: ApprovalDiff,
 }
@@ -244,22 +254,27 @@ pub(crate) fn tenant_subjects(
         .collect())
 }
 
-/// The digest of a tenant's rule set: every plugin, its hook files and each rule's place and
-/// digest, and the tenant's terms. Two loads with the same digest load the same rules from the
+/// The digest of a tenant's rule set: every plugin, its hook files, its snapshot (every file of
+/// its folder) and each rule's place and digest, and the tenant's terms. Two loads with the same digest load the same rules from the
 /// same bytes under the same policy and token. Without terms (a version 1 record) it is the
 /// digest version 1 wrote.
 pub fn set_digest(subjects: &[Approval], terms: Option<&TenantTerms>) -> Digest {
     let v: Vec<serde_json::Value> = subjects
         .iter()
         .map(|s| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "subject": s.subject,
                 "plugin": s.plugin,
                 "hook_files": s.hook_files,
                 "rules": s.rules.iter().map(|r| serde_json::json!({
                     "location": r.location, "digest": r.digest,
                 })).collect::<Vec<_>>(),
-            })
+            });
+            // A record without snapshots (written before they were taken) keeps its digest.
+            if let Some(r) = s.snapshot {
+                v["snapshot"] = serde_json::json!(r.id);
+            }
+            v
         })
         .collect();
     match terms {
@@ -305,25 +320,31 @@ pub fn changes(approved: &[Approval], now: &[Approval]) -> Vec<SubjectChange> {
     let mut out: Vec<SubjectChange> = now
         .iter()
         .map(|n| {
-            let (status, diff) = match by_subject.get(n.subject.as_str()) {
+            let status = match by_subject.get(n.subject.as_str()) {
                 Some(old) => {
                     let diff = diff_approval(old, &n.rules, &n.hook_files);
-                    let status = if diff.rules_changed() {
+                    // An approval without a snapshot (an older record) compares rules only.
+                    let files = old.snapshot.is_some()
+                        && old.snapshot.map(|r| r.id) != n.snapshot.map(|r| r.id);
+                    let status = if diff.rules_changed() || files {
                         SubjectStatus::Changed
                     } else {
                         SubjectStatus::Unchanged
                     };
-                    (status, diff)
+                    (status, diff, files)
                 }
                 None => (
                     SubjectStatus::Added,
                     diff_approval(&empty_like(n), &n.rules, &n.hook_files),
+                    false,
                 ),
             };
+            let (status, diff, files_changed) = status;
             SubjectChange {
                 subject: n.subject.clone(),
                 plugin: n.plugin.clone(),
                 status,
+                files_changed,
                 diff,
             }
         })
@@ -334,6 +355,7 @@ pub fn changes(approved: &[Approval], now: &[Approval]) -> Vec<SubjectChange> {
                 subject: old.subject.clone(),
                 plugin: old.plugin.clone(),
                 status: SubjectStatus::Removed,
+                files_changed: false,
                 diff: diff_approval(old, &[], &[]),
             });
         }
@@ -542,207 +564,4 @@ pub struct TenantTrustView {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use hookbox_trust::{Base, FileRole, FileState, RuleRecord};
-    use serde_json::json;
-
-    fn rule(file: &str, path: &str, script: &[u8]) -> RuleRecord {
-        RuleRecord::new(
-            RuleLocation {
-                file: file.into(),
-                json_path: path.into(),
-            },
-            "guard.sh".into(),
-            json!({"event": "PreToolUse", "type": "command"}),
-            vec![FileRecord {
-                role: FileRole::Program,
-                base: Base::Plugin,
-                path: "hooks/guard.sh".into(),
-                state: FileState::Pinned {
-                    sha256: Digest::of(script),
-                    size: script.len() as u64,
-                },
-            }],
-            Vec::new(),
-        )
-    }
-
-    fn terms() -> TenantTerms {
-        TenantTerms::from([
-            ("token_sha256".to_owned(), json!("ab".repeat(32))),
-            ("max_rules".to_owned(), json!(64)),
-        ])
-    }
-
-    fn subject(name: &str, rules: Vec<RuleRecord>) -> Approval {
-        Approval {
-            version: RECORD_VERSION,
-            subject: name.into(),
-            plugin: name.rsplit('/').next().unwrap().into(),
-            approved_at: 0,
-            hook_files: Vec::new(),
-            rules,
-            snapshot: None,
-        }
-    }
-
-    #[test]
-    fn a_changed_script_an_added_rule_and_a_plugin_gone_each_need_approval() {
-        let v1 = vec![
-            subject("plugins/p", vec![rule("hooks/hooks.json", "a", b"deny")]),
-            subject("plugins/q", vec![rule("hooks/hooks.json", "a", b"q")]),
-        ];
-        assert!(!any_change(&changes(&v1, &v1)));
-        // The same rules under another approved_at: unchanged, same set digest.
-        let mut later = v1.clone();
-        later[0].approved_at = 99;
-        assert_eq!(set_digest(&v1, None), set_digest(&later, None));
-        assert!(!any_change(&changes(&v1, &later)));
-        // The script behind a rule changed: `changed`, naming the file.
-        let edited = vec![
-            subject("plugins/p", vec![rule("hooks/hooks.json", "a", b"allow")]),
-            v1[1].clone(),
-        ];
-        let c = changes(&v1, &edited);
-        assert!(any_change(&c));
-        assert_eq!(c[0].status, SubjectStatus::Changed);
-        let text = serde_json::to_string(&c[0].diff).unwrap();
-        assert!(text.contains("hooks/guard.sh"), "{text}");
-        assert_ne!(set_digest(&v1, None), set_digest(&edited, None));
-        // A rule added; a plugin gone; a plugin added.
-        let added = vec![
-            subject(
-                "plugins/p",
-                vec![
-                    rule("hooks/hooks.json", "a", b"deny"),
-                    rule("hooks/hooks.json", "b", b"x"),
-                ],
-            ),
-            v1[1].clone(),
-        ];
-        assert_eq!(changes(&v1, &added)[0].status, SubjectStatus::Changed);
-        let gone = vec![v1[0].clone()];
-        let c = changes(&v1, &gone);
-        assert_eq!((c.len(), c[1].status), (2, SubjectStatus::Removed), "{c:?}");
-        let new = vec![v1[0].clone(), v1[1].clone(), subject("plugins/r", vec![])];
-        assert_eq!(changes(&v1, &new)[2].status, SubjectStatus::Added);
-    }
-
-    #[test]
-    fn times_carry_over_per_place_and_a_new_digest_there_is_a_change() {
-        let v1 = vec![subject(
-            "plugins/p",
-            vec![
-                rule("hooks/hooks.json", "a", b"1"),
-                rule("hooks/hooks.json", "b", b"2"),
-            ],
-        )];
-        let r1 = next_record("t", None, v1.clone(), terms(), ApprovedBy::FirstLoad, 100);
-        assert_eq!(r1.approved.by, ApprovedBy::FirstLoad);
-        assert!(
-            r1.rules
-                .iter()
-                .all(|s| s.first_seen_ms == 100 && s.changed_ms == 100)
-        );
-        // Reloaded unchanged: the approved set and every time stay.
-        let r2 = next_record("t", Some(&r1), v1.clone(), terms(), ApprovedBy::Load, 200);
-        assert_eq!(r2.approved, r1.approved);
-        assert_eq!(r2.rules, r1.rules);
-        // Rule `b` changed: only its changed time moves; the set is approved anew.
-        let v3 = vec![subject(
-            "plugins/p",
-            vec![
-                rule("hooks/hooks.json", "a", b"1"),
-                rule("hooks/hooks.json", "b", b"3"),
-            ],
-        )];
-        let r3 = next_record("t", Some(&r2), v3.clone(), terms(), ApprovedBy::Admin, 300);
-        assert_eq!(
-            (r3.approved.by, r3.approved.at_ms),
-            (ApprovedBy::Admin, 300)
-        );
-        assert_eq!(
-            (r3.rules[0].first_seen_ms, r3.rules[0].changed_ms),
-            (100, 100)
-        );
-        assert_eq!(
-            (r3.rules[1].first_seen_ms, r3.rules[1].changed_ms),
-            (100, 300)
-        );
-        let views = rule_views(&r3.subjects, &r3.rules);
-        assert_eq!(views[1].changed_ms, Some(300));
-        assert_eq!(views[1].digest, r3.subjects[0].rules[1].digest);
-        // The record reads back; edited, for another tenant or of another version, it does not.
-        let text = r3.to_json();
-        assert_eq!(TenantRecord::parse(&text, "t").unwrap(), r3);
-        let e = TenantRecord::parse(&text, "other").unwrap_err();
-        assert!(e.contains("not `other`"), "{e}");
-        let forged = text.replacen(
-            &r3.subjects[0].rules[1].digest.to_string(),
-            &r3.subjects[0].rules[0].digest.to_string(),
-            1,
-        );
-        assert!(TenantRecord::parse(&forged, "t").is_err());
-        let mut swapped = r3.clone();
-        swapped.subjects = v1;
-        let e = TenantRecord::parse(&swapped.to_json(), "t").unwrap_err();
-        assert!(e.contains("edited"), "{e}");
-        let e = TenantRecord::parse(&text.replacen("\"version\": 2", "\"version\": 7", 1), "t")
-            .unwrap_err();
-        assert!(e.contains("version 7"), "{e}");
-    }
-
-    /// Issue 27 item 6: the terms (token digest, every policy value) are part of what is
-    /// approved: the same rules under a wider policy or another token have another digest and
-    /// show what changed; a version 1 record (no terms) still reads and approves none.
-    #[test]
-    fn a_policy_or_token_change_alone_is_a_change_and_version_1_records_still_read() {
-        let rules = vec![subject(
-            "plugins/p",
-            vec![rule("hooks/hooks.json", "a", b"1")],
-        )];
-        let approved = terms();
-        let mut wider = terms();
-        wider.insert("allow_native_commands".into(), json!(true));
-        let mut other_token = terms();
-        other_token.insert("token_sha256".into(), json!("cd".repeat(32)));
-        let d = set_digest(&rules, Some(&approved));
-        assert_ne!(d, set_digest(&rules, Some(&wider)));
-        assert_ne!(d, set_digest(&rules, Some(&other_token)));
-        assert_ne!(d, set_digest(&rules, None));
-        assert_eq!(term_changes(Some(&approved), &approved), []);
-        assert_eq!(
-            term_changes(Some(&approved), &wider),
-            [TermChange {
-                key: "allow_native_commands".into(),
-                before: None,
-                after: Some(json!(true)),
-            }]
-        );
-        assert_eq!(
-            term_changes(Some(&approved), &other_token)[0].key,
-            "token_sha256"
-        );
-        assert_eq!(
-            term_changes(None, &approved).len(),
-            2,
-            "nothing approved them"
-        );
-        // A record written before terms were recorded: version 1, its digest as it wrote it.
-        let r = next_record("t", None, rules.clone(), terms(), ApprovedBy::FirstLoad, 1);
-        let mut v1 = r.clone();
-        v1.version = 1;
-        v1.terms = None;
-        v1.approved.digest = set_digest(&rules, None);
-        let read = TenantRecord::parse(&v1.to_json(), "t").unwrap();
-        assert_eq!(read.terms, None);
-        // Terms edited into a record (or taken out of one) break its digest.
-        let mut edited = r.clone();
-        edited.terms = Some(wider);
-        assert!(TenantRecord::parse(&edited.to_json(), "t").is_err());
-        let mut stripped = r;
-        stripped.terms = None;
-        assert!(TenantRecord::parse(&stripped.to_json(), "t").is_err());
-    }
-}
+mod tests;

@@ -36,6 +36,7 @@ mod control;
 mod error;
 mod held;
 mod load;
+mod snapshots;
 mod spec;
 mod tenant;
 
@@ -205,6 +206,7 @@ impl<A: TenantAttachment> Tenants<A> {
         };
         let plugins = plugin_paths(&spec);
         let policy = self.host_policy(&spec, &plugins)?;
+        let approved_spec = spec.clone();
         let (report, staged) = load(
             &spec.id,
             &spec.folder,
@@ -230,6 +232,7 @@ impl<A: TenantAttachment> Tenants<A> {
             report.diagnostics,
         );
         let held = self.settle(&tenant, staged, about, LoadCause::Put)?;
+        self.serve_approved_if_held(&tenant, &approved_spec, held);
         Ok(tenant.info_held(held))
     }
 

@@ -9,7 +9,8 @@
 //!   `require` its approved hooks run from it ([`ApprovalStore::snapshot_plugin`] takes it,
 //!   [`ApprovalStore::collect_snapshots`] removes those no approval keeps).
 //! - At load (`survey`), every rule gets its record and verdict; the files a command runs are
-//!   read once beneath their root without following symlinks and kept (`pin`); a wasm rule's
+//!   read once beneath their root without following symlinks and kept (`pin`); the programs it
+//!   runs from `PATH` are recorded by resolved path and digest (`program`); a wasm rule's
 //!   component digest is the one of the bytes compiled.
 //! - At dispatch (`crate::trust_gate`), `require` refuses what is not approved (`untrusted`, the approved
 //!   fail mode kept), `warn` runs it from the live folder and says so ([`TrustFinding`]), and
@@ -24,6 +25,7 @@
 mod pin;
 mod policy;
 mod private_file;
+mod program;
 mod report;
 mod snapshot;
 mod store;
@@ -34,15 +36,17 @@ use std::path::{Path, PathBuf};
 
 pub use hookbox_trust::TrustMode;
 pub(crate) use pin::{fd_path, sealed_copy};
-pub use policy::{DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, TrustPolicy};
+pub use policy::{
+    DEFAULT_MAX_PINNED_BYTES, DEFAULT_MAX_PINNED_FILE_BYTES, DEFAULT_MAX_PROGRAM_BYTES, TrustPolicy,
+};
 pub use report::{RuleReport, SubjectReport, TrustFinding};
 pub use snapshot::{
-    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, RootProblem, Snapshot, SnapshotError,
-    SnapshotLimits, SnapshotSource, SnapshotStore,
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, RootProblem, Snapshot, SnapshotBind,
+    SnapshotError, SnapshotLimits, SnapshotSource, SnapshotStore,
 };
 pub use store::{ApprovalStore, MAX_APPROVAL_BYTES, MAX_STORED_APPROVALS, StoreError};
 pub(crate) use survey::{LoadedTrust, RuleCheck, survey};
-pub use user_settings::{UserSettings, default_config_dir};
+pub use user_settings::{TrustLimits, UserSettings, default_config_dir};
 
 /// The approval store's folder under a state root: `<root>/trust`.
 pub fn default_store_dir(state_root: &Path) -> PathBuf {

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hookbox_command::CommandRequest;
-use hookbox_core::event::{Event, HandlerType};
+use hookbox_core::event::Event;
 use hookbox_core::output::{Effect, FailureClass, HookFailure};
-use hookbox_core::report::{HookRef, HookReport};
+use hookbox_core::report::HookReport;
 use hookbox_core::rule::{CommandLine, CommandSpec, FailMode};
-use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode, escape_shown};
+use hookbox_trust::{Base, EntryKind, RuleTrust, Site, SnapshotEntry, TrustMode};
 
 use crate::hook_report::{Ran, settled};
 use crate::inner::{Inner, Loaded};
@@ -108,119 +108,13 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
     out
 }
 
-/// The approved rules out of force (deleted, or changed so that they no longer carry their
-/// approval) whose *approved* event and matcher match `event`: a guard cannot be removed
-/// quietly. Under `require` each answers with a report failing `untrusted` with its approved
-/// fail mode (a fail-closed guard blocks; a fail-open one is reported); under `warn` each is
-/// named in a finding. One whose changed rule still sits at its place and matched (`matched`)
-/// is left to that rule's own refusal or warning. Reports take positions after the rule set's,
-/// in the order of the approval.
-pub(crate) fn missing_guards(
-    inner: &Inner,
-    loaded: &Loaded,
-    event: &Event,
-    matched: &[usize],
-) -> (Vec<HookReport>, Vec<TrustFinding>) {
-    let t = &loaded.trust;
-    let mut reports = Vec::new();
-    let mut findings = Vec::new();
-    if !t.mode.is_on() {
-        return (reports, findings);
-    }
-    let base = loaded.set.rules().len();
-    for (k, m) in t.missing.iter().enumerate() {
-        if m.event != event.name
-            || m.live.is_some_and(|pos| matched.contains(&pos))
-            || !m.matcher.matches(event, loaded.set.aliases())
-        {
-            continue;
-        }
-        let plugin = loaded
-            .set
-            .plugins()
-            .get(m.plugin)
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
-        let subject = t
-            .subjects
-            .get(m.plugin)
-            .map(|s| s.name.clone())
-            .unwrap_or_default();
-        let approved_on_failure = m.record.on_failure();
-        let trust = match m.live.and_then(|pos| t.rule(pos)) {
-            Some(check) => check.trust.clone(),
-            None => RuleTrust::Missing {
-                approved_on_failure,
-            },
-        };
-        let rule_index = base + k;
-        if t.mode == TrustMode::Require {
-            let now = match &trust {
-                RuleTrust::Changed { .. } => format!("now: {trust}"),
-                _ => format!("it is no longer in {}", m.record.location.file),
-            };
-            let msg = format!(
-                "refused (trust = require): the approved rule {} of {plugin} ({}) answers for {} here and is changed since approval — run `hookbox trust diff {subject}` ({now}); approve the plugin as it is with `hookbox trust add {subject}`",
-                m.record.location,
-                m.record.label,
-                m.event.as_str(),
-            );
-            // It names what the plugin wrote: shown with controls and bidi escaped.
-            let msg = escape_shown(&msg).into_owned();
-            let mode = approved_on_failure.unwrap_or(inner.policy.fail_mode);
-            let effect = Effect::from_failure(
-                HookFailure::new(FailureClass::Untrusted, msg),
-                mode,
-                event.name,
-            );
-            let handler_type = m
-                .record
-                .content
-                .get("handler")
-                .and_then(|h| h.get("type"))
-                .and_then(|v| serde_json::from_value::<HandlerType>(v.clone()).ok())
-                .unwrap_or(HandlerType::Command);
-            inner
-                .live
-                .metrics
-                .hook(handler_type, Some(FailureClass::Untrusted), false);
-            reports.push(HookReport {
-                hook: HookRef {
-                    rule_index,
-                    plugin: plugin.clone(),
-                    hook_name: m.record.label.clone(),
-                    handler_type,
-                    hook_event: event.name,
-                },
-                effect,
-                duration_ms: 0.0,
-                exit_code: None,
-                output: None,
-                fuel_consumed: None,
-            });
-        }
-        findings.push(TrustFinding {
-            rule_index,
-            plugin,
-            subject,
-            location: m.record.location.clone(),
-            label: m.record.label.clone(),
-            trust,
-            unpinnable: None,
-            approval_error: None,
-            missing: true,
-            ran: t.mode != TrustMode::Require,
-        });
-    }
-    (reports, findings)
-}
-
 /// Under `require`, the request that runs what `pos` was approved with: from its approval's
 /// snapshot (`CLAUDE_PLUGIN_ROOT` and every file it names beneath the plugin point into it, so a
 /// script, a library it sources, a module it imports are the approved ones, however the command
 /// spells them), the files it names outside the plugin as sealed copies of the bytes hashed —
-/// or the refusal when that cannot be done. Recorded under `off` (a tenant), sealed copies, and
-/// a note when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
+/// or the refusal when that cannot be done. Recorded under `off` (a tenant): from the snapshot
+/// its load took, when it took one, the same way; other files as sealed copies, and a note
+/// when one cannot be made. Under `warn`, `req` as it is: the live folder, as the agent
 /// would run it.
 pub(crate) fn pin_request(
     loaded: &Loaded,
@@ -240,7 +134,8 @@ pub(crate) fn pin_request(
             format!("refused (trust = require): {why}"),
         )
     };
-    let snapshot = if mode == TrustMode::Require {
+    // Recorded under `off` is a tenant: its loads run from their snapshots the same way.
+    let snapshot = if mode == TrustMode::Require || mode == TrustMode::Off {
         let plugin = loaded.set.rules().get(pos).map(|r| r.plugin);
         match plugin
             .and_then(|i| loaded.trust.subjects.get(i))
@@ -265,10 +160,12 @@ pub(crate) fn pin_request(
     let mut sites = Vec::with_capacity(check.pins.len());
     let mut fds = Vec::new();
     for pin in &check.pins {
+        // A file beneath a root of the snapshot (the plugin folder; a settings file's project
+        // hook folders) runs from the tree.
         if let Some(snap) = snapshot
-            && pin.base == Base::Plugin
+            && snap.manifest.root_of(pin.base, &pin.path).is_some()
         {
-            match snap.manifest.find(Base::Plugin, &pin.path) {
+            match snap.manifest.find(pin.base, &pin.path) {
                 Some((
                     _,
                     SnapshotEntry {
@@ -283,7 +180,7 @@ pub(crate) fn pin_request(
                     )));
                 }
             }
-            let path = snap.base_dir(Base::Plugin).join(&pin.path);
+            let path = snap.base_dir(pin.base).join(&pin.path);
             sites.push((pin.site.clone(), path.display().to_string()));
             continue;
         }
@@ -307,7 +204,10 @@ pub(crate) fn pin_request(
             }
         }
     }
-    if let Some(snap) = snapshot {
+    // `CLAUDE_PROJECT_DIR` stays the project (the user's data); the plugin root is the tree.
+    if let Some(snap) = snapshot
+        && snap.manifest.roots.iter().any(|r| r.base == Base::Plugin)
+    {
         req.context.plugin_root = Some(snap.base_dir(Base::Plugin));
     }
     if !sites.is_empty() {

@@ -106,7 +106,12 @@ impl ApprovalIndex {
 
     /// The verdict on `current`.
     pub fn check(&self, current: &RuleRecord) -> RuleTrust {
-        if self.digests.contains(&current.digest) {
+        // A record written before programs were pinned holds the digest without them: the
+        // rule is approved, its programs named, not pinned (as they were approved).
+        if self.digests.contains(&current.digest)
+            || (!current.programs.is_empty()
+                && self.digests.contains(&current.digest_without_programs()))
+        {
             return RuleTrust::Approved;
         }
         match self.by_location.get(&current.location) {
@@ -126,7 +131,11 @@ pub fn missing_rules<'a>(
     approval: &'a Approval,
     live: &[&RuleRecord],
 ) -> impl Iterator<Item = &'a RuleRecord> + 'a {
-    let live: HashSet<Digest> = live.iter().map(|r| r.digest).collect();
+    // A rule approved before programs were pinned is carried by its digest without them.
+    let live: HashSet<Digest> = live
+        .iter()
+        .flat_map(|r| [r.digest, r.digest_without_programs()])
+        .collect();
     approval
         .rules
         .iter()
@@ -234,5 +243,64 @@ mod tests {
         };
         assert_eq!(m.as_str(), "missing");
         assert!(m.to_string().starts_with("changed since approval"), "{m}");
+    }
+
+    #[test]
+    fn a_program_found_on_path_is_pinned_by_path_and_digest_and_old_records_still_approve() {
+        use crate::record::{FileState, ProgramRecord};
+        let node = |path: &str, bytes: &[u8]| ProgramRecord {
+            name: "node".into(),
+            path: Some(path.into()),
+            state: FileState::Pinned {
+                sha256: Digest::of(bytes),
+                size: bytes.len() as u64,
+            },
+        };
+        let content = json!({"event": "PreToolUse", "handler": {"command": "node g.js"}});
+        let approved = rule("hooks.PreToolUse[0]", content.clone())
+            .with_programs(vec![node("/usr/bin/node", b"node 22")]);
+        let index = ApprovalIndex::new(&approval_of(vec![approved.clone()]));
+        let same = rule("hooks.PreToolUse[0]", content.clone())
+            .with_programs(vec![node("/usr/bin/node", b"node 22")]);
+        assert_eq!(check_rule(&same, Some(&index)), RuleTrust::Approved);
+        // Other bytes at that path, or another file first on PATH: a change, naming the
+        // program with its old and new path and digest.
+        for (now, shown) in [
+            (node("/usr/bin/node", b"node 23"), "/usr/bin/node sha256 "),
+            (node("/tmp/bin/node", b"node 22"), "/tmp/bin/node sha256 "),
+        ] {
+            let live = rule("hooks.PreToolUse[0]", content.clone()).with_programs(vec![now]);
+            let RuleTrust::Changed { changes, .. } = check_rule(&live, Some(&index)) else {
+                panic!("a different node is a change");
+            };
+            assert_eq!(changes.len(), 1, "{changes:?}");
+            let text = changes[0].to_string();
+            assert!(
+                text.starts_with("program node (found on PATH): /usr/bin/node sha256 ")
+                    && text.contains(&format!("→ {shown}")),
+                "{text}"
+            );
+            assert_eq!(
+                missing_rules(&approval_of(vec![approved.clone()]), &[&live]).count(),
+                1
+            );
+        }
+        // A record written before programs were pinned (none recorded) still approves the
+        // rule: its program is named, not pinned.
+        let old = rule("hooks.PreToolUse[0]", content.clone());
+        let old_index = ApprovalIndex::new(&approval_of(vec![old.clone()]));
+        let live = rule("hooks.PreToolUse[0]", content)
+            .with_programs(vec![node("/usr/bin/node", b"node 23")]);
+        assert_eq!(check_rule(&live, Some(&old_index)), RuleTrust::Approved);
+        assert_eq!(missing_rules(&approval_of(vec![old]), &[&live]).count(), 0);
+        // A stored record's programs are under its digest: edited, it is refused.
+        let mut a = approval_of(vec![approved]);
+        let text = a.to_json();
+        assert!(crate::Approval::parse(&text).is_ok());
+        a.rules[0].programs[0].path = Some("/elsewhere/node".into());
+        assert!(matches!(
+            crate::Approval::parse(&a.to_json()),
+            Err(crate::RecordError::DigestMismatch { .. })
+        ));
     }
 }

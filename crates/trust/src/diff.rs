@@ -9,7 +9,9 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::record::{Approval, FileRecord, FileState, HookFile, RuleLocation, RuleRecord};
+use crate::record::{
+    Approval, FileRecord, FileState, HookFile, ProgramRecord, RuleLocation, RuleRecord,
+};
 
 /// One changed item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,8 +30,14 @@ impl fmt::Display for Change {
         let show = |v: &Value| match v {
             Value::Object(m) if m.contains_key("sha256") => {
                 let sha = m["sha256"].as_str().unwrap_or("");
+                // A program's resolved path is part of what it is.
+                let path = m
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .map(|p| format!("{p} "))
+                    .unwrap_or_default();
                 format!(
-                    "sha256 {}… ({} bytes)",
+                    "{path}sha256 {}… ({} bytes)",
                     &sha[..sha.len().min(12)],
                     m.get("size").and_then(Value::as_u64).unwrap_or(0)
                 )
@@ -55,10 +63,55 @@ fn file_value(state: &FileState) -> Value {
     }
 }
 
-/// Every change from `before` to `after`: files first (by role and path), then content fields.
+/// A program as a change shows it: its resolved path and bytes.
+fn program_value(p: &ProgramRecord) -> Value {
+    let mut v = file_value(&p.state);
+    if let (Some(path), Value::Object(m)) = (&p.path, &mut v) {
+        m.insert("path".into(), json!(path));
+    }
+    v
+}
+
+/// The programs found on `PATH` that differ (another file, other bytes, none found now). An
+/// approval without programs (written before they were pinned) has none to compare.
+fn diff_programs(before: &[ProgramRecord], after: &[ProgramRecord], out: &mut Vec<Change>) {
+    for p in before {
+        let item = format!("program {} (found on PATH)", p.name);
+        match after.iter().find(|n| n.name == p.name) {
+            Some(n) if n.path == p.path && digest_state(&n.state) == digest_state(&p.state) => {}
+            Some(n) => out.push(Change {
+                item,
+                before: Some(program_value(p)),
+                after: Some(program_value(n)),
+            }),
+            None => out.push(Change {
+                item,
+                before: Some(program_value(p)),
+                after: None,
+            }),
+        }
+    }
+    if before.is_empty() {
+        return;
+    }
+    for n in after
+        .iter()
+        .filter(|n| !before.iter().any(|p| p.name == n.name))
+    {
+        out.push(Change {
+            item: format!("program {} (found on PATH)", n.name),
+            before: None,
+            after: Some(program_value(n)),
+        });
+    }
+}
+
+/// Every change from `before` to `after`: files first (by role and path), then the programs
+/// found on `PATH`, then content fields.
 pub fn diff_rules(before: &RuleRecord, after: &RuleRecord) -> Vec<Change> {
     let mut out = Vec::new();
     diff_files(&before.files, &after.files, &mut out);
+    diff_programs(&before.programs, &after.programs, &mut out);
     diff_values(
         String::new(),
         Some(&before.content),

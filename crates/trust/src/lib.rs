@@ -45,7 +45,8 @@ pub use grants::grants;
 pub use mode::{TrustMode, UnknownTrustMode};
 pub use record::{
     Approval, FileRecord, FileState, HookFile, MAX_FIELD_BYTES, MAX_FILES_PER_RULE, MAX_HOOK_FILES,
-    MAX_RULES_PER_APPROVAL, RECORD_VERSION, RecordError, RuleLocation, RuleRecord, rule_digest,
+    MAX_RULES_PER_APPROVAL, ProgramRecord, RECORD_VERSION, RecordError, RuleLocation, RuleRecord,
+    rule_digest, rule_digest_with_programs,
 };
 pub use resolve::{
     Base, CommandFiles, FileRef, FileRole, Site, UNPINNABLE_FIX, Unpinned, UnpinnedWhy,

@@ -107,6 +107,31 @@ impl FileRecord {
     }
 }
 
+/// A program a rule runs that the shell finds on `PATH` (`node`, `python3`, `jq`), as found
+/// when the rule was recorded: the file `PATH` led to, canonical, and its digest. A different
+/// file at that name at run time (another one first on `PATH`, other bytes) is a change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProgramRecord {
+    /// The name as the command writes it (`node`).
+    pub name: String,
+    /// The file it resolved to, canonical (`/usr/bin/node`); `None` when none was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What was read.
+    #[serde(flatten)]
+    pub state: FileState,
+}
+
+impl ProgramRecord {
+    fn digest_input(&self) -> Value {
+        let bytes = match &self.state {
+            FileState::Pinned { sha256, size } => json!({"sha256": sha256, "size": size}),
+            FileState::Unreadable { .. } => json!("unreadable"),
+        };
+        json!({"name": self.name, "path": self.path, "bytes": bytes})
+    }
+}
+
 /// One rule as approved (or as it is now): its content, the files it runs, the digest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuleRecord {
@@ -123,7 +148,11 @@ pub struct RuleRecord {
     /// What it runs that cannot be pinned.
     #[serde(default)]
     pub unpinned: Vec<Unpinned>,
-    /// SHA-256 over the content and the files.
+    /// The programs it runs from `PATH`, by resolved path and digest. Records written before
+    /// programs were pinned have none: their programs are named, not pinned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<ProgramRecord>,
+    /// SHA-256 over the content, the files and the programs (when it has any).
     pub digest: Digest,
 }
 
@@ -143,8 +172,23 @@ impl RuleRecord {
             content,
             files,
             unpinned,
+            programs: Vec::new(),
             digest,
         }
+    }
+
+    /// The record with the programs it runs from `PATH`, its digest taken again over them.
+    #[must_use]
+    pub fn with_programs(mut self, programs: Vec<ProgramRecord>) -> RuleRecord {
+        self.programs = programs;
+        self.digest = rule_digest_with_programs(&self.content, &self.files, &self.programs);
+        self
+    }
+
+    /// The digest the record would have without its programs: what a record written before
+    /// programs were pinned holds for the same rule (its programs then named, not pinned).
+    pub fn digest_without_programs(&self) -> Digest {
+        rule_digest(&self.content, &self.files)
     }
 
     /// The event it fires on.
@@ -177,6 +221,24 @@ impl RuleRecord {
 pub fn rule_digest(content: &Value, files: &[FileRecord]) -> Digest {
     let files: Vec<Value> = files.iter().map(FileRecord::digest_input).collect();
     digest_of(RULE_DOMAIN, &json!({"content": content, "files": files}))
+}
+
+/// The digest of a rule's content, files and programs: without programs, [`rule_digest`]'s
+/// (so a record without them reads as it always did).
+pub fn rule_digest_with_programs(
+    content: &Value,
+    files: &[FileRecord],
+    programs: &[ProgramRecord],
+) -> Digest {
+    if programs.is_empty() {
+        return rule_digest(content, files);
+    }
+    let files: Vec<Value> = files.iter().map(FileRecord::digest_input).collect();
+    let programs: Vec<Value> = programs.iter().map(ProgramRecord::digest_input).collect();
+    digest_of(
+        RULE_DOMAIN,
+        &json!({"content": content, "files": files, "programs": programs}),
+    )
 }
 
 /// A hook file of a subject.
@@ -257,7 +319,7 @@ impl Approval {
         }
         a.check_bounds()?;
         for r in &a.rules {
-            if rule_digest(&r.content, &r.files) != r.digest {
+            if rule_digest_with_programs(&r.content, &r.files, &r.programs) != r.digest {
                 return Err(RecordError::DigestMismatch {
                     location: r.location.to_string(),
                 });
@@ -284,6 +346,11 @@ impl Approval {
         }
         for r in &self.rules {
             count("files of a rule", r.files.len(), MAX_FILES_PER_RULE)?;
+            count("programs of a rule", r.programs.len(), MAX_FILES_PER_RULE)?;
+            for p in &r.programs {
+                field(&p.name)?;
+                field(p.path.as_deref().unwrap_or(""))?;
+            }
             field(&r.location.file)?;
             field(&r.location.json_path)?;
             field(&r.label)?;

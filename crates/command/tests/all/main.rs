@@ -19,3 +19,4 @@ mod spawn_errors;
 mod start;
 mod stdin;
 mod timeout;
+mod views;

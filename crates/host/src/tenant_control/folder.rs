@@ -33,6 +33,8 @@ use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
+mod snapshots;
+
 use super::{ControlError, ControlRead, ControlRecord, ControlStore};
 use crate::tenant_id::TenantId;
 
@@ -275,6 +277,57 @@ impl ControlStore for FolderControl {
 
     fn local_path(&self) -> Option<&Path> {
         Some(&self.path)
+    }
+
+    fn put_snapshot_manifest(
+        &self,
+        id: hookbox_trust::Digest,
+        text: &str,
+    ) -> Result<(), ControlError> {
+        self.put_snapshot_file(snapshots::MANIFESTS, &format!("{id}.json"), text.as_bytes())
+    }
+
+    fn put_snapshot_object(
+        &self,
+        sha256: hookbox_trust::Digest,
+        bytes: &[u8],
+    ) -> Result<(), ControlError> {
+        self.put_snapshot_file(snapshots::OBJECTS, &sha256.to_string(), bytes)
+    }
+
+    fn has_snapshot_object(&self, sha256: hookbox_trust::Digest, size: u64) -> bool {
+        self.snapshot_file_size(snapshots::OBJECTS, &sha256.to_string()) == Some(size)
+    }
+
+    fn snapshot_manifest(&self, id: hookbox_trust::Digest) -> Result<Option<String>, ControlError> {
+        let name = format!("{id}.json");
+        let Some(bytes) = self.read_snapshot_file(
+            snapshots::MANIFESTS,
+            &name,
+            hookbox_trust::MAX_MANIFEST_BYTES,
+        )?
+        else {
+            return Ok(None);
+        };
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| ControlError::Unusable {
+                place: self.snapshot_place(snapshots::MANIFESTS, &name),
+                reason: "not UTF-8".into(),
+            })
+    }
+
+    fn snapshot_object(
+        &self,
+        sha256: hookbox_trust::Digest,
+        size: u64,
+    ) -> Result<Vec<u8>, ControlError> {
+        let name = sha256.to_string();
+        self.read_snapshot_file(snapshots::OBJECTS, &name, size)?
+            .ok_or_else(|| ControlError::Unusable {
+                place: self.snapshot_place(snapshots::OBJECTS, &name),
+                reason: "missing".into(),
+            })
     }
 }
 

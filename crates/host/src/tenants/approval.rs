@@ -2,6 +2,7 @@
 //! [`tenant_trust`](crate::tenant_trust)): a load put in place and recorded, or held; an
 //! admin's approval or rejection of the load held; the admin view.
 
+use std::collections::HashSet;
 use std::sync::PoisonError;
 
 use hookbox_core::clock::now_ms;
@@ -20,6 +21,7 @@ use crate::trust_report::subject_reports;
 use super::Tenants;
 use super::error::TenantError;
 use super::load::About;
+use super::snapshots;
 use super::spec::{TenantAttachment, TenantInfo};
 use super::tenant::Tenant;
 
@@ -38,6 +40,24 @@ pub(super) struct Gate<A> {
     pub(super) generation: u64,
     /// With a control store: the last load rejected (on any replica).
     pub(super) rejected: Option<Digest>,
+    /// The snapshots the generation in place runs from.
+    pub(super) serving_snapshots: Vec<Digest>,
+}
+
+impl<A> Gate<A> {
+    /// The snapshots to keep: the approved set's, the held load's, the serving generation's;
+    /// `None` (keep everything) while the record cannot be read — it may name one.
+    fn kept_snapshots(&self) -> Option<HashSet<Digest>> {
+        let record = self.record.as_ref().ok()?;
+        let mut keep: HashSet<Digest> = self.serving_snapshots.iter().copied().collect();
+        if let Some(r) = record {
+            keep.extend(snapshots::snapshot_ids(&r.subjects));
+        }
+        if let Some(p) = &self.pending {
+            keep.extend(snapshots::snapshot_ids(&p.subjects));
+        }
+        Some(keep)
+    }
 }
 
 /// A load held for approval.
@@ -73,7 +93,7 @@ impl<A: TenantAttachment> Tenants<A> {
     fn settle_with(
         &self,
         t: &Tenant<A>,
-        staged: Staged,
+        mut staged: Staged,
         about: About<A>,
         cause: LoadCause,
         commit: impl FnOnce(Staged) -> Result<(), HostError>,
@@ -83,14 +103,26 @@ impl<A: TenantAttachment> Tenants<A> {
         }
         let now = now_ms();
         let reports = subject_reports(staged.loaded());
-        let subjects =
-            tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000).map_err(|e| {
-                TenantError::Trust {
-                    id: t.id.clone(),
-                    reason: format!("cannot name its plugins by their place in its folder: {e}"),
-                }
+        let mut subjects = tenant_trust::tenant_subjects(&reports, &about.folder, now / 1000)
+            .map_err(|e| TenantError::Trust {
+                id: t.id.clone(),
+                reason: format!("cannot name its plugins by their place in its folder: {e}"),
             })?;
-        let (hold, changes, term_changes, before, store) = {
+        // Every load is a snapshot: the generation it makes runs from it, its record names it.
+        let store = t
+            .gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .store
+            .clone();
+        let limits = snapshots::limits(component_bytes(&about.terms));
+        snapshots::snapshot_load(&store, &mut staged, &mut subjects, &limits).map_err(
+            |reason| TenantError::Trust {
+                id: t.id.clone(),
+                reason,
+            },
+        )?;
+        let (hold, changes, term_changes, before) = {
             let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             let approved = g.record.as_ref().ok().and_then(Option::as_ref);
             let changes = tenant_trust::changes(
@@ -108,13 +140,7 @@ impl<A: TenantAttachment> Tenants<A> {
                 // A record that cannot be used approves nothing.
                 Err(_) => self.trust.hold_changed_reloads || self.trust.hold_first_load,
             };
-            (
-                hold,
-                changes,
-                term_changes,
-                g.record.clone(),
-                g.store.clone(),
-            )
+            (hold, changes, term_changes, g.record.clone())
         };
         if hold {
             let digest = tenant_trust::set_digest(&subjects, Some(&about.terms));
@@ -124,6 +150,7 @@ impl<A: TenantAttachment> Tenants<A> {
                 g.pending = None;
                 drop(g);
                 tracing::info!(tenant = %t.id, %digest, "load rejected before (control store): dropped; the rules in place keep serving");
+                self.collect_snapshots(t);
                 return Ok(true);
             }
             let held = crate::tenant_control::HeldLoad {
@@ -146,6 +173,7 @@ impl<A: TenantAttachment> Tenants<A> {
             if let Some(c) = &self.control {
                 self.publish_held(t, c.as_ref(), held);
             }
+            self.collect_snapshots(t);
             return Ok(true);
         }
         let by = match &before {
@@ -171,13 +199,18 @@ impl<A: TenantAttachment> Tenants<A> {
             let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             g.record = Ok(Some(record.clone()));
             g.serving = Some(record.approved.digest);
+            g.serving_snapshots = snapshots::snapshot_ids(&record.subjects).collect();
             // A newer load that needs no approval supersedes the one waiting.
             g.pending = None;
         }
         match &self.control {
-            Some(c) => self.publish_approved(t, c.as_ref(), &record),
+            Some(c) => {
+                self.publish_snapshots(t, c.as_ref(), &store, &record.subjects, &limits);
+                self.publish_approved(t, c.as_ref(), &record);
+            }
             None => write_record(&t.id, &store, &record, "its rules")?,
         }
+        self.collect_snapshots(t);
         Ok(false)
     }
 
@@ -191,7 +224,7 @@ impl<A: TenantAttachment> Tenants<A> {
         if let Some(c) = &self.control {
             self.refresh_from_control(&t, c.as_ref());
         }
-        let (record, store) = {
+        let (record, store, limits) = {
             let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             let p = match &g.pending {
                 None => return Err(TenantError::NothingPending(id.clone())),
@@ -213,15 +246,20 @@ impl<A: TenantAttachment> Tenants<A> {
                 ApprovedBy::Admin,
                 now_ms(),
             );
-            (record, g.store.clone())
+            let limits = snapshots::limits(component_bytes(&p.about.terms));
+            (record, g.store.clone(), limits)
         };
         // The store decides first: an approval of a load another replica superseded is refused
         // on every replica, and nothing changes here.
         let generation = match &self.control {
-            Some(c) => Some(
-                self.approve_in_control(id, c.as_ref(), digest, &record)?
-                    .generation,
-            ),
+            Some(c) => {
+                // Its files first, so a replica reading the record finds them.
+                self.publish_snapshots(&t, c.as_ref(), &store, &record.subjects, &limits);
+                Some(
+                    self.approve_in_control(id, c.as_ref(), digest, &record)?
+                        .generation,
+                )
+            }
             None => None,
         };
         // Checked above, under the admin lock: nothing took it since.
@@ -246,6 +284,7 @@ impl<A: TenantAttachment> Tenants<A> {
             let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
             g.record = Ok(Some(record.clone()));
             g.serving = Some(record.approved.digest);
+            g.serving_snapshots = snapshots::snapshot_ids(&record.subjects).collect();
             if let Some(generation) = generation {
                 g.generation = generation;
             }
@@ -253,6 +292,7 @@ impl<A: TenantAttachment> Tenants<A> {
         if self.control.is_none() {
             write_record(id, &store, &record, "the approved rules")?;
         }
+        self.collect_snapshots(&t);
         Ok(t.info())
     }
 
@@ -287,7 +327,34 @@ impl<A: TenantAttachment> Tenants<A> {
         }
         g.pending = None;
         drop(g);
+        self.collect_snapshots(&t);
         Ok(t.info())
+    }
+
+    /// Removes the tenant's snapshots that nothing keeps any more (see [`Gate`]).
+    pub(super) fn collect_snapshots(&self, t: &Tenant<A>) {
+        let (store, keep) = {
+            let g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+            (g.store.clone(), g.kept_snapshots())
+        };
+        if let Some(keep) = keep {
+            snapshots::collect(&store, keep);
+        }
+    }
+
+    /// Publishes the snapshots `subjects` name to the control store; a failure is logged (a
+    /// replica that needs them then answers as held, naming them missing).
+    fn publish_snapshots(
+        &self,
+        t: &Tenant<A>,
+        control: &dyn crate::tenant_control::ControlStore,
+        store: &ApprovalStore,
+        subjects: &[Approval],
+        limits: &crate::trust::SnapshotLimits,
+    ) {
+        if let Err(e) = snapshots::publish(control, store, subjects, limits) {
+            tracing::error!(tenant = %t.id, error = %e, "cannot publish the approved snapshots to the control store");
+        }
     }
 
     /// The tenant's recorded rule digests (with when each changed) and the load waiting for
@@ -322,6 +389,14 @@ impl<A: TenantAttachment> Tenants<A> {
             }),
         })
     }
+}
+
+/// A tenant's `max_component_bytes` as its terms hold it (0 when they do not).
+fn component_bytes(terms: &tenant_trust::TenantTerms) -> u64 {
+    terms
+        .get("max_component_bytes")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0)
 }
 
 /// Writes `record` to the tenant's store, after the rules it describes (`what`) were put in

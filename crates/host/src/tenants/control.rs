@@ -195,10 +195,12 @@ impl<A: TenantAttachment> Tenants<A> {
                 })?;
             t.set_about(p.about);
             t.set_serving();
-            t.gate
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .serving = approved;
+            {
+                let mut g = t.gate.lock().unwrap_or_else(PoisonError::into_inner);
+                g.serving = approved;
+                g.serving_snapshots = super::snapshots::snapshot_ids(&p.subjects).collect();
+            }
+            self.collect_snapshots(&t);
             return Ok(ControlSync::Applied);
         }
         if pending.is_some() && pending == r.rejected {

@@ -27,6 +27,9 @@ pub struct Held {
     pub pending: Option<Digest>,
     /// What the operator asked such a tenant to answer.
     pub answer: HeldAnswer,
+    /// Why its approved snapshots are not served instead, when something was approved (a
+    /// snapshot missing or corrupt, named); `None` when nothing was.
+    pub why: Option<String>,
 }
 
 /// A dispatch a held tenant does not answer with a verdict (`hookbox serve`: 503
@@ -42,8 +45,12 @@ impl Held {
             Some(d) => format!("its load {d} is held for an admin's approval"),
             None => "its last load was rejected".to_owned(),
         };
+        let why = match &self.why {
+            Some(why) => format!(" (its approved files cannot be served: {why})"),
+            None => String::new(),
+        };
         format!(
-            "tenant `{}` has no approved rules to serve: {load}, and nothing runs until a load is approved",
+            "tenant `{}` has no approved rules to serve: {load}{why}, and nothing runs until a load is approved",
             self.tenant
         )
     }

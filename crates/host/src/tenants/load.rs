@@ -93,6 +93,8 @@ impl<A: TenantAttachment> Tenants<A> {
             })?;
         // Even a plugins folder that does not exist yet: a guest must not create one.
         policy.protected_paths.extend(plugins.iter().cloned());
+        // Nor write its record or the snapshots its commands run from.
+        policy.protected_paths.push(state_dir.join("trust"));
         // Nor write the store every replica serves from.
         if let Some(p) = self.control.as_ref().and_then(|c| c.local_path()) {
             policy.protected_paths.push(p.to_owned());
@@ -114,6 +116,7 @@ impl<A: TenantAttachment> Tenants<A> {
         let plugins = plugin_paths(&spec);
         let policy = self.host_policy(&spec, &plugins)?;
         let state_dir = self.state_root.join(id.as_str());
+        let approved_spec = spec.clone();
         let host =
             HookHost::with_runtime(&self.runtime, policy).map_err(|source| TenantError::Host {
                 id: id.clone(),
@@ -151,11 +154,14 @@ impl<A: TenantAttachment> Tenants<A> {
                 serving: None,
                 generation: 0,
                 rejected: None,
+                serving_snapshots: Vec::new(),
             }),
             serving: AtomicBool::new(false),
             held_answer: self.trust.held_answer,
+            held_why: Mutex::new(None),
         });
         let held = self.settle(&tenant, staged, about, LoadCause::Add)?;
+        self.serve_approved_if_held(&tenant, &approved_spec, held);
         Ok((tenant, held))
     }
 }

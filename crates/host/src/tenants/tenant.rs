@@ -29,6 +29,8 @@ pub(super) struct Tenant<A> {
     pub(super) serving: AtomicBool,
     /// What it answers until then (the operator's `[trust] held_answer`).
     pub(super) held_answer: HeldAnswer,
+    /// Why its approved snapshots could not be served instead, when they could not.
+    pub(super) held_why: Mutex<Option<String>>,
 }
 
 /// One tenant being served, as found by [`Tenants::tenant`]: cheap to clone, kept by a request
@@ -97,16 +99,23 @@ impl<A> Tenant<A> {
             .pending
             .as_ref()
             .map(|p| p.digest);
+        let why = self
+            .held_why
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         Some(Held {
             tenant: self.id.clone(),
             pending,
             answer: self.held_answer,
+            why,
         })
     }
 
     /// Approved rules are in place from now on.
     pub(super) fn set_serving(&self) {
         self.serving.store(true, Ordering::Release);
+        *self.held_why.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     pub(super) fn about(&self) -> Arc<About<A>> {

@@ -25,6 +25,7 @@
 //! every id still referenced.
 
 mod error;
+mod import;
 mod limits;
 #[cfg(test)]
 mod tests;
@@ -119,6 +120,44 @@ impl Snapshot {
         } else {
             dir.join(&root.path)
         }
+    }
+}
+
+/// A root of a snapshot's tree and the live path it was taken from: what a private mount
+/// namespace shows read-only at the live path, so that every spelling of the live path (an
+/// absolute path, `$0`, `__dirname`, a `cd`) reaches the approved bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotBind {
+    /// In the tree (`<store>/snapshots/trees/<id>/plugin`, `…/project/.claude/hooks`).
+    pub tree: PathBuf,
+    /// The live folder (or file) it stands for (the plugin folder, `<project>/.claude/hooks`).
+    pub live: PathBuf,
+    /// Whether it is one file rather than a folder (a script at the top of a project).
+    pub single_file: bool,
+}
+
+impl Snapshot {
+    /// Every root of the snapshot as a (tree → live) pair, the live folders given by `live_base`
+    /// (`Base::Plugin` → the plugin folder, `Base::Project` → the project); a root whose base
+    /// has no live folder is left out.
+    pub fn binds(&self, live_base: impl Fn(Base) -> Option<PathBuf>) -> Vec<SnapshotBind> {
+        self.manifest
+            .roots
+            .iter()
+            .filter_map(|root| {
+                let base = live_base(root.base)?;
+                let live = if root.path.is_empty() {
+                    base
+                } else {
+                    base.join(&root.path)
+                };
+                Some(SnapshotBind {
+                    tree: self.root_path(root),
+                    live,
+                    single_file: root.single_file,
+                })
+            })
+            .collect()
     }
 }
 

@@ -157,43 +157,83 @@ impl ApprovalStore {
     /// The folder over `limits`, unreadable, or changed since the review; the store unwritable.
     pub fn snapshot_plugin(
         &self,
-        mut approval: Approval,
+        approval: Approval,
         folder: &Path,
         limits: &SnapshotLimits,
     ) -> Result<(Approval, Snapshot), SnapshotError> {
-        let dir = rustix::fs::open(
-            folder,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| SnapshotError::Root {
-            path: folder.display().to_string(),
-            reason: RootProblem::Os(e),
-        })?;
+        let dir = open_base(folder)?;
+        let sources = [SnapshotSource {
+            base: Base::Plugin,
+            path: String::new(),
+            single_file: false,
+            base_dir: dir.as_fd(),
+            base_path: folder,
+        }];
+        self.snapshot_sources(approval, &sources, limits)
+    }
+
+    /// Takes the snapshot of the project hook folders a bare hooks or settings file's rules run
+    /// (`approval` is of that file; `project` is the canonical project folder its
+    /// `${CLAUDE_PROJECT_DIR}` and relative paths point at): the deepest folder holding each
+    /// script pinned beneath the project ([`project_hook_roots`]: `.claude/hooks/`, never the
+    /// project itself — a script at its top is taken alone — never a folder outside it), with
+    /// the same store, limits and checks as a plugin's. `Ok(None)` when its rules run no file
+    /// of the project (the approval then keeps its pinned files only).
+    ///
+    /// # Errors
+    /// As [`ApprovalStore::snapshot_plugin`].
+    pub fn snapshot_project_hooks(
+        &self,
+        approval: Approval,
+        project: &Path,
+        limits: &SnapshotLimits,
+    ) -> Result<Option<(Approval, Snapshot)>, SnapshotError> {
+        let roots = project_hook_roots(&approval);
+        if roots.is_empty() {
+            return Ok(None);
+        }
+        let dir = open_base(project)?;
+        let sources: Vec<SnapshotSource<'_>> = roots
+            .into_iter()
+            .map(|(path, single_file)| SnapshotSource {
+                base: Base::Project,
+                path,
+                single_file,
+                base_dir: dir.as_fd(),
+                base_path: project,
+            })
+            .collect();
+        self.snapshot_sources(approval, &sources, limits).map(Some)
+    }
+
+    /// Takes the snapshot of `sources` and checks that it holds every file `approval` pinned
+    /// beneath them with the digest reviewed.
+    fn snapshot_sources(
+        &self,
+        mut approval: Approval,
+        sources: &[SnapshotSource<'_>],
+        limits: &SnapshotLimits,
+    ) -> Result<(Approval, Snapshot), SnapshotError> {
         let store = self.snapshots(true)?.ok_or_else(|| SnapshotError::Store {
             path: self.path.join("snapshots"),
             error: std::io::ErrorKind::NotFound.into(),
         })?;
-        let snapshot = store.take(
-            &[SnapshotSource {
-                base: Base::Plugin,
-                path: String::new(),
-                single_file: false,
-                base_dir: dir.as_fd(),
-                base_path: folder,
-            }],
-            limits,
-        )?;
+        let snapshot = store.take(sources, limits)?;
         for rule in &approval.rules {
-            for f in rule.files.iter().filter(|f| f.base == Base::Plugin) {
+            for f in &rule.files {
                 let FileState::Pinned { sha256, .. } = f.state else {
                     continue;
                 };
-                let held = snapshot.manifest.find(Base::Plugin, &f.path);
+                if snapshot.manifest.root_of(f.base, &f.path).is_none() {
+                    continue;
+                }
+                let held = snapshot.manifest.find(f.base, &f.path);
                 if !matches!(held, Some((_, SnapshotEntry { kind: EntryKind::File { sha256: s, .. }, .. })) if *s == sha256)
                 {
+                    let src = sources.iter().find(|s| s.base == f.base);
+                    let base = src.map_or_else(PathBuf::new, |s| s.base_path.to_owned());
                     return Err(SnapshotError::ChangedMeanwhile {
-                        path: folder.join(&f.path).display().to_string(),
+                        path: base.join(&f.path).display().to_string(),
                     });
                 }
             }
@@ -405,6 +445,58 @@ impl ApprovalStore {
     }
 }
 
+/// Opens a base folder (a plugin folder, the project) to snapshot beneath, never through a
+/// link at its last component.
+fn open_base(folder: &Path) -> Result<OwnedFd, SnapshotError> {
+    rustix::fs::open(
+        folder,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| SnapshotError::Root {
+        path: folder.display().to_string(),
+        reason: RootProblem::Os(e),
+    })
+}
+
+/// The roots a bare hooks or settings file's snapshot holds, beneath the project: for each
+/// file its rules pin there, the folder holding it (`.claude/hooks` for
+/// `.claude/hooks/g.sh`) — a folder beneath another one taken is left to it — or, for a file
+/// at the top of the project, that file alone (the project itself is never taken: it is the
+/// user's data, not the hooks'). `(path, single_file)`, sorted.
+pub(crate) fn project_hook_roots(approval: &Approval) -> Vec<(String, bool)> {
+    let mut folders: Vec<String> = Vec::new();
+    let mut singles: Vec<String> = Vec::new();
+    for f in approval.rules.iter().flat_map(|r| &r.files) {
+        if f.base != Base::Project || !matches!(f.state, FileState::Pinned { .. }) {
+            continue;
+        }
+        match f.path.rsplit_once('/') {
+            Some((folder, _)) => folders.push(folder.to_owned()),
+            None => singles.push(f.path.clone()),
+        }
+    }
+    folders.sort();
+    folders.dedup();
+    // Sorted, a folder comes before those beneath it.
+    let mut kept: Vec<String> = Vec::new();
+    for f in folders {
+        let beneath = kept.iter().any(|k| {
+            f.strip_prefix(k.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        });
+        if !beneath {
+            kept.push(f);
+        }
+    }
+    singles.sort();
+    singles.dedup();
+    let mut out: Vec<(String, bool)> = kept.into_iter().map(|f| (f, false)).collect();
+    out.extend(singles.into_iter().map(|f| (f, true)));
+    out.sort();
+    out
+}
+
 fn is_symlink(path: &Path) -> bool {
     rustix::fs::lstat(path).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
 }
@@ -602,5 +694,51 @@ mod tests {
         let listed = store.list().unwrap();
         assert_eq!(listed.len(), 2);
         assert!(listed[0].is_ok() && listed[1].is_err());
+    }
+
+    #[test]
+    fn a_settings_files_snapshot_roots_are_its_script_folders_never_the_project() {
+        use hookbox_trust::{FileRecord, FileRole, RuleLocation, RuleRecord};
+        let file = |base, path: &str| FileRecord {
+            role: FileRole::Program,
+            base,
+            path: path.into(),
+            state: FileState::Pinned {
+                sha256: Digest::of(b"x"),
+                size: 1,
+            },
+        };
+        let mut a = approval("/p/.claude/settings.json");
+        a.rules = vec![RuleRecord::new(
+            RuleLocation {
+                file: "settings.json".into(),
+                json_path: "hooks.Stop[0].hooks[0]".into(),
+            },
+            "x".into(),
+            serde_json::json!({}),
+            vec![
+                file(Base::Project, ".claude/hooks/g.sh"),
+                file(Base::Project, ".claude/hooks/lib/x.js"),
+                file(Base::Project, "scripts/check.py"),
+                file(Base::Project, "top.sh"),
+                file(Base::Home, "bin/x.sh"),
+                file(Base::Plugin, "hooks/y.sh"),
+                FileRecord {
+                    state: FileState::Unreadable {
+                        reason: "missing".into(),
+                    },
+                    ..file(Base::Project, "gone/z.sh")
+                },
+            ],
+            Vec::new(),
+        )];
+        assert_eq!(
+            project_hook_roots(&a),
+            [
+                (".claude/hooks".to_owned(), false),
+                ("scripts".to_owned(), false),
+                ("top.sh".to_owned(), true),
+            ]
+        );
     }
 }

@@ -13,13 +13,15 @@ use hookbox_core::event::EventName;
 use hookbox_core::matcher::{JsRegex, Matcher};
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_trust::{
-    Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, RuleLocation,
-    RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command, rule_content,
+    Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, ProgramRecord,
+    RuleLocation, RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command,
+    rule_content,
 };
 use hookbox_wasm::{MountDir, PreparedHook};
 
 use super::pin::{PinError, PinnedFile, read_beneath};
-use super::snapshot::Snapshot;
+use super::program::{load_cache, program_record, save_cache};
+use super::snapshot::{Snapshot, SnapshotBind};
 use super::store::ApprovalStore;
 use super::{HostTrust, TrustMode};
 
@@ -60,6 +62,8 @@ pub(crate) struct Subject {
     /// The snapshot its approval keeps (what its approved hooks run from under `require`), or
     /// why it cannot be used; `None` when the approval keeps none.
     pub(crate) snapshot: Option<Result<Snapshot, String>>,
+    /// Its plugin folder, canonical (for a bare file: the folder holding it).
+    pub(crate) folder: PathBuf,
 }
 
 /// An approved rule no live rule carries as approved (deleted, its matcher narrowed, its event
@@ -92,12 +96,36 @@ pub(crate) struct LoadedTrust {
     pub(crate) subjects: Vec<Subject>,
     /// Approved rules out of force (when the mode is on).
     pub(crate) missing: Vec<MissingRule>,
+    /// The project folder, canonical: where a settings file's snapshotted hook folders live.
+    pub(crate) project: Option<PathBuf>,
 }
 
 impl LoadedTrust {
     /// The standing of the rule at `pos`, when trust is on.
     pub(crate) fn rule(&self, pos: usize) -> Option<&RuleCheck> {
         self.rules.get(pos).and_then(Option::as_ref)
+    }
+
+    /// What a run of a rule of plugin `plugin` from its approval's snapshot needs shown at the
+    /// live paths: each root of the snapshot (the plugin folder; a settings file's project hook
+    /// folders) as a (tree → live) pair, for a private mount namespace that binds the tree
+    /// read-only over the live path. Empty when its approval keeps no usable snapshot.
+    #[allow(
+        dead_code,
+        reason = "for the private mount namespace of `crate::trust_gate` (issue 27 item 2)"
+    )]
+    pub(crate) fn snapshot_binds(&self, plugin: usize) -> Vec<SnapshotBind> {
+        let Some(subject) = self.subjects.get(plugin) else {
+            return Vec::new();
+        };
+        let Some(Ok(snap)) = &subject.snapshot else {
+            return Vec::new();
+        };
+        snap.binds(|base| match base {
+            Base::Plugin if !subject.bare => Some(subject.folder.clone()),
+            Base::Project => self.project.clone(),
+            _ => None,
+        })
     }
 }
 
@@ -343,6 +371,7 @@ pub(crate) fn survey(
                 approval,
                 error,
                 snapshot,
+                folder: canonical(&p.root),
             }
         })
         .collect();
@@ -362,6 +391,13 @@ pub(crate) fn survey(
         max_file: trust.policy.max_pinned_file_bytes,
         max_total: trust.policy.max_pinned_bytes,
     };
+    // The PATH hooks run with (hookbox's own): where a program a command names is found.
+    let path_var = std::env::var_os("PATH");
+    if trust.mode.is_on()
+        && let Some(store) = &trust.store
+    {
+        load_cache(store);
+    }
     let mut checks = Vec::with_capacity(rules.len());
     for (pos, rule) in rules.iter().enumerate() {
         let Some(plugin) = plugins.get(rule.plugin) else {
@@ -375,6 +411,7 @@ pub(crate) fn survey(
         let mut unpinned = Vec::new();
         let mut rule_pins = Vec::new();
         let mut unpinnable = None;
+        let mut programs = Vec::new();
         match &rule.handler {
             Handler::Command(spec) => {
                 let resolved = resolve_command(spec);
@@ -383,6 +420,21 @@ pub(crate) fn survey(
                     unpinnable = Some(u.to_string());
                 }
                 unpinned = resolved.unpinned;
+                if trust.mode.is_on()
+                    && (subject.approval.is_some() || trust.policy.pin_unapproved_programs)
+                {
+                    programs = on_path(&unpinned, path_var.as_deref(), &trust.policy);
+                    // Found but not hashed (too large, unreadable): what runs cannot be
+                    // accounted for. Not found at all: nothing of it runs.
+                    for p in &programs {
+                        if let (Some(path), FileState::Unreadable { reason }) = (&p.path, &p.state)
+                        {
+                            unpinnable.get_or_insert_with(|| {
+                                format!("program {} ({path}): {reason}", p.name)
+                            });
+                        }
+                    }
+                }
                 for f in resolved.files {
                     let (base, path) = if f.base == Base::Root {
                         match roots.rebase(rule.plugin, plugin, &f.path) {
@@ -463,7 +515,8 @@ pub(crate) fn survey(
             rule_content(rule),
             files,
             unpinned,
-        );
+        )
+        .with_programs(programs);
         let verdict = check_rule(&record, indexes[rule.plugin].as_ref());
         checks.push(Some(RuleCheck {
             record,
@@ -471,6 +524,11 @@ pub(crate) fn survey(
             pins: rule_pins,
             unpinnable,
         }));
+    }
+    if trust.mode.is_on()
+        && let Some(store) = &trust.store
+    {
+        save_cache(store);
     }
     let missing = if trust.mode.is_on() {
         missing_rules(rules, &subjects, &checks)
@@ -483,9 +541,29 @@ pub(crate) fn survey(
             rules: checks,
             subjects,
             missing,
+            project: roots.project_path.clone(),
         },
         diagnostics,
     )
+}
+
+/// The programs `unpinned` names as found on `PATH`, each once, by resolved path and digest.
+fn on_path(
+    unpinned: &[Unpinned],
+    path_var: Option<&std::ffi::OsStr>,
+    policy: &super::TrustPolicy,
+) -> Vec<ProgramRecord> {
+    let mut out: Vec<ProgramRecord> = Vec::new();
+    for u in unpinned {
+        if u.why != UnpinnedWhy::OnPath
+            || u.what.contains(['/', '"'])
+            || out.iter().any(|p| p.name == u.what)
+        {
+            continue;
+        }
+        out.push(program_record(&u.what, path_var, policy.max_program_bytes));
+    }
+    out
 }
 
 /// Every approved rule of `subjects` that no live rule carries as approved.

@@ -182,9 +182,9 @@ async fn a_replica_started_with_an_empty_state_folder_serves_no_unapproved_rules
     let fresh = s.replica("fresh");
     let info = fresh.add(s.spec()).unwrap();
     assert!(info.held && info.pending_approval.is_some(), "{info:?}");
-    let prompt = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}));
-    let d = fresh.dispatch(&id(), prompt).await.unwrap();
-    assert_eq!(d.verdict.outcome(), Outcome::Block);
+    // What serves meanwhile is the approved rule set, brought from the store (issue 27
+    // item 6), never the unapproved one.
+    assert_eq!(says(&fresh).await, ["v1"]);
     let bash = event(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": "rm -rf /"}}));
     let d = fresh.dispatch(&id(), bash).await.unwrap();

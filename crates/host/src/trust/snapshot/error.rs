@@ -15,7 +15,7 @@ const LARGEST_NAMED: usize = 5;
 pub enum SnapshotError {
     /// More files than the limit.
     #[error(
-        "{found} files to copy, over trust.max_snapshot_files ({max}); largest: {}; fix: remove files the hooks do not need from the folder, or raise the limit",
+        "{found} files to copy, over trust.max_snapshot_files ({max}); largest: {}; fix: remove files the hooks do not need from the folder, or raise the limit (`\"trust\": {{\"max_snapshot_files\": N}}` in ~/.config/hookbox/settings.json)",
         largest_list(.largest)
     )]
     TooManyFiles {
@@ -28,7 +28,7 @@ pub enum SnapshotError {
     },
     /// More bytes than the limit.
     #[error(
-        "{found} bytes to copy, over trust.max_snapshot_bytes ({max}); largest: {}; fix: remove files the hooks do not need from the folder, or raise the limit",
+        "{found} bytes to copy, over trust.max_snapshot_bytes ({max}); largest: {}; fix: remove files the hooks do not need from the folder, or raise the limit (`\"trust\": {{\"max_snapshot_bytes\": N}}` in ~/.config/hookbox/settings.json)",
         largest_list(.largest)
     )]
     TooLarge {
@@ -41,7 +41,7 @@ pub enum SnapshotError {
     },
     /// One file over the per-file limit.
     #[error(
-        "`{path}` is {size} bytes, over trust.max_pinned_file_bytes ({max}); fix: remove it from the folder, or raise the limit"
+        "`{path}` is {size} bytes, over trust.max_pinned_file_bytes ({max}); fix: remove it from the folder, or raise the limit (`\"trust\": {{\"max_pinned_file_bytes\": N}}` in ~/.config/hookbox/settings.json)"
     )]
     FileTooLarge {
         /// The file.
@@ -110,6 +110,15 @@ pub enum SnapshotError {
         id: Digest,
         /// The store's folder.
         store: PathBuf,
+    },
+    /// A file of a snapshot (in its tree, or brought from another store) is not what its
+    /// manifest says: changed, swapped or unreadable. It is never run.
+    #[error("`{path}` is not the file its snapshot's manifest names ({reason}); approve again")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What differs.
+        reason: String,
     },
     /// Another failure reading the folder being snapshotted.
     #[error("`{path}`: {error}")]

@@ -296,3 +296,53 @@ fn an_edited_manifest_or_a_missing_tree_is_refused() {
         Err(SnapshotError::Missing { .. })
     ));
 }
+
+#[test]
+fn binds_pair_each_root_of_the_tree_with_its_live_path() {
+    let f = Fixture::new();
+    write(f.plugin.path(), ".claude/hooks/g.sh", "#!/bin/sh\n", 0o755);
+    write(f.plugin.path(), "top.sh", "#!/bin/sh\n", 0o755);
+    write(f.plugin.path(), "data.txt", "user data\n", 0o644);
+    let base = open_dir(f.plugin.path());
+    let source = |path: &str, single_file| SnapshotSource {
+        base: Base::Project,
+        path: path.into(),
+        single_file,
+        base_dir: base.as_fd(),
+        base_path: f.plugin.path(),
+    };
+    let snap = f
+        .store
+        .take(
+            &[source(".claude/hooks", false), source("top.sh", true)],
+            &SnapshotLimits {
+                max_files: 10,
+                max_bytes: 1 << 20,
+                max_file_bytes: 1 << 20,
+            },
+        )
+        .unwrap();
+    let project = Path::new("/live/project");
+    let binds = snap.binds(|b| (b == Base::Project).then(|| project.to_owned()));
+    assert_eq!(
+        binds,
+        [
+            SnapshotBind {
+                tree: snap.tree.join("project/.claude/hooks"),
+                live: project.join(".claude/hooks"),
+                single_file: false,
+            },
+            SnapshotBind {
+                tree: snap.tree.join("project/top.sh"),
+                live: project.join("top.sh"),
+                single_file: true,
+            },
+        ]
+    );
+    // The tree holds those two roots, never the rest of the project.
+    assert!(snap.tree.join("project/.claude/hooks/g.sh").is_file());
+    assert!(snap.tree.join("project/top.sh").is_file());
+    assert!(!snap.tree.join("project/data.txt").exists());
+    // No live folder for a base: its roots are left out.
+    assert!(snap.binds(|_| None).is_empty());
+}
