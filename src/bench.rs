@@ -11,6 +11,7 @@
 //! reports; `machine` says where a report was taken.
 
 mod compare;
+mod count;
 mod engine;
 mod floor;
 mod host_figures;
@@ -46,6 +47,12 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     if args.serve {
         return serve::run(args);
+    }
+    if let Some(kind) = args.count {
+        let scratch = crate::scratch::private_dir("hookbox-bench-count")?;
+        let result = count::run(kind, args.wasm_runs, args.count_in_flight, &scratch);
+        let _ = std::fs::remove_dir_all(&scratch);
+        return result.map(|()| ExitCode::SUCCESS);
     }
     output::measure_and_print(args, "hookbox-bench", run_in, table::table)
 }

@@ -567,6 +567,34 @@ pub(crate) struct BenchArgs {
     /// With `--compare`: compare this saved report instead of measuring.
     #[arg(long, value_name = "FILE", requires = "compare")]
     pub(crate) from: Option<PathBuf>,
+
+    /// Run only this path `--wasm-runs` times, for an outside instruction counter
+    /// (`perf stat`); prints nothing but its time on stderr (docs/performance.md).
+    #[arg(long, value_name = "KIND", hide = true)]
+    pub(crate) count: Option<CountKind>,
+
+    /// With `--count`: runs in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
+    pub(crate) count_in_flight: usize,
+}
+
+/// What `hookbox bench --count` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CountKind {
+    /// The typed no-op through a plain host (replay off).
+    Typed,
+    /// The typed no-op at the floor.
+    TypedFloor,
+    /// The `wasi:cli` no-op through a plain host.
+    Cli,
+    /// The `wasi:cli` no-op at the floor.
+    CliFloor,
+    /// The typed no-op on `UserPromptSubmit` through a plain host (the tenant figures' event).
+    Prompt,
+    /// As `prompt`, with replay on.
+    Replay,
+    /// As `prompt`, through a tenant with the tenant defaults.
+    Tenant,
 }
 
 /// A section of `hookbox bench`, for `--only`.

@@ -156,3 +156,41 @@ fn the_engine_section_builds_its_runtimes_and_reports_each_configuration() {
         "{engine}"
     );
 }
+
+#[test]
+fn count_runs_each_path_it_names_and_says_how_many() {
+    // The driver an instruction counter runs (docs/performance.md): each path runs the no-op
+    // cleanly (a hook that failed would be counted as cheap, so it fails the run).
+    for kind in [
+        "typed",
+        "typed-floor",
+        "cli",
+        "cli-floor",
+        "prompt",
+        "replay",
+        "tenant",
+    ] {
+        let run = hookbox(["bench", "--count", kind, "--wasm-runs", "3"]);
+        assert_eq!(run.code, Some(0), "{kind}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(": 3 runs, 1 in flight"),
+            "{kind}: {}",
+            run.stderr
+        );
+    }
+    let run = hookbox([
+        "bench",
+        "--count",
+        "typed",
+        "--wasm-runs",
+        "5",
+        "--count-in-flight",
+        "2",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(": 5 runs, 2 in flight"),
+        "{}",
+        run.stderr
+    );
+}

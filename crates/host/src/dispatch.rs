@@ -351,16 +351,23 @@ async fn run_rule(
     }
     let rule: &Rule = &loaded.set.rules()[pos];
     let span = tracing::debug_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
+    // Each runner's future on the heap, made where it runs: inline, the three runners' states
+    // made every future above them (the rule's, the dispatch's, the caller's) as large as the
+    // largest of them, and each was copied whole at every level it was moved through — the
+    // `memmove` that was hookbox's largest item above the floor (docs/performance.md).
     let ran = async {
         match &rule.handler {
             Handler::Prompt { .. } => None,
             Handler::Command(spec) => {
-                Some(run_command::run(inner, loaded, rule, spec, event, payloads).await)
+                Some(Box::pin(run_command::run(inner, loaded, rule, spec, event, payloads)).await)
             }
-            Handler::Wasm(_) => {
-                Some(run_wasm::run(inner, loaded, pos, rule, event, payloads, fuel).await)
-            }
-            Handler::Http(spec) => Some(run_http::run(inner, rule, spec, payloads).await),
+            Handler::Wasm(_) => Some(
+                Box::pin(run_wasm::run(
+                    inner, loaded, pos, rule, event, payloads, fuel,
+                ))
+                .await,
+            ),
+            Handler::Http(spec) => Some(Box::pin(run_http::run(inner, rule, spec, payloads)).await),
         }
     }
     .instrument(span)

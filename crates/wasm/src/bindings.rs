@@ -111,9 +111,11 @@ pub(crate) struct WitTexts {
 impl WitTexts {
     pub(crate) fn of(event: &Event, flat_payload: &str) -> WitTexts {
         WitTexts {
-            tool_input: event.tool_input().map(Value::to_string),
+            // `serde_json::to_string`, not `Value::to_string`: the same text, written straight
+            // into the buffer instead of through `fmt::Display` (which showed per event).
+            tool_input: event.tool_input().map(json_text),
             tool_response: match &event.data {
-                EventData::PostToolUse { tool_response, .. } => Some(tool_response.to_string()),
+                EventData::PostToolUse { tool_response, .. } => Some(json_text(tool_response)),
                 _ => None,
             },
             payload: flat_payload
@@ -121,6 +123,11 @@ impl WitTexts {
                 .then(|| Value::Object(wire::flat(event)).to_string()),
         }
     }
+}
+
+/// `value` as compact JSON text (a `Value` always serialises: its keys are strings).
+fn json_text(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// The WIT event for `event`, borrowing its text: typed fields plus the flat payload as JSON

@@ -85,6 +85,13 @@ impl Turn {
 
     /// Waits for a turn of the owner's share (behind the owner's other waiting runs).
     pub(crate) async fn take(&self) {
+        // A free turn is taken without a wait (the usual case for a quiet owner). It cannot
+        // jump the owner's queue: tokio's semaphore hands a released turn to the first waiter,
+        // so no turn is free while anyone waits.
+        if let Ok(permit) = self.share.gate.clone().try_acquire_owned() {
+            *self.slot() = Some(permit);
+            return;
+        }
         // The semaphore is never closed, so `acquire_owned` cannot fail.
         if let Ok(permit) = self.share.gate.clone().acquire_owned().await {
             *self.slot() = Some(permit);

@@ -325,14 +325,25 @@ impl WasmRuntime {
             fuel: limits.fuel,
             response_bytes: limits.response_bytes,
         };
-        let executed = tokio::time::timeout_at(deadline, async {
-            let run = execute(component, store.get(), inv.event, inv.payload_json, limits);
-            match &turn {
-                Some(turn) => turn.gate(run).await,
-                None => run.await,
-            }
-        })
-        .await;
+        // The guest's run (instantiate and call: wasmtime's futures, kilobytes) is made once,
+        // pinned where it is, and only a pointer to it goes into the gate and the timer: moving
+        // it into each of them copied it whole every time (a `memmove` per event in the profile).
+        let executed = {
+            let mut run = std::pin::pin!(execute(
+                component,
+                store.get(),
+                inv.event,
+                inv.payload_json,
+                limits
+            ));
+            tokio::time::timeout_at(deadline, async {
+                match &turn {
+                    Some(turn) => turn.gate(run.as_mut()).await,
+                    None => run.as_mut().await,
+                }
+            })
+            .await
+        };
         let outcome = match executed {
             Ok(Ok(_)) if tokio::time::Instant::now() > deadline => {
                 Err(classify::timeout(limits.timeout))

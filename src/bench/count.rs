@@ -1,0 +1,206 @@
+//! `hookbox bench --count KIND`: one path run `--wasm-runs` times and nothing else, so that an
+//! outside counter (`perf stat -e instructions:u`, `perf record`) sees only that path. Run it
+//! twice, with N and with 0 runs, and divide the difference by N: instructions per event, which
+//! barely move on a loaded machine where wall times do. The bench's tables compare hookbox with
+//! the floor by time; this compares them by work (docs/performance.md, "Counting instructions").
+//!
+//! Every kind runs the same no-op component on the bench's runtime configuration (fuel on, the
+//! default pool): through a plain host (`typed`, `cli`), a host with replay on (`replay`), a
+//! tenant with the tenant defaults (`tenant`), or at the floor (`typed-floor`, `cli-floor`).
+//! `--count-in-flight N` keeps N in flight (the scaling question: does the work per event grow
+//! with more of them at once?).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use hookbox_core::{Event, EventName};
+use hookbox_host::{
+    HookHost, HookRuntime, HostPolicy, RuntimeSettings, TenantId, TenantPolicy, TenantSpec, Tenants,
+};
+use serde_json::json;
+
+use super::floor::FloorRun;
+use super::host_figures::{bash_event, one_rule_host};
+use super::measure::{host_with_policy, host_with_rule};
+use crate::cli::CountKind;
+use crate::guests;
+use crate::host_setup::wasm_runtime_config;
+
+/// Warm-up runs before the counted ones (the same in a run of N and a run of 0, so they cancel).
+const WARM_UP: usize = 200;
+
+/// One thing to run once per event.
+enum Subject {
+    Host(HookHost, Event),
+    Floor(FloorRun),
+    Tenant(Arc<Tenants>, TenantId, Event),
+}
+
+impl Subject {
+    /// One event; a hook that did not run cleanly fails the count (a failing hook is cheaper
+    /// than a working one, and would be counted as a win).
+    async fn once(&self) -> anyhow::Result<()> {
+        let d = match self {
+            Subject::Host(host, event) => host.dispatch(event.clone()).await,
+            Subject::Floor(floor) => return floor.once().await,
+            Subject::Tenant(tenants, id, event) => tenants
+                .dispatch(id, event.clone())
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+        };
+        anyhow::ensure!(d.reports.len() == 1, "{} hooks ran, not 1", d.reports.len());
+        if let Some(f) = &d.reports[0].effect.failure {
+            anyhow::bail!("the hook failed: {f}");
+        }
+        Ok(())
+    }
+}
+
+/// The no-op on `UserPromptSubmit`, as the tenant figures give it.
+fn prompt_event() -> anyhow::Result<Event> {
+    Event::from_payload(
+        None,
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+        "bench",
+        "/",
+    )
+    .context("event")
+}
+
+fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Result<Subject> {
+    let noop = || Some(("noop.wasm", guests::wasm("noop").ok()?));
+    let bash = bash_event(scratch);
+    Ok(match kind {
+        CountKind::Typed => Subject::Host(
+            one_rule_host(
+                scratch,
+                "typed",
+                json!({"type": "wasm", "component": "hooks/noop.wasm", "matcher": "Bash"}),
+                runtime,
+                Some(("noop.wasm", guests::wasm("noop")?)),
+            )?,
+            bash,
+        ),
+        CountKind::Cli => Subject::Host(
+            one_rule_host(
+                scratch,
+                "cli",
+                json!({"type": "wasm", "component": "hooks/noop_cli.wasm", "matcher": "Bash"}),
+                runtime,
+                Some(("noop_cli.wasm", guests::wasm("noop_cli")?)),
+            )?,
+            bash,
+        ),
+        CountKind::TypedFloor => Subject::Floor(FloorRun::new(
+            runtime,
+            guests::wasm("noop")?,
+            &bash,
+            "null",
+        )?),
+        CountKind::CliFloor => Subject::Floor(FloorRun::new(
+            runtime,
+            guests::wasm("noop_cli")?,
+            &bash,
+            "null",
+        )?),
+        CountKind::Prompt => Subject::Host(
+            host_with_rule(
+                scratch,
+                "prompt",
+                EventName::UserPromptSubmit,
+                json!({"type": "wasm", "component": "hooks/noop.wasm"}),
+                runtime,
+                noop(),
+            )?,
+            prompt_event()?,
+        ),
+        CountKind::Replay => {
+            let mut policy = HostPolicy::for_project(scratch.join("replay"));
+            policy.state_dir = Some(scratch.join("replay-state"));
+            Subject::Host(
+                host_with_policy(
+                    scratch,
+                    "replay",
+                    EventName::UserPromptSubmit,
+                    json!({"type": "wasm", "component": "hooks/noop.wasm"}),
+                    runtime,
+                    noop(),
+                    policy,
+                )?,
+                prompt_event()?,
+            )
+        }
+        CountKind::Tenant => {
+            let root = scratch.join("tenants");
+            let plugin = root.join("quiet/plugins/p");
+            std::fs::create_dir_all(plugin.join("hooks")).context("mkdir")?;
+            std::fs::write(plugin.join("hooks/noop.wasm"), guests::wasm("noop")?)
+                .context("write noop")?;
+            let hooks = json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/noop.wasm"}]}});
+            std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string())
+                .context("hooks.json")?;
+            let tenants = Arc::new(Tenants::new(runtime.clone(), scratch.join("tenant-state")));
+            let id = TenantId::new("quiet").context("tenant id")?;
+            tenants
+                .add(TenantSpec {
+                    id: id.clone(),
+                    folder: root.join("quiet"),
+                    policy: TenantPolicy::default(),
+                    plugins: None,
+                    attached: (),
+                })
+                .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
+            Subject::Tenant(tenants, id, prompt_event()?)
+        }
+    })
+}
+
+/// Runs `kind` `runs` times with `in_flight` at once, after a warm-up; prints what it did on
+/// stderr.
+pub(crate) fn run(
+    kind: CountKind,
+    runs: usize,
+    in_flight: usize,
+    scratch: &Path,
+) -> anyhow::Result<()> {
+    let rt = crate::host_setup::runtime()?;
+    let runtime = HookRuntime::new(RuntimeSettings {
+        // The user's compile cache: a run of 0 and a run of N load the same artefact.
+        wasm: wasm_runtime_config(),
+        ..RuntimeSettings::default()
+    })
+    .context("cannot start the runtime")?;
+    let path = Arc::new(build(kind, &runtime, scratch)?);
+    let in_flight = in_flight.max(1);
+    let started = rt.block_on(async {
+        for _ in 0..WARM_UP {
+            path.once().await?;
+        }
+        let started = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..in_flight {
+            let path = path.clone();
+            // The runs split evenly; the first tasks take the remainder.
+            let share = runs / in_flight + usize::from(i < runs % in_flight);
+            tasks.spawn(async move {
+                for _ in 0..share {
+                    path.once().await?;
+                }
+                anyhow::Ok(())
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            joined.context("a counting task")??;
+        }
+        anyhow::Ok(started)
+    })?;
+    let elapsed = started.elapsed();
+    eprintln!(
+        "bench --count {kind:?}: {runs} runs, {in_flight} in flight, {:.3} s ({:.2} µs per run)",
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e6 / runs.max(1) as f64
+    );
+    Ok(())
+}
