@@ -6,6 +6,7 @@ mod agents;
 mod bench;
 mod demo;
 mod dispatch;
+mod example_layouts;
 mod guards;
 mod hook;
 mod hook_hostile;

@@ -196,7 +196,8 @@ where
     hookbox_in(dir.path(), args, dir.state())
 }
 
-fn copy_tree(src: &Path, dst: &Path) {
+/// Copies the folder `src` to `dst`, files with their permission bits.
+pub(crate) fn copy_tree(src: &Path, dst: &Path) {
     fs::create_dir_all(dst).expect("mkdir");
     for e in fs::read_dir(src).expect("read_dir").flatten() {
         let to = dst.join(e.file_name());
