@@ -11,71 +11,55 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use serde_json::json;
+
+use crate::sandbox::Sandbox;
 use crate::util::{Run, copy_tree, repo_root};
 
-/// A copy of the example plugin, a project to run in, a home (user settings), and a state
-/// folder (approvals) apart from them all, as hookbox requires.
+/// A copy of the example plugin beside a sandbox's home and project.
 struct Env {
-    tmp: tempfile::TempDir,
-    state: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
     /// `namespace`: the user's `trust.namespace` (`auto` or `off`).
     fn new(namespace: &str) -> Env {
         let e = Env {
-            tmp: tempfile::tempdir().unwrap(),
-            state: tempfile::tempdir().unwrap(),
+            sandbox: Sandbox::new(),
         };
-        std::fs::create_dir_all(e.tmp.path().join("project")).unwrap();
         copy_tree(
             &repo_root().join("examples/plugins/layout-guards"),
-            &e.tmp.path().join("layout-guards"),
+            &e.sandbox.root().join("layout-guards"),
         );
-        let config = e.tmp.path().join("home/.config/hookbox");
-        std::fs::create_dir_all(&config).unwrap();
-        std::fs::write(
-            config.join("settings.json"),
-            format!(r#"{{"trust": {{"namespace": "{namespace}"}}}}"#),
-        )
-        .unwrap();
+        e.sandbox
+            .user_settings(&json!({"trust": {"namespace": namespace}}));
         e
     }
 
     fn plugin(&self) -> PathBuf {
-        self.tmp
-            .path()
+        self.sandbox
+            .root()
             .join("layout-guards")
             .canonicalize()
             .unwrap()
     }
 
-    fn run(&self, args: &[&str]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
-            .args(args)
-            .arg(self.plugin())
-            .current_dir(self.tmp.path().join("project"))
-            .env("NO_COLOR", "1")
-            .env("HOME", self.tmp.path().join("home"))
-            .env("HOOKBOX_STATE_DIR", self.state.path())
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
     /// `hookbox test --trust MODE` on the plugin's own cases.
     fn cases(&self, mode: &str) -> Run {
-        self.run(&["test", "--trust", mode])
+        let plugin = self.plugin();
+        self.sandbox.run(
+            &[
+                OsStr::new("test"),
+                OsStr::new("--trust"),
+                OsStr::new(mode),
+                plugin.as_os_str(),
+            ],
+            &[],
+        )
     }
 
     fn edit(&self, rel: &str, text: &str) {
@@ -115,7 +99,7 @@ fn check(namespace: &str) {
     let r = e.cases("require");
     assert_eq!(r.code, Some(1), "unapproved under require: {r:?}");
     assert!(r.stdout.contains("untrusted"), "{r:?}");
-    let r = e.run(&["trust", "add", "--yes"]);
+    let r = e.sandbox.trust("add", &e.plugin(), false, &[]);
     assert_eq!(r.code, Some(0), "{r:?}");
     let r = e.cases("require");
     assert!(passed(&r), "approved, namespace {namespace}: {r:?}");

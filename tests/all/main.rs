@@ -13,6 +13,7 @@ mod hook_hostile;
 mod install;
 mod kit;
 mod packaging;
+mod sandbox;
 mod serve;
 mod serve_connections;
 mod serve_held;

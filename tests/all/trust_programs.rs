@@ -8,126 +8,87 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{Sandbox, hook_answers, write_file};
 use crate::util::Run;
 
 const V1: &str = "#!/bin/sh\necho tool v1\n";
 const V2: &str = "#!/bin/sh\necho tool v2, replaced\n";
 
 struct Env {
-    tmp: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
     fn new() -> Env {
         let e = Env {
-            tmp: tempfile::tempdir().unwrap(),
+            sandbox: Sandbox::new(),
         };
-        for d in ["project", "home", "bin0", "bin1"] {
-            std::fs::create_dir_all(e.tmp.path().join(d)).unwrap();
+        for d in ["bin0", "bin1"] {
+            std::fs::create_dir_all(e.sandbox.root().join(d)).unwrap();
         }
         let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
             {"type": "command", "command": "hbtool-pin --check", "timeout": 20},
         ]}]}});
         let plugin = e.plugin();
-        std::fs::create_dir_all(plugin.join("hooks")).unwrap();
-        std::fs::create_dir_all(plugin.join(".claude-plugin")).unwrap();
-        std::fs::write(
-            plugin.join(".claude-plugin/plugin.json"),
+        write_file(
+            &plugin.join(".claude-plugin/plugin.json"),
             r#"{"name": "tool-plugin"}"#,
-        )
-        .unwrap();
-        std::fs::write(plugin.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+            0o644,
+        );
+        write_file(&plugin.join("hooks/hooks.json"), &hooks.to_string(), 0o644);
         e.program("bin1", V1);
         e
     }
 
     fn plugin(&self) -> PathBuf {
-        self.tmp.path().join("tool-plugin")
+        self.sandbox.root().join("tool-plugin")
     }
 
     fn bin(&self, d: &str) -> PathBuf {
-        self.tmp.path().join(d).canonicalize().unwrap()
+        self.sandbox.root().join(d).canonicalize().unwrap()
     }
 
     fn program(&self, dir: &str, body: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        let p = self.tmp.path().join(dir).join("hbtool-pin");
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_file(
+            &self.sandbox.root().join(dir).join("hbtool-pin"),
+            body,
+            0o755,
+        );
     }
 
-    fn run(&self, path_first: &[&str], args: &[&OsStr]) -> Run {
+    /// `PATH` with the folders `path_first` before the test's own.
+    fn path(&self, path_first: &[&str]) -> OsString {
         let mut path = OsString::new();
         for d in path_first {
             path.push(self.bin(d));
             path.push(":");
         }
         path.push(std::env::var_os("PATH").unwrap_or_default());
-        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
-            .args(args)
-            .current_dir(self.tmp.path().join("project"))
-            .env("NO_COLOR", "1")
-            .env("HOME", self.tmp.path().join("home"))
-            .env("PATH", path)
-            .env_remove("HOOKBOX_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        path
     }
 
     /// The hook's output and failure class under `mode`, with `path_first` before `PATH`.
     fn dispatch(&self, path_first: &[&str], mode: &str) -> (String, Value, Run) {
-        let plugin = self.plugin();
-        let r = self.run(
-            path_first,
-            &[
-                OsStr::new("dispatch"),
-                OsStr::new("--event"),
-                OsStr::new("PreToolUse"),
-                OsStr::new("--tool"),
-                OsStr::new("Bash"),
-                OsStr::new("--tool-input"),
-                OsStr::new(r#"{"command": "ls"}"#),
-                OsStr::new("--plugin"),
-                plugin.as_os_str(),
-                OsStr::new("--no-replay"),
-                OsStr::new("--trust"),
-                OsStr::new(mode),
-                OsStr::new("--json"),
-            ],
-        );
-        assert_eq!(r.code, Some(0), "{r:?}");
-        let d = r.json();
-        let h = &d["hooks"][0];
-        (
-            h["output"].as_str().unwrap_or_default().trim().to_owned(),
-            h["effect"]["failure"]["class"].clone(),
-            r,
-        )
+        let path = self.path(path_first);
+        let r = self
+            .sandbox
+            .dispatch_bash(&self.plugin(), mode, &[("PATH", path.as_os_str())]);
+        let (output, class, _) = hook_answers(&r.json())
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        (output, class, r)
     }
 
     fn trust(&self, path_first: &[&str], sub: &str) -> Run {
-        let plugin = self.plugin();
-        let mut args = vec![OsStr::new("trust"), OsStr::new(sub)];
-        if sub == "add" {
-            args.push(OsStr::new("--yes"));
-        }
-        args.push(plugin.as_os_str());
-        self.run(path_first, &args)
+        let path = self.path(path_first);
+        self.sandbox
+            .trust(sub, &self.plugin(), false, &[("PATH", path.as_os_str())])
     }
 }
 

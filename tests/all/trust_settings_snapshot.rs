@@ -9,12 +9,11 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{Sandbox, hook_answers, write_file};
 use crate::util::Run;
 
 /// Sources its neighbour through `$0`, and reads the user's data through `CLAUDE_PROJECT_DIR`.
@@ -29,15 +28,14 @@ console.log('node ' + name);
 ";
 
 struct Env {
-    tmp: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
     fn new() -> Env {
         let e = Env {
-            tmp: tempfile::tempdir().unwrap(),
+            sandbox: Sandbox::new(),
         };
-        std::fs::create_dir_all(e.tmp.path().join("home")).unwrap();
         e.write(".claude/hooks/g.sh", G_SH, 0o755);
         e.write(".claude/hooks/lib.sh", "LIB_NAME=lib\n", 0o644);
         e.write(".claude/hooks/g.js", G_JS, 0o644);
@@ -59,89 +57,30 @@ impl Env {
         e
     }
 
-    fn project(&self) -> PathBuf {
-        self.tmp.path().join("project")
-    }
-
     fn settings(&self) -> PathBuf {
-        self.project().join(".claude/settings.json")
+        self.sandbox.project().join(".claude/settings.json")
     }
 
     fn store(&self) -> PathBuf {
-        self.tmp.path().join("home/.local/state/hookbox/trust")
+        self.sandbox.store()
     }
 
     fn write(&self, rel: &str, text: &str, mode: u32) {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.project().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-
-    fn run(&self, args: &[&OsStr]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
-            .args(args)
-            .current_dir(self.project())
-            .env("NO_COLOR", "1")
-            .env("HOME", self.tmp.path().join("home"))
-            .env_remove("HOOKBOX_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        write_file(&self.sandbox.project().join(rel), text, mode);
     }
 
     /// Each hook's output (trimmed) and failure class, for a Bash `PreToolUse` under `mode`.
     fn answers(&self, mode: &str) -> (Vec<(String, Value)>, Run) {
-        let settings = self.settings();
-        let r = self.run(&[
-            OsStr::new("dispatch"),
-            OsStr::new("--event"),
-            OsStr::new("PreToolUse"),
-            OsStr::new("--tool"),
-            OsStr::new("Bash"),
-            OsStr::new("--tool-input"),
-            OsStr::new(r#"{"command": "ls"}"#),
-            OsStr::new("--plugin"),
-            settings.as_os_str(),
-            OsStr::new("--no-replay"),
-            OsStr::new("--trust"),
-            OsStr::new(mode),
-            OsStr::new("--json"),
-        ]);
-        assert_eq!(r.code, Some(0), "{r:?}");
-        let d = r.json();
-        let got = d["hooks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| {
-                (
-                    h["output"].as_str().unwrap_or_default().trim().to_owned(),
-                    h["effect"]["failure"]["class"].clone(),
-                )
-            })
+        let r = self.sandbox.dispatch_bash(&self.settings(), mode, &[]);
+        let got = hook_answers(&r.json())
+            .into_iter()
+            .map(|(output, class, _)| (output, class))
             .collect();
         (got, r)
     }
 
     fn trust(&self, sub: &str) -> Run {
-        let settings = self.settings();
-        let mut args = vec![OsStr::new("trust"), OsStr::new(sub)];
-        if sub == "add" {
-            args.push(OsStr::new("--yes"));
-        }
-        args.push(settings.as_os_str());
-        self.run(&args)
+        self.sandbox.trust(sub, &self.settings(), false, &[])
     }
 }
 
@@ -255,7 +194,7 @@ fn a_settings_file_running_no_project_file_keeps_no_snapshot() {
 fn a_lowered_snapshot_limit_is_refused_by_trust_add_naming_it_and_the_largest_files() {
     let e = Env::new();
     e.write(".claude/hooks/big.dat", &"x".repeat(5000), 0o644);
-    let config = e.tmp.path().join("home/.config/hookbox/settings.json");
+    let config = e.sandbox.home().join(".config/hookbox/settings.json");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     std::fs::write(&config, r#"{"trust": {"max_snapshot_bytes": 4096}}"#).unwrap();
     let r = e.trust("add");

@@ -14,16 +14,15 @@
 )]
 
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{Sandbox, hook_answers, write_file};
 use crate::util::Run;
 
 struct Env {
-    tmp: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Env {
@@ -31,17 +30,10 @@ impl Env {
     /// `trust.namespace`.
     fn new(namespace: &str) -> Env {
         let e = Env {
-            tmp: tempfile::tempdir().unwrap(),
+            sandbox: Sandbox::new(),
         };
-        std::fs::create_dir_all(e.project()).unwrap();
-        let config = e.home().join(".config/hookbox");
-        std::fs::create_dir_all(&config).unwrap();
-        std::fs::write(
-            config.join("settings.json"),
-            json!({ "trust": { "namespace": namespace } }).to_string(),
-        )
-        .unwrap();
-        std::fs::create_dir_all(e.tmp.path().join("real-plugin/.claude-plugin")).unwrap();
+        e.sandbox
+            .user_settings(&json!({ "trust": { "namespace": namespace } }));
         e.write(
             ".claude-plugin/plugin.json",
             r#"{"name": "real-plugin"}"#,
@@ -50,30 +42,26 @@ impl Env {
         e
     }
 
-    fn home(&self) -> PathBuf {
-        self.tmp.path().join("home")
-    }
-
-    fn project(&self) -> PathBuf {
-        self.tmp.path().join("project")
-    }
-
     /// The plugin folder's own (canonical) path.
     fn plugin(&self) -> PathBuf {
-        self.tmp.path().join("real-plugin").canonicalize().unwrap()
+        self.sandbox
+            .root()
+            .join("real-plugin")
+            .canonicalize()
+            .unwrap()
     }
 
     /// The approval store.
     fn store(&self) -> PathBuf {
-        self.home().join(".local/state/hookbox/trust")
+        self.sandbox.store()
     }
 
     fn write(&self, rel: &str, text: &str, mode: u32) {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.tmp.path().join("real-plugin").join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        write_file(
+            &self.sandbox.root().join("real-plugin").join(rel),
+            text,
+            mode,
+        );
     }
 
     /// `hooks.json` with one `PreToolUse` rule per command.
@@ -86,37 +74,8 @@ impl Env {
         self.write("hooks/hooks.json", &hooks.to_string(), 0o644);
     }
 
-    fn run(&self, args: &[&OsStr]) -> Run {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
-            .args(args)
-            .current_dir(self.project())
-            .env("NO_COLOR", "1")
-            .env("HOME", self.home())
-            .env_remove("HOOKBOX_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
     fn trust(&self, verb: &str, json: bool) -> Run {
-        let plugin = self.plugin();
-        let mut args = vec![OsStr::new("trust"), OsStr::new(verb)];
-        if verb == "add" {
-            args.push(OsStr::new("--yes"));
-        }
-        if json {
-            args.push(OsStr::new("--json"));
-        }
-        args.push(plugin.as_os_str());
-        let r = self.run(&args);
+        let r = self.sandbox.trust(verb, &self.plugin(), json, &[]);
         assert_eq!(r.code, Some(0), "{r:?}");
         r
     }
@@ -124,56 +83,12 @@ impl Env {
     /// Each hook's output (trimmed), failure class and message, dispatching a Bash
     /// `PreToolUse` under `mode`.
     fn dispatch(&self, mode: &str) -> Vec<(String, Value, String)> {
-        let plugin = self.plugin();
-        let r = self.run(&[
-            OsStr::new("dispatch"),
-            OsStr::new("--event"),
-            OsStr::new("PreToolUse"),
-            OsStr::new("--tool"),
-            OsStr::new("Bash"),
-            OsStr::new("--tool-input"),
-            OsStr::new(r#"{"command": "ls"}"#),
-            OsStr::new("--plugin"),
-            plugin.as_os_str(),
-            OsStr::new("--no-replay"),
-            OsStr::new("--trust"),
-            OsStr::new(mode),
-            OsStr::new("--json"),
-        ]);
-        assert_eq!(r.code, Some(0), "{r:?}");
-        r.json()["hooks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| {
-                let f = &h["effect"]["failure"];
-                (
-                    h["output"].as_str().unwrap_or_default().trim().to_owned(),
-                    f["class"].clone(),
-                    f["message"].as_str().unwrap_or_default().to_owned(),
-                )
-            })
-            .collect()
+        hook_answers(&self.sandbox.dispatch_bash(&self.plugin(), mode, &[]).json())
     }
 
     /// The `trust` section of `dispatch --json` under `mode`.
     fn dispatch_trust(&self, mode: &str) -> Value {
-        let plugin = self.plugin();
-        let r = self.run(&[
-            OsStr::new("dispatch"),
-            OsStr::new("--event"),
-            OsStr::new("PreToolUse"),
-            OsStr::new("--tool"),
-            OsStr::new("Bash"),
-            OsStr::new("--plugin"),
-            plugin.as_os_str(),
-            OsStr::new("--no-replay"),
-            OsStr::new("--trust"),
-            OsStr::new(mode),
-            OsStr::new("--json"),
-        ]);
-        assert_eq!(r.code, Some(0), "{r:?}");
-        r.json()["trust"].clone()
+        self.sandbox.dispatch_bash(&self.plugin(), mode, &[]).json()["trust"].clone()
     }
 
     /// Whether the machine makes the namespace under this env's setting (`trust show --json`);
