@@ -25,7 +25,7 @@
 mod isolation;
 mod pin;
 mod policy;
-mod private_file;
+pub(crate) mod private_file;
 mod program;
 mod report;
 mod snapshot;

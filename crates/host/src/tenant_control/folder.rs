@@ -23,11 +23,9 @@
 //! that reads and parses wins; one that does not (a half-written file copied in by hand, a
 //! planted one) is logged and skipped, never taken for another generation.
 
-use std::io::Write as _;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -37,6 +35,7 @@ mod snapshots;
 
 use super::{ControlError, ControlRead, ControlRecord, ControlStore};
 use crate::tenant_id::TenantId;
+use crate::trust::private_file::write_temp;
 
 /// Largest control record read: an approved set of thousands of rules is a few MiB.
 pub const MAX_CONTROL_BYTES: u64 = 16 << 20;
@@ -47,8 +46,6 @@ pub const MAX_CONTROL_ENTRIES: usize = 256;
 
 /// Generations kept below the newest (a replica reading one just replaced still finds it).
 pub const KEEP_GENERATIONS: u64 = 8;
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A control store in a folder (see the module doc).
 #[derive(Debug)]
@@ -236,36 +233,24 @@ impl ControlStore for FolderControl {
         let fail = |what: &str, e: &dyn std::fmt::Display| {
             self.unusable(&tenant, format!("{name}: {what}: {e}"))
         };
-        let tmp = format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&dir, &tmp, flags, Mode::from_raw_mode(0o600))
-            .map_err(|e| fail("cannot create a temporary file", &e))?;
-        let mut file = std::fs::File::from(fd);
-        let linked = (|| {
-            file.write_all(record.to_json().as_bytes())
-                .map_err(|e| fail("cannot write", &e))?;
-            file.sync_all().map_err(|e| fail("cannot sync", &e))?;
-            let linked = rustix::fs::linkat(&dir, &tmp, &dir, &name, AtFlags::empty());
-            // NFS: a retried `link` whose first reply was lost answers EEXIST although it made
-            // the link; the temporary file's link count says what happened.
-            let made = rustix::fs::fstat(file.as_fd()).is_ok_and(|st| st.st_nlink == 2);
-            match linked {
-                _ if made => Ok(()),
-                Err(Errno::EXIST) => Err(ControlError::Conflict {
+        let temp = write_temp(dir.as_fd(), &name, record.to_json().as_bytes(), 0o600)
+            .map_err(|(what, e)| fail(what, &e))?;
+        let linked = rustix::fs::linkat(&dir, temp.name.as_str(), &dir, &name, AtFlags::empty());
+        // NFS: a retried `link` whose first reply was lost answers EEXIST although it made the
+        // link; the temporary file's link count says what happened.
+        let made = rustix::fs::fstat(temp.file.as_fd()).is_ok_and(|st| st.st_nlink == 2);
+        match linked {
+            _ if made => {}
+            Err(Errno::EXIST) => {
+                return Err(ControlError::Conflict {
                     tenant: tenant.clone(),
                     generation: record.generation,
-                }),
-                Err(e) => Err(fail("cannot link the temporary file to its name", &e)),
-                Ok(()) => Ok(()),
+                });
             }
-        })();
-        let _ = rustix::fs::unlinkat(&dir, &tmp, AtFlags::empty());
-        linked?;
+            Err(e) => return Err(fail("cannot link the temporary file to its name", &e)),
+            Ok(()) => {}
+        }
+        drop(temp);
         rustix::fs::fsync(&dir).map_err(|e| fail("cannot sync the folder", &e))?;
         self.prune(&dir, &tenant, record.generation);
         Ok(())

@@ -93,6 +93,61 @@ pub(crate) fn read_private(
         .map_err(|e| FileProblem::Read(e.kind))
 }
 
+/// A fresh temporary file in a folder, written and synced, waiting to be put in place under
+/// its name (renamed over it, or linked to it). Its temporary name is removed when it is
+/// dropped, so a failed or abandoned write leaves nothing behind; after a rename there is
+/// nothing left to remove.
+pub(crate) struct TempFile<'a> {
+    dir: BorrowedFd<'a>,
+    /// `.NAME.PID.N.tmp`.
+    pub(crate) name: String,
+    /// The file, open for writing.
+    pub(crate) file: std::fs::File,
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        let _ = rustix::fs::unlinkat(self.dir, self.name.as_str(), AtFlags::empty());
+    }
+}
+
+/// Writes `bytes` to a fresh temporary file beside `name` in `dir` — created exclusively
+/// (`O_EXCL`), never through a symlink, `0600`, then given `mode` — and syncs it: every file
+/// hookbox writes into its state (records, snapshot objects, the control store's files) starts
+/// this way. Errors name the step that failed.
+pub(crate) fn write_temp<'a>(
+    dir: BorrowedFd<'a>,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<TempFile<'a>, (&'static str, Errno)> {
+    let tmp = format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, &tmp, flags, Mode::from_raw_mode(0o600))
+        .map_err(|e| ("cannot create a temporary file", e))?;
+    let mut temp = TempFile {
+        dir,
+        name: tmp,
+        file: std::fs::File::from(fd),
+    };
+    temp.file.write_all(bytes).map_err(|e| {
+        (
+            "cannot write",
+            Errno::from_io_error(&e).unwrap_or(Errno::IO),
+        )
+    })?;
+    if mode != 0o600 {
+        rustix::fs::fchmod(&temp.file, Mode::from_raw_mode(mode))
+            .map_err(|e| ("cannot set its mode", e))?;
+    }
+    rustix::fs::fsync(&temp.file).map_err(|e| ("cannot sync", e))?;
+    Ok(temp)
+}
+
 /// Writes `bytes` as the file `name` of the folder `dir` (at `dir_path`) as a private file is
 /// written, `0600`; returns its path. `name` is one plain file name of hookbox's own choosing.
 pub(crate) fn write_private(
@@ -105,28 +160,11 @@ pub(crate) fn write_private(
     if name.is_empty() || name.starts_with('.') || name.contains('/') {
         return Err(FileProblem::BadName);
     }
-    let tmp = format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    let step = |step: &'static str| move |error: Errno| FileProblem::Write { step, error };
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, &tmp, flags, Mode::from_raw_mode(0o600))
-        .map_err(step("cannot create a temporary file"))?;
-    let written = (|| {
-        let mut f = std::fs::File::from(fd);
-        f.write_all(bytes)
-            .map_err(|e| step("cannot write")(Errno::from_io_error(&e).unwrap_or(Errno::IO)))?;
-        rustix::fs::fsync(&f).map_err(step("cannot sync"))?;
-        rustix::fs::renameat(dir, &tmp, dir, name)
-            .map_err(step("cannot rename the temporary file over it"))
-    })();
-    if let Err(e) = written {
-        let _ = rustix::fs::unlinkat(dir, &tmp, AtFlags::empty());
-        return Err(e);
-    }
-    rustix::fs::fsync(dir).map_err(step("cannot sync the folder"))?;
+    let step = |(step, error): (&'static str, Errno)| FileProblem::Write { step, error };
+    let temp = write_temp(dir, name, bytes, 0o600).map_err(step)?;
+    rustix::fs::renameat(dir, temp.name.as_str(), dir, name)
+        .map_err(|e| step(("cannot rename the temporary file over it", e)))?;
+    rustix::fs::fsync(dir).map_err(|e| step(("cannot sync the folder", e)))?;
     Ok(path)
 }
 
@@ -139,5 +177,64 @@ pub(crate) fn remove_private(dir: BorrowedFd<'_>, name: &str) -> Result<bool, Fi
         }
         Err(Errno::NOENT) => Ok(false),
         Err(e) => Err(FileProblem::Remove(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "test helpers may panic: a panic is a failed test"
+    )]
+
+    use std::os::fd::AsFd as _;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_temporary_file_not_put_in_place_leaves_nothing_and_one_put_in_place_has_its_mode() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let temp = write_temp(dir.as_fd(), "obj", b"bytes", 0o400).unwrap();
+        assert_eq!(names(tmp.path()).len(), 1);
+        drop(temp);
+        assert!(names(tmp.path()).is_empty(), "{:?}", names(tmp.path()));
+
+        let temp = write_temp(dir.as_fd(), "obj", b"bytes", 0o400).unwrap();
+        rustix::fs::renameat(dir.as_fd(), temp.name.as_str(), dir.as_fd(), "obj").unwrap();
+        drop(temp);
+        assert_eq!(names(tmp.path()), ["obj"]);
+        let meta = std::fs::metadata(tmp.path().join("obj")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o400);
+        assert_eq!(std::fs::read(tmp.path().join("obj")).unwrap(), b"bytes");
+    }
+
+    #[test]
+    fn a_private_file_replaces_the_old_one_whole_and_a_bad_name_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        write_private(dir.as_fd(), tmp.path(), "r.json", b"one").unwrap();
+        let path = write_private(dir.as_fd(), tmp.path(), "r.json", b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(names(tmp.path()), ["r.json"]);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        for bad in ["", ".hidden", "a/b"] {
+            assert!(matches!(
+                write_private(dir.as_fd(), tmp.path(), bad, b"x"),
+                Err(FileProblem::BadName)
+            ));
+        }
+        assert_eq!(names(tmp.path()), ["r.json"]);
     }
 }

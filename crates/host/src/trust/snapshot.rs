@@ -33,7 +33,6 @@ mod tree;
 mod walk;
 
 use std::collections::HashSet;
-use std::io::Write as _;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -45,14 +44,14 @@ use hookbox_trust::{
     Base, Digest, EntryKind, MAX_MANIFEST_BYTES, SNAPSHOT_VERSION, SnapshotEntry, SnapshotManifest,
     SnapshotRef, SnapshotRoot,
 };
-use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, RenameFlags};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, RenameFlags};
 use rustix::io::Errno;
 
 pub use error::{RootProblem, SnapshotError};
 pub use limits::{DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, SnapshotLimits};
 pub(crate) use walk::{Found, walk};
 
-use super::private_file::{read_private, remove_private, write_private};
+use super::private_file::{read_private, remove_private, write_private, write_temp};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -653,31 +652,14 @@ fn put_object(
     {
         return Ok(());
     }
-    let tmp = format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(objects, tmp.as_str(), flags, Mode::from_raw_mode(0o600))?;
-    let written = (|| {
-        let mut f = std::fs::File::from(fd);
-        f.write_all(bytes)
-            .map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::IO))?;
-        rustix::fs::fchmod(&f, Mode::from_raw_mode(mode))?;
-        rustix::fs::fsync(&f)?;
-        // A file already there under that name (another process, or one of the wrong mode or
-        // size): replaced, since its name must mean these bytes with this bit.
-        rustix::fs::renameat_with(
-            objects,
-            tmp.as_str(),
-            objects,
-            name.as_str(),
-            RenameFlags::empty(),
-        )
-    })();
-    if written.is_err() {
-        let _ = rustix::fs::unlinkat(objects, tmp.as_str(), AtFlags::empty());
-    }
-    written
+    let temp = write_temp(objects, &name, bytes, mode).map_err(|(_, e)| e)?;
+    // A file already there under that name (another process, or one of the wrong mode or
+    // size): replaced, since its name must mean these bytes with this bit.
+    rustix::fs::renameat_with(
+        objects,
+        temp.name.as_str(),
+        objects,
+        name.as_str(),
+        RenameFlags::empty(),
+    )
 }

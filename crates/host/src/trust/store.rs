@@ -15,16 +15,15 @@
 //! File names are the first 32 hex digits of the SHA-256 of the subject, so any subject (a
 //! path, a tenant's plugin name) is a safe file name.
 
-use std::io::Write as _;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use hookbox_trust::{Approval, Base, Digest, EntryKind, FileState, RecordError, SnapshotEntry};
 
+use super::private_file::write_private;
 use super::snapshot::{
     RootProblem, Snapshot, SnapshotError, SnapshotLimits, SnapshotSource, SnapshotStore,
 };
@@ -73,8 +72,6 @@ pub struct ApprovalStore {
     dir: Arc<OwnedFd>,
     path: PathBuf,
 }
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl ApprovalStore {
     /// Opens the store at `path`; `None` when it does not exist (nothing was approved yet).
@@ -347,40 +344,12 @@ impl ApprovalStore {
     /// temporary file synced and renamed over the old one, the folder synced). `name` is one
     /// plain file name of hookbox's own choosing, never a client's.
     pub(crate) fn write_text(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
-        let path = self.path.join(name);
-        if name.is_empty() || name.starts_with('.') || name.contains('/') {
-            return Err(StoreError::Record {
-                path,
-                reason: "not a plain file name".into(),
-            });
-        }
-        let fail = |what: &str, e: &dyn std::fmt::Display| StoreError::Record {
-            path: path.clone(),
-            reason: format!("{what}: {e}"),
-        };
-        let tmp = format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(self.dir.as_fd(), &tmp, flags, Mode::from_raw_mode(0o600))
-            .map_err(|e| fail("cannot create a temporary file", &e))?;
-        let written = (|| {
-            let mut f = std::fs::File::from(fd);
-            f.write_all(text.as_bytes())
-                .map_err(|e| fail("cannot write", &e))?;
-            f.sync_all().map_err(|e| fail("cannot sync", &e))?;
-            rustix::fs::renameat(self.dir.as_fd(), &tmp, self.dir.as_fd(), name)
-                .map_err(|e| fail("cannot rename the temporary file over it", &e))
-        })();
-        if let Err(e) = written {
-            let _ = rustix::fs::unlinkat(self.dir.as_fd(), &tmp, AtFlags::empty());
-            return Err(e);
-        }
-        rustix::fs::fsync(self.dir.as_fd()).map_err(|e| fail("cannot sync the folder", &e))?;
-        Ok(path)
+        write_private(self.dir.as_fd(), &self.path, name, text.as_bytes()).map_err(|e| {
+            StoreError::Record {
+                path: self.path.join(name),
+                reason: e.to_string(),
+            }
+        })
     }
 
     /// Removes `subject`'s approval; whether there was one.

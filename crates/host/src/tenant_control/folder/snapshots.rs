@@ -14,17 +14,16 @@
 //! against its id and every object against the manifest's size and digest
 //! ([`SnapshotStore::import`](crate::trust::SnapshotStore::import)).
 
-use std::io::Write as _;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{ControlError, FolderControl, TEMP_COUNTER, check_private};
+use super::{ControlError, FolderControl, check_private};
+use crate::trust::private_file::write_temp;
 
 /// The snapshots' folder in the control folder.
 const SNAPSHOTS: &str = ".snapshots";
@@ -94,28 +93,14 @@ impl FolderControl {
             place: self.snapshot_place(sub, name),
             reason: format!("{what}: {e}"),
         };
-        let tmp = format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o600))
-            .map_err(|e| fail("cannot create a temporary file", &e))?;
-        let mut file = std::fs::File::from(fd);
-        let written = (|| {
-            file.write_all(bytes)
-                .map_err(|e| fail("cannot write", &e))?;
-            file.sync_all().map_err(|e| fail("cannot sync", &e))?;
-            match rustix::fs::linkat(&dir, tmp.as_str(), &dir, name, AtFlags::empty()) {
-                // Another replica stored the same content first.
-                Ok(()) | Err(Errno::EXIST) => Ok(()),
-                Err(e) => Err(fail("cannot link the temporary file to its name", &e)),
-            }
-        })();
-        let _ = rustix::fs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
-        written?;
+        let temp =
+            write_temp(dir.as_fd(), name, bytes, 0o600).map_err(|(what, e)| fail(what, &e))?;
+        match rustix::fs::linkat(&dir, temp.name.as_str(), &dir, name, AtFlags::empty()) {
+            // Another replica stored the same content first.
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(fail("cannot link the temporary file to its name", &e)),
+        }
+        drop(temp);
         rustix::fs::fsync(&dir).map_err(|e| fail("cannot sync the folder", &e))
     }
 
