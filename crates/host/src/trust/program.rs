@@ -307,6 +307,29 @@ mod tests {
     }
 
     #[test]
+    fn a_program_over_the_limit_is_named_unreadable_never_hashed_in_part() {
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().canonicalize().unwrap();
+        std::fs::write(bin.join("huge"), vec![b'x'; 4097]).unwrap();
+        std::fs::set_permissions(bin.join("huge"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let r = program_record("huge", Some(bin.as_os_str()), 4096);
+        match &r.state {
+            FileState::Unreadable { reason } => assert!(
+                reason.contains("4097 bytes, over the limit of 4096 (trust.max_program_bytes)"),
+                "{reason}"
+            ),
+            other => panic!("pinned past its limit: {other:?}"),
+        }
+        assert_eq!(r.path.as_deref(), Some(bin.join("huge").to_str().unwrap()));
+        // At the limit: pinned.
+        let r = program_record("huge", Some(bin.as_os_str()), 4097);
+        assert!(
+            matches!(r.state, FileState::Pinned { size: 4097, .. }),
+            "{r:?}"
+        );
+    }
+
+    #[test]
     fn a_large_program_is_hashed_streaming() {
         let t = tempfile::tempdir().unwrap();
         let bin = t.path().canonicalize().unwrap();
