@@ -105,9 +105,16 @@ impl Sandbox {
         self.run(&args, env)
     }
 
-    /// `hookbox dispatch --json` of a Bash `PreToolUse` running `ls`, through the hooks of
-    /// `plugin` under `trust = MODE`; it must dispatch (exit 0).
-    pub(crate) fn dispatch_bash(&self, plugin: &Path, mode: &str, env: &[(&str, &OsStr)]) -> Run {
+    /// `hookbox dispatch --json` of a Bash `PreToolUse` running `command`, through the hooks
+    /// of `plugin` under `trust = MODE`; it must dispatch (exit 0).
+    pub(crate) fn dispatch_bash(
+        &self,
+        plugin: &Path,
+        mode: &str,
+        command: &str,
+        env: &[(&str, &OsStr)],
+    ) -> Run {
+        let input = serde_json::json!({ "command": command }).to_string();
         let r = self.run(
             &[
                 OsStr::new("dispatch"),
@@ -116,7 +123,7 @@ impl Sandbox {
                 OsStr::new("--tool"),
                 OsStr::new("Bash"),
                 OsStr::new("--tool-input"),
-                OsStr::new(r#"{"command": "ls"}"#),
+                OsStr::new(&input),
                 OsStr::new("--plugin"),
                 plugin.as_os_str(),
                 OsStr::new("--no-replay"),

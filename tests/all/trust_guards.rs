@@ -12,17 +12,17 @@
     reason = "test helpers may panic: a panic is a failed test"
 )]
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{Sandbox, write_file};
 use crate::util::Run;
 
-/// A home folder (config and state inside, so the approval store too), a project, a plugin.
+/// A sandbox (home with config and the approval store, a project) and a plugin beside them.
 struct Env {
-    tmp: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 /// The guard: blocks (exit 2) a Bash call whose input holds `rm -rf`, allows anything else.
@@ -31,37 +31,31 @@ const GUARD: &str =
 
 impl Env {
     fn new() -> Env {
-        let e = Env {
-            tmp: tempfile::tempdir().unwrap(),
-        };
-        std::fs::create_dir_all(e.project()).unwrap();
-        std::fs::create_dir_all(e.home()).unwrap();
-        e
+        Env {
+            sandbox: Sandbox::new(),
+        }
     }
 
     fn home(&self) -> PathBuf {
-        self.tmp.path().join("home")
+        self.sandbox.home()
     }
 
     fn project(&self) -> PathBuf {
-        self.tmp.path().join("project")
+        self.sandbox.project()
     }
 
     fn plugin(&self) -> PathBuf {
-        self.tmp.path().join("guard-plugin")
+        self.sandbox.root().join("guard-plugin")
     }
 
     fn store(&self) -> PathBuf {
-        self.home().join(".local/state/hookbox/trust")
+        self.sandbox.store()
     }
 
+    /// Writes `text` at `path`, executable when it is a `.sh` script.
     fn write(&self, path: &Path, text: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        if path.extension().is_some_and(|x| x == "sh") {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        let exec = path.extension().is_some_and(|x| x == "sh");
+        write_file(path, text, if exec { 0o755 } else { 0o644 });
     }
 
     fn make_plugin(&self, hooks: &Value) {
@@ -81,62 +75,17 @@ impl Env {
         );
     }
 
-    fn run<I, S>(&self, args: I) -> Run
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        let out = Command::new(env!("CARGO_BIN_EXE_hookbox"))
-            .args(args)
-            .current_dir(self.project())
-            .env("NO_COLOR", "1")
-            .env("HOME", self.home())
-            .env_remove("HOOKBOX_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
     /// `dispatch --json` of a Bash call running `command`, under trust `mode`.
     fn bash(&self, mode: &str, command: &str) -> (Run, Value) {
-        let input = json!({ "command": command }).to_string();
-        let plugin = self.plugin();
-        let r = self.run([
-            OsStr::new("dispatch"),
-            OsStr::new("--event"),
-            OsStr::new("PreToolUse"),
-            OsStr::new("--tool"),
-            OsStr::new("Bash"),
-            OsStr::new("--tool-input"),
-            OsStr::new(&input),
-            OsStr::new("--plugin"),
-            plugin.as_os_str(),
-            OsStr::new("--no-replay"),
-            OsStr::new("--trust"),
-            OsStr::new(mode),
-            OsStr::new("--json"),
-        ]);
-        assert_eq!(r.code, Some(0), "{r:?}");
+        let r = self
+            .sandbox
+            .dispatch_bash(&self.plugin(), mode, command, &[]);
         let v = r.json();
         (r, v)
     }
 
     fn approve(&self) {
-        let plugin = self.plugin();
-        let r = self.run([
-            OsStr::new("trust"),
-            OsStr::new("add"),
-            OsStr::new("--yes"),
-            plugin.as_os_str(),
-        ]);
+        let r = self.sandbox.trust("add", &self.plugin(), false, &[]);
         assert_eq!(r.code, Some(0), "{r:?}");
     }
 }
@@ -350,14 +299,8 @@ fn a_command_holding_a_bidi_override_is_shown_escaped_for_approval() {
         {"type": "command", "command": "echo safe \u{202e}~ fr- mr\u{202c} \u{200b}", "timeout": 10},
     ]}]}});
     e.make_plugin(&hooks);
-    let plugin = e.plugin();
     for sub in ["show", "add"] {
-        let mut args = vec![OsStr::new("trust"), OsStr::new(sub)];
-        if sub == "add" {
-            args.push(OsStr::new("--yes"));
-        }
-        args.push(plugin.as_os_str());
-        let r = e.run(args);
+        let r = e.sandbox.trust(sub, &e.plugin(), false, &[]);
         assert_eq!(r.code, Some(0), "{r:?}");
         assert!(
             r.stdout

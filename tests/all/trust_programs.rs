@@ -75,9 +75,9 @@ impl Env {
     /// The hook's output and failure class under `mode`, with `path_first` before `PATH`.
     fn dispatch(&self, path_first: &[&str], mode: &str) -> (String, Value, Run) {
         let path = self.path(path_first);
-        let r = self
-            .sandbox
-            .dispatch_bash(&self.plugin(), mode, &[("PATH", path.as_os_str())]);
+        let r =
+            self.sandbox
+                .dispatch_bash(&self.plugin(), mode, "ls", &[("PATH", path.as_os_str())]);
         let (output, class, _) = hook_answers(&r.json())
             .into_iter()
             .next()

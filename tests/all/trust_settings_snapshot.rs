@@ -71,7 +71,9 @@ impl Env {
 
     /// Each hook's output (trimmed) and failure class, for a Bash `PreToolUse` under `mode`.
     fn answers(&self, mode: &str) -> (Vec<(String, Value)>, Run) {
-        let r = self.sandbox.dispatch_bash(&self.settings(), mode, &[]);
+        let r = self
+            .sandbox
+            .dispatch_bash(&self.settings(), mode, "ls", &[]);
         let got = hook_answers(&r.json())
             .into_iter()
             .map(|(output, class, _)| (output, class))

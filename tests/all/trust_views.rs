@@ -83,12 +83,20 @@ impl Env {
     /// Each hook's output (trimmed), failure class and message, dispatching a Bash
     /// `PreToolUse` under `mode`.
     fn dispatch(&self, mode: &str) -> Vec<(String, Value, String)> {
-        hook_answers(&self.sandbox.dispatch_bash(&self.plugin(), mode, &[]).json())
+        hook_answers(
+            &self
+                .sandbox
+                .dispatch_bash(&self.plugin(), mode, "ls", &[])
+                .json(),
+        )
     }
 
     /// The `trust` section of `dispatch --json` under `mode`.
     fn dispatch_trust(&self, mode: &str) -> Value {
-        self.sandbox.dispatch_bash(&self.plugin(), mode, &[]).json()["trust"].clone()
+        self.sandbox
+            .dispatch_bash(&self.plugin(), mode, "ls", &[])
+            .json()["trust"]
+            .clone()
     }
 
     /// Whether the machine makes the namespace under this env's setting (`trust show --json`);
