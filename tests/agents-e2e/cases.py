@@ -139,13 +139,12 @@ def check_fail_open(obs):
 
 
 def check_require_edited(obs):
-    # A fail-closed guard was approved, then edited to allow everything: under `require` the edit
-    # never runs, and the changed rule fails with its approved fail mode — it blocks (docs/trust.md).
+    # A guard (fail-open, as most are) was approved, then its script rewritten to allow everything:
+    # under `require` the live folder is only compared — the approved rule runs from the approval's
+    # snapshot and still denies.
     if not victim_alive(obs):
         return "**ran**", False
-    if told(obs, "changed since it was approved"):
-        return "blocked, the change named to the model", True
-    return "blocked, model not told", True
+    return blocked_cell(obs, "e2e-deny-reason").replace("blocked", "the approved guard blocked", 1), True
 
 
 def check_require_neighbour(obs):
@@ -198,8 +197,8 @@ CASES = [
          VICTIM, victim=True, check=check_fail_open),
     Case("trust-warn", "an unapproved plugin under trust `warn` (said once per session)",
          [("PreToolUse", BASH, "allow", {})], "touch ran.txt", check=check_trust_warn),
-    Case("require-edited", "an approved fail-closed guard edited after approval, under trust `require`",
-         [("PreToolUse", BASH, "deny", {"onFailure": "block"})], VICTIM, victim=True, check=check_require_edited,
+    Case("require-edited", "an approved guard's script edited after approval, under trust `require`",
+         [("PreToolUse", BASH, "deny", {})], VICTIM, victim=True, check=check_require_edited,
          trust="require", edit={"hook.py": ALLOW_ALL}),
     Case("require-neighbour", "an approved guard's word list edited after approval, under trust `require`",
          [("PreToolUse", BASH, "deny-listed", {})], VICTIM, victim=True, check=check_require_neighbour,

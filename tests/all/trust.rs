@@ -204,19 +204,29 @@ fn approve_tamper_refuse_diff_and_reapprove() {
     assert!(!r.stderr.contains("trust:"), "{}", r.stderr);
     assert_eq!(e.trust("diff", &[]).code, Some(0));
 
-    // The script edited: refused, named, diffed; `warn` runs it and says so.
+    // The script edited: under `require` the live folder is only compared — the approved rule
+    // runs from its snapshot (the approved bytes), and the change is named and diffed; `warn`
+    // runs the edit and says so.
     e.write(
         &e.plugin().join("hooks/guard.sh"),
         "#!/bin/sh\necho guard-v2\n",
     );
-    let d = e.dispatch("require").json();
-    assert_eq!(failure(&d, 0), json!("untrusted"));
+    let r = e.dispatch("require");
+    let d = r.json();
+    assert_eq!(failure(&d, 0), Value::Null, "{r:?}");
+    assert_eq!(d["hooks"][0]["output"].as_str().unwrap().trim(), "guard-v1");
     assert_eq!(failure(&d, 1), Value::Null, "the unchanged wasm rule runs");
-    assert_eq!(d["outcome"], json!("block"));
     assert_eq!(d["trust"]["rules"][0]["state"], json!("changed"));
+    assert_eq!(d["trust"]["rules"][0]["snapshot_ran"], json!(true));
     assert_eq!(
         d["trust"]["rules"][0]["changes"][0]["item"],
         json!("file ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh (program)")
+    );
+    assert!(
+        r.stderr
+            .contains("the approved rule ran from its snapshot instead (trust = require)"),
+        "{}",
+        r.stderr
     );
     let r = e.dispatch("warn");
     assert!(
