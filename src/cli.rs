@@ -595,6 +595,10 @@ pub(crate) enum CountKind {
     Replay,
     /// As `prompt`, through a tenant with the tenant defaults.
     Tenant,
+    /// The `bench --serve` request to `hookbox serve` over loopback (the typed no-op tenant).
+    Serve,
+    /// The same request to bare axum, answered as many bytes.
+    ServeBare,
 }
 
 /// A section of `hookbox bench`, for `--only`.

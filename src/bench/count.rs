@@ -9,6 +9,11 @@
 //! tenant with the tenant defaults (`tenant`), or at the floor (`typed-floor`, `cli-floor`).
 //! `--count-in-flight N` keeps N in flight (the scaling question: does the work per event grow
 //! with more of them at once?).
+//!
+//! `serve` sends the `hookbox bench --serve` request to a `hookbox serve` in this process (the
+//! bench tenant, replay on) over loopback with hyper's client, `serve-bare` the same request to
+//! bare axum (an answer of the same size): their difference is what serving a typed event costs
+//! beyond HTTP itself.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +41,8 @@ enum Subject {
     Host(HookHost, Event),
     Floor(FloorRun),
     Tenant(Arc<Tenants>, TenantId, Event),
+    /// One request over HTTP (`serve`, `serve-bare`).
+    Http(super::serve::CountClient),
 }
 
 impl Subject {
@@ -45,6 +52,7 @@ impl Subject {
         let d = match self {
             Subject::Host(host, event) => host.dispatch(event.clone()).await,
             Subject::Floor(floor) => return floor.once().await,
+            Subject::Http(client) => return client.once().await,
             Subject::Tenant(tenants, id, event) => tenants
                 .dispatch(id, event.clone())
                 .await
@@ -154,6 +162,8 @@ fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Resu
                 .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
             Subject::Tenant(tenants, id, prompt_event()?)
         }
+        CountKind::Serve => Subject::Http(super::serve::CountClient::new(scratch, false)),
+        CountKind::ServeBare => Subject::Http(super::serve::CountClient::new(scratch, true)),
     })
 }
 
