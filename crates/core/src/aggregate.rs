@@ -177,6 +177,10 @@ pub fn aggregate_within(
 /// [`DEFAULT_DISPATCH_TEXT_BYTES`](crate::limits::DEFAULT_DISPATCH_TEXT_BYTES) of them together
 /// (the last one kept says how much more there was).
 pub fn warnings(reports: &[HookReport]) -> Vec<String> {
+    // Nearly every dispatch warns of nothing: then nothing is ordered or allocated.
+    if reports.iter().all(|r| r.effect.warnings.is_empty()) {
+        return Vec::new();
+    }
     let mut ordered: Vec<&HookReport> = reports.iter().collect();
     ordered.sort_by_key(|r| r.hook.rule_index);
     let mut all: Vec<String> = ordered
@@ -194,7 +198,12 @@ pub fn warnings(reports: &[HookReport]) -> Vec<String> {
 
 /// Attachments of `reports` in order (they are already ordered by the callers).
 fn messages(reports: &[&HookReport]) -> Vec<Attachment> {
-    reports.iter().flat_map(|r| r.attachments()).collect()
+    // One vector for all: most reports yield exactly one attachment.
+    let mut all = Vec::with_capacity(reports.len());
+    for r in reports {
+        r.attachments_into(&mut all);
+    }
+    all
 }
 
 /// Every hook's `systemMessage`, in rule order, whatever else the hook decided.

@@ -233,15 +233,15 @@ impl RuleSet {
         if let Some(subject) = event.matcher_subject() {
             // A tool call is found under its canonical name and those it implies (a
             // PowerShell call under `Bash` too).
-            let keys = if is_tool {
-                self.aliases.canonicals(subject)
-            } else {
-                vec![subject]
-            };
-            for key in keys {
+            let mut find = |key: &str| {
                 if let Some(list) = bucket.exact.get(key) {
                     hits.extend(list);
                 }
+            };
+            if is_tool {
+                self.aliases.canonicals(subject).for_each(&mut find);
+            } else {
+                find(subject);
             }
             if let Some(ps) = &bucket.set {
                 let names: Vec<&str> = if is_tool {
@@ -454,6 +454,51 @@ mod tests {
                 .collect();
             assert_eq!(ids(&set, &ev), brute, "{name}");
         }
+    }
+
+    #[test]
+    fn every_agent_s_spelling_of_a_tool_matches_every_rule_for_it() {
+        use crate::matcher::alias::{DEFAULT_ALIASES, DEFAULT_IMPLIED};
+        // One rule per spelling of every tool (the canonical name and each agent's), plus one
+        // per implied tool and one for a tool the table does not know.
+        let mut spellings: Vec<&str> = DEFAULT_ALIASES
+            .iter()
+            .flat_map(|(c, others)| std::iter::once(*c).chain(others.iter().map(|(n, _)| *n)))
+            .collect();
+        spellings.extend(DEFAULT_IMPLIED.iter().flat_map(|(a, b)| [*a, *b]));
+        spellings.push("mcp__srv__tool");
+        let rules: Vec<Rule> = spellings
+            .iter()
+            .enumerate()
+            .map(|(i, name)| rule(i, EventName::PreToolUse, name, None))
+            .collect();
+        let set = RuleSet::new(vec![], rules, ToolAliases::default());
+        for name in &spellings {
+            let ev = tool(name, "");
+            let brute: Vec<usize> = set
+                .rules()
+                .iter()
+                .filter(|r| r.matcher.matches(&ev, set.aliases()))
+                .map(|r| r.index)
+                .collect();
+            assert_eq!(ids(&set, &ev), brute, "{name}");
+            assert!(
+                brute.len() > 1 || *name == "mcp__srv__tool",
+                "{name}: {brute:?}"
+            );
+        }
+        // A Copilot `bash` call fires a rule written for Gemini's `run_shell_command`, and a
+        // PowerShell call the Bash rules, but a Bash call no PowerShell rule.
+        let names = |ev: &str| -> Vec<&str> {
+            ids(&set, &tool(ev, ""))
+                .into_iter()
+                .map(|i| spellings[i])
+                .collect()
+        };
+        assert!(names("bash").contains(&"run_shell_command"));
+        assert!(names("powershell").contains(&"Bash"));
+        assert!(!names("Bash").contains(&"PowerShell"));
+        assert!(names("apply_patch").contains(&"write_file"));
     }
 
     #[test]

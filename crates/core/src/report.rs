@@ -91,6 +91,15 @@ impl HookReport {
     /// The attachments this run yields: one per context, one for a block (or deny), one for a
     /// stop or force-continue, and `hook_success` when it yields none of those.
     pub fn attachments(&self) -> Vec<Attachment> {
+        let mut out = Vec::new();
+        self.attachments_into(&mut out);
+        out
+    }
+
+    /// [`HookReport::attachments`] appended to `out`: aggregation gathers every report's into
+    /// one vector, without a vector of its own per report.
+    pub fn attachments_into(&self, all: &mut Vec<Attachment>) {
+        let first = all.len();
         let e = &self.effect;
         let make = |t: AttachmentType, content: Option<String>| Attachment {
             attachment_type: t,
@@ -102,11 +111,12 @@ impl HookReport {
             system_message: None,
             duration_ms: self.duration_ms,
         };
-        let mut out: Vec<Attachment> = e
-            .contexts
-            .iter()
-            .map(|c| make(AttachmentType::HookAdditionalContext, Some(c.clone())))
-            .collect();
+        let out = all;
+        out.extend(
+            e.contexts
+                .iter()
+                .map(|c| make(AttachmentType::HookAdditionalContext, Some(c.clone()))),
+        );
         let denied = e.permission == Some(PermissionDecision::Deny);
         if let Some(reason) = e
             .block
@@ -124,7 +134,7 @@ impl HookReport {
         } else if let Some(reason) = e.stop.clone() {
             out.push(make(AttachmentType::HookStoppedContinuation, Some(reason)));
         }
-        if out.is_empty() {
+        if out.len() == first {
             let content = e
                 .warnings
                 .first()
@@ -134,14 +144,14 @@ impl HookReport {
             a.permission_decision = e.permission;
             out.push(a);
         }
+        let head = &mut out[first];
         if let Some(u) = &e.updated_input {
-            out[0].updated_input = Some(u.clone());
-            if out[0].permission_decision.is_none() {
-                out[0].permission_decision = e.permission;
+            head.updated_input = Some(u.clone());
+            if head.permission_decision.is_none() {
+                head.permission_decision = e.permission;
             }
         }
-        out[0].system_message = e.system_message.clone();
-        out
+        head.system_message = e.system_message.clone();
     }
 }
 
@@ -213,5 +223,32 @@ mod tests {
                 AttachmentType::HookStoppedContinuation
             ]
         );
+    }
+
+    #[test]
+    fn attachments_gathered_into_one_vector_are_each_report_s_own() {
+        let first = report(Effect {
+            contexts: vec!["a".into()],
+            system_message: Some("first".into()),
+            ..Effect::default()
+        });
+        let second = report(Effect {
+            updated_input: Some(serde_json::json!({"command": "ls"})),
+            permission: Some(PermissionDecision::Allow),
+            system_message: Some("second".into()),
+            ..Effect::default()
+        });
+        let mut all = Vec::new();
+        first.attachments_into(&mut all);
+        second.attachments_into(&mut all);
+        let mut each = first.attachments();
+        each.extend(second.attachments());
+        assert_eq!(all, each);
+        // The second report's input and message ride on its own first attachment.
+        assert_eq!(all[0].system_message.as_deref(), Some("first"));
+        assert_eq!(all[0].updated_input, None);
+        assert_eq!(all[1].system_message.as_deref(), Some("second"));
+        assert_eq!(all[1].permission_decision, Some(PermissionDecision::Allow));
+        assert!(all[1].updated_input.is_some());
     }
 }

@@ -14,6 +14,7 @@
 //! 1.52.0), and the documentation of the editors (`docs/agents.md`).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::agent::Agent;
 
@@ -148,6 +149,19 @@ pub struct ToolAliases {
     groups: Vec<Vec<String>>,
     /// name → names whose rules also match it, one way ([`ToolAliases::imply`]).
     implied: HashMap<String, Vec<String>>,
+    /// Every name the table knows, with its answers to [`ToolAliases::canonicals`] and
+    /// [`ToolAliases::names`] worked out once, at the first lookup after the table last changed:
+    /// matching asks them on every tool event, and working them out walked the name's whole group
+    /// with a hash lookup per name and allocated (≈ 3,100 instructions of a typed dispatch,
+    /// docs/performance.md). A name the table does not know is only itself.
+    resolved: OnceLock<HashMap<String, Resolved>>,
+}
+
+/// A known name's answers, in the order the lookups give them.
+#[derive(Debug, Clone)]
+struct Resolved {
+    canonicals: Box<[String]>,
+    names: Box<[String]>,
 }
 
 impl Default for ToolAliases {
@@ -173,13 +187,35 @@ impl ToolAliases {
             group_of: HashMap::new(),
             groups: Vec::new(),
             implied: HashMap::new(),
+            resolved: OnceLock::new(),
         }
+    }
+
+    /// Every known name's answers (made at the first call after a change).
+    fn resolved(&self) -> &HashMap<String, Resolved> {
+        self.resolved.get_or_init(|| {
+            let known = self.group_of.keys().chain(self.implied.keys());
+            known
+                .map(|name| {
+                    let r = Resolved {
+                        canonicals: self
+                            .work_out_canonicals(name)
+                            .into_iter()
+                            .map(str::to_owned)
+                            .collect(),
+                        names: self.work_out_names(name).map(str::to_owned).collect(),
+                    };
+                    (name.clone(), r)
+                })
+                .collect()
+        })
     }
 
     /// Declares that a call of `tool` (or any alias of it) is also a call of `also` for
     /// matching, one way: rules for `also` (and its aliases) see it, rules for `tool` do not
     /// see `also`'s calls.
     pub fn imply(&mut self, tool: &str, also: &str) {
+        self.resolved.take();
         let list = self.implied.entry(tool.to_owned()).or_default();
         if !list.iter().any(|a| a == also) {
             list.push(also.to_owned());
@@ -209,7 +245,15 @@ impl ToolAliases {
 
     /// The canonical names a rule keyed by canonical name must have to match `tool`: its own,
     /// then those it implies.
-    pub fn canonicals<'a>(&'a self, tool: &'a str) -> Vec<&'a str> {
+    pub fn canonicals<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        match self.resolved().get(tool) {
+            Some(r) => known(&r.canonicals, None),
+            None => known(&[], Some(tool)),
+        }
+    }
+
+    /// [`ToolAliases::canonicals`] worked out from the table.
+    fn work_out_canonicals<'a>(&'a self, tool: &'a str) -> Vec<&'a str> {
         let mut out = vec![self.canonical(tool)];
         for also in self.implied_of(tool) {
             let c = self.canonical(also);
@@ -222,6 +266,7 @@ impl ToolAliases {
 
     /// Declares that `a` and `b` name the same tool (merging their groups).
     pub fn add(&mut self, a: &str, b: &str) {
+        self.resolved.take();
         match (self.group_of.get(a).copied(), self.group_of.get(b).copied()) {
             (Some(x), Some(y)) if x == y => {}
             (Some(x), Some(y)) => {
@@ -259,11 +304,24 @@ impl ToolAliases {
     /// `tool` and every alias of it, `tool` first, then the names of the tools it implies (a rule
     /// naming any of these matches a `tool` call).
     pub fn names<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        match self.resolved().get(tool) {
+            Some(r) => known(&r.names, None),
+            None => known(&[], Some(tool)),
+        }
+    }
+
+    /// [`ToolAliases::names`] worked out from the table.
+    fn work_out_names<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         let implied = self
             .implied_of(tool)
             .flat_map(move |also| self.group_names(also));
         self.group_names(tool).chain(implied)
     }
+}
+
+/// A known name's list, or (`own`) an unknown name alone.
+fn known<'a>(list: &'a [String], own: Option<&'a str>) -> impl Iterator<Item = &'a str> + 'a {
+    own.into_iter().chain(list.iter().map(String::as_str))
 }
 
 #[cfg(test)]
@@ -292,14 +350,57 @@ mod tests {
             "write_stdin",
         ] {
             assert!(t.names(shell).any(|n| n == "Bash"), "{shell}");
-            assert!(t.canonicals(shell).contains(&"Bash"), "{shell}");
+            assert!(t.canonicals(shell).any(|c| c == "Bash"), "{shell}");
         }
         // One way: a PowerShell rule is not about bash.
         assert!(!t.names("bash").any(|n| n == "PowerShell"));
-        assert_eq!(t.canonicals("bash"), vec!["Bash"]);
+        assert_eq!(t.canonicals("bash").collect::<Vec<_>>(), vec!["Bash"]);
         // Codex's patches are edits and writes.
-        assert_eq!(t.canonicals("apply_patch"), vec!["Edit", "Write"]);
+        assert_eq!(
+            t.canonicals("apply_patch").collect::<Vec<_>>(),
+            vec!["Edit", "Write"]
+        );
         assert!(!t.names("Write").any(|n| n == "apply_patch"));
+    }
+
+    #[test]
+    fn the_answers_worked_out_once_are_the_table_s_for_every_name() {
+        let t = ToolAliases::default();
+        let mut names: Vec<&str> = DEFAULT_ALIASES
+            .iter()
+            .flat_map(|(c, others)| std::iter::once(*c).chain(others.iter().map(|(n, _)| *n)))
+            .collect();
+        names.extend(["mcp__x__y", "", "bash ", "BASH"]);
+        for name in names {
+            assert_eq!(
+                t.canonicals(name).collect::<Vec<_>>(),
+                t.work_out_canonicals(name),
+                "{name}"
+            );
+            assert_eq!(
+                t.names(name).collect::<Vec<_>>(),
+                t.work_out_names(name).collect::<Vec<_>>(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_table_changed_after_a_lookup_answers_with_the_change() {
+        let mut t = ToolAliases::default();
+        assert_eq!(
+            t.canonicals("my_shell").collect::<Vec<_>>(),
+            vec!["my_shell"]
+        );
+        t.add("Bash", "my_shell");
+        assert_eq!(t.canonicals("my_shell").collect::<Vec<_>>(), vec!["Bash"]);
+        assert!(t.names("Bash").any(|n| n == "my_shell"));
+        t.imply("my_tool", "Read");
+        assert_eq!(
+            t.canonicals("my_tool").collect::<Vec<_>>(),
+            vec!["my_tool", "Read"]
+        );
+        assert!(t.names("my_tool").any(|n| n == "read_file"));
     }
 
     #[test]
