@@ -169,6 +169,8 @@ fn count_runs_each_path_it_names_and_says_how_many() {
         "prompt",
         "replay",
         "tenant",
+        "native",
+        "bare",
     ] {
         let run = hookbox(["bench", "--count", kind, "--wasm-runs", "3"]);
         assert_eq!(run.code, Some(0), "{kind}: {}", run.stderr);
@@ -177,6 +179,28 @@ fn count_runs_each_path_it_names_and_says_how_many() {
             "{kind}: {}",
             run.stderr
         );
+    }
+    // Each example guest at the floor, given an event and config it acts on (one it refused
+    // would fail the run).
+    for guest in [
+        "shell_guard",
+        "context_injection",
+        "empty_answer_rescue",
+        "compaction_audit",
+        "cli_guard",
+        "noop_cli",
+    ] {
+        let run = hookbox([
+            "bench",
+            "--count",
+            "guest-floor",
+            "--count-guest",
+            guest,
+            "--wasm-runs",
+            "3",
+        ]);
+        assert_eq!(run.code, Some(0), "{guest}: {}", run.stderr);
+        assert!(run.stderr.contains(": 3 runs"), "{guest}: {}", run.stderr);
     }
     let run = hookbox([
         "bench",
