@@ -13,7 +13,8 @@
 //! kernel's cgroup lock and build and tear down its files (`mkdir`, `rmdir` and the `open` of
 //! the folder, per hook; issue 30). An empty cgroup with no controller holds nothing of the
 //! run before, and no process can enter it (only this runner starts processes there); one that
-//! had processes killed in it is removed as before. At most [`MAX_SPARE_CGROUPS`] are kept;
+//! had processes killed in it is removed as before, and so is one its hook froze or made child
+//! cgroups in (a hook can write its own cgroup's files). At most [`MAX_SPARE_CGROUPS`] are kept;
 //! they are removed with the runner's folder.
 //!
 //! No controller is enabled: the cgroups are only used to hold and kill processes, so they work
@@ -278,7 +279,12 @@ impl HookCgroup {
         let handle = self.handle.take();
         if !populated(&self.dir) {
             self.empty = true;
-            self.kept = handle;
+            // A spare only as it was made: a hook can write its own cgroup's files (the same
+            // user), and a freeze or a child cgroup it left would carry into the next hook —
+            // frozen from its first instruction, or a folder that can never be removed.
+            if pristine(&self.dir) {
+                self.kept = handle;
+            }
             return Ok(0);
         }
         let path = self.dir.join("cgroup.procs");
@@ -394,6 +400,15 @@ impl Drop for HookCgroup {
 
 /// Whether `cgroup.events` says processes are left in the cgroup (or its children). An
 /// unreadable file counts as empty: the folder is gone.
+/// Whether the (empty) cgroup at `dir` is as the runner made it: not frozen (`cgroup.events`)
+/// and without child cgroups (`cgroup.stat`), so it can serve another run.
+fn pristine(dir: &Path) -> bool {
+    let line_is = |file: &str, line: &str| {
+        std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t.lines().any(|l| l.trim() == line))
+    };
+    line_is("cgroup.events", "frozen 0") && line_is("cgroup.stat", "nr_descendants 0")
+}
+
 fn populated(dir: &Path) -> bool {
     std::fs::read_to_string(dir.join("cgroup.events"))
         .map(|text| text.lines().any(|l| l.trim() == "populated 1"))

@@ -144,6 +144,42 @@ async fn a_run_cgroup_that_held_an_escaped_process_is_removed_not_used_again() {
     eventually("the emptied cgroup was removed", || !folder.exists()).await;
 }
 
+/// A hook can write its own cgroup's files (it runs as the same user): a cgroup it left a child
+/// cgroup in (or froze) is not as the runner made it, and is never handed to the next hook.
+#[tokio::test]
+async fn a_run_cgroup_its_hook_changed_is_not_used_again() {
+    let fx = Fixture::new();
+    let Some(runner) = cgroup_runner(&fx) else {
+        return;
+    };
+    let Containment::Cgroup { dir } = runner.containment() else {
+        unreachable!("cgroup_runner checked it");
+    };
+    let dir = dir.clone();
+    let command = format!(
+        "run=$(sed -n 's|^0::.*/||p' /proc/self/cgroup); mkdir '{}'/\"$run\"/child && cat /proc/self/cgroup",
+        dir.display()
+    );
+    let first = runner.run(&request(shell(&command))).await.unwrap();
+    assert_eq!(first.output.exit_code, Some(0), "{first:?}");
+    let first_cgroup = first.output.stdout.trim().to_owned();
+    let run_dir = dir.join(first_cgroup.rsplit_once('/').unwrap().1);
+    assert!(run_dir.join("child").is_dir(), "{first:?}");
+    let second = runner
+        .run(&request(exec(&["cat", "/proc/self/cgroup"])))
+        .await
+        .unwrap();
+    assert_eq!(second.output.exit_code, Some(0), "{second:?}");
+    assert_ne!(
+        first_cgroup,
+        second.output.stdout.trim(),
+        "the changed cgroup was used again"
+    );
+    // What the hook made is the test's to remove (the runner's `rmdir` of its run cgroup failed).
+    std::fs::remove_dir(run_dir.join("child")).unwrap();
+    let _ = std::fs::remove_dir(&run_dir);
+}
+
 #[tokio::test]
 async fn a_daemon_holding_the_hook_s_output_dies_at_the_timeout_and_releases_it() {
     let fx = Fixture::new();
