@@ -2,15 +2,17 @@
 # Measures `hookbox serve` the way its users will (issue 18 §4): `wrk` over loopback against
 # `hookbox serve` and, in the same run, against `bare-axum` (crates/bare-axum: the same
 # axum/hyper/tokio, served the same way, with hookbox taken out) — the baseline every ratio is
-# taken against. At 1 connection (`wrk -t1 -c1`) and 8 (`wrk -t2 -c8`), with `--latency`, after
+# taken against. At 1 connection (`wrk -t1 -c1`), 8 and 64 (`wrk -t2`), with `--latency`, after
 # a warm-up, for:
-#   bare  GET  /healthz                       bare  POST /dispatch (a dispatch body, parsed)
+#   bare  GET  /healthz                       bare  POST /dispatch (a dispatch body, parsed; its
+#                                             answer padded to the typed-wasm answer's size)
 #   serve GET  /healthz                       serve POST /v1/tenants/idle/dispatch (no rule matches)
 #   serve POST /v1/tenants/wasm/dispatch      (the no-op typed guest on PreToolUse; the lean answer)
 #   serve POST /v1/tenants/wasm/dispatch?report=full  (the same, answered with the full report)
 #   serve POST /v1/tenants/wasm/claude-code   (a Claude Code PreToolUse payload, same guest)
-# Both tenants have the default policy (replay on, as users get it) and the server the default
-# configuration but for its folders. Every answer is checked once before measuring (the wasm
+# Both tenants have the default policy (replay on, as users get it) but for quotas wide enough
+# for 64 connections, and the server the default configuration but for its folders and the
+# per-peer connection cap (wrk is one peer). Every answer is checked once before measuring (the wasm
 # tenant really ran its guest, the idle one matched nothing), and any non-2xx answer or socket
 # error during a run fails the script. Then one more 1-connection run of the typed-wasm tenant
 # reads each answer's `duration_ms` (the server's own clock around the tenant's dispatch: match,
@@ -103,22 +105,28 @@ trap 'exit 143' TERM
 token="$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')"
 digest="$(printf %s "$token" | sha256sum | cut -d' ' -f1)"
 # tenant ID EVENT MATCHER: the no-op guest on EVENT (MATCHER: tool name, or "" for none);
-# tenant.toml holds the token's digest and no [policy]: every policy value is its default.
+# tenant.toml holds the token's digest and, in [policy], quotas wide enough for 64 connections
+# (as `hookbox bench --serve` sets them; the defaults refuse a tenant's 33rd dispatch in flight
+# with 429): every other policy value is its default, replay on.
 tenant() {
   local hooks="$scratch/tenants/$1/plugins/noop/hooks"
   mkdir -p "$hooks"
   cp "$noop" "$hooks/noop.wasm"
   printf '{"hooks": {"%s": [{"matcher": "%s", "hooks": [{"type": "wasm", "component": "hooks/noop.wasm"}]}]}}\n' \
     "$2" "$3" >"$hooks/hooks.json"
-  printf 'token_sha256 = "%s"\n' "$digest" >"$scratch/tenants/$1/tenant.toml"
+  printf 'token_sha256 = "%s"\n[policy]\nmax_hooks_in_flight = 256\nmax_pool_slots = 256\nmax_dispatches_in_flight = 128\n' \
+    "$digest" >"$scratch/tenants/$1/tenant.toml"
 }
 tenant idle SessionStart ''
 tenant wasm PreToolUse Bash
 cat >"$scratch/serve.toml" <<EOF
-# The defaults (hookbox serve --print-default-config) but for the folders.
+# The defaults (hookbox serve --print-default-config) but for the folders and the per-peer cap:
+# every wrk connection comes from one peer, as through a proxy.
 tenants_dir = "tenants"
 state_dir = "state"
 cache_dir = "cache"
+[limits]
+max_connections_per_peer = 1024
 EOF
 
 # start NAME CMD...: starts a server with stdout/stderr in the scratch folder; sets ${NAME}_pid at
@@ -141,8 +149,6 @@ start() {
   cat "$scratch/$name.err" >&2
   die "$name did not print its address"
 }
-start bare "$bare" --listen 127.0.0.1:0
-bare_url="http://$started_addr"
 start serve "$hookbox" serve --config "$scratch/serve.toml" --listen 127.0.0.1:0
 serve_url="http://$started_addr"
 for ((i = 0; ; i++)); do
@@ -196,8 +202,8 @@ declare -A size
 
 names=(bare-healthz bare-dispatch serve-healthz serve-idle serve-wasm serve-wasm-full serve-claude-code)
 declare -A url label
-url[bare-healthz]="$bare_url/healthz" label[bare-healthz]="bare  GET  /healthz"
-url[bare-dispatch]="$bare_url/dispatch" label[bare-dispatch]="bare  POST /dispatch"
+# Bare axum's URLs once it runs (it starts after the checks below: its answer's size is theirs).
+label[bare-healthz]="bare  GET  /healthz" label[bare-dispatch]="bare  POST /dispatch"
 url[serve-healthz]="$serve_url/healthz" label[serve-healthz]="serve GET  /healthz"
 url[serve-idle]="$serve_url/v1/tenants/idle/dispatch" label[serve-idle]="serve POST idle tenant dispatch"
 url[serve-wasm]="$serve_url/v1/tenants/wasm/dispatch" label[serve-wasm]="serve POST typed-wasm dispatch"
@@ -211,13 +217,17 @@ lua serve-idle "$dispatch_body"
 lua serve-wasm "$dispatch_body"
 lua serve-wasm-full "$dispatch_body"
 lua serve-claude-code "$claude_body"
-check bare-healthz "${url[bare-healthz]}" '' '{"status":"ok"}'
 check serve-healthz "${url[serve-healthz]}" '' '"status":"ok"'
-check bare-dispatch "${url[bare-dispatch]}" "$dispatch_body" '"outcome":"allow"'
 check serve-idle "${url[serve-idle]}" "$dispatch_body" '"matched_rule_count":0' '"outcome":"allow"'
 check serve-wasm "${url[serve-wasm]}" "$dispatch_body" '"matched_rule_count":1' '"outcome":"allow"'
 check serve-wasm-full "${url[serve-wasm-full]}" "$dispatch_body" '"matched_rule_count":1' '"outcome":"allow"' '"handler_type":"wasm"'
 check serve-claude-code "${url[serve-claude-code]}" "$claude_body" '{}'
+# Bare axum answers as many bytes as the typed-wasm tenant does: both servers write the same.
+start bare "$bare" --listen 127.0.0.1:0 --answer-bytes "${size[serve-wasm]}"
+bare_url="http://$started_addr"
+url[bare-healthz]="$bare_url/healthz" url[bare-dispatch]="$bare_url/dispatch"
+check bare-healthz "${url[bare-healthz]}" '' '{"status":"ok"}'
+check bare-dispatch "${url[bare-dispatch]}" "$dispatch_body" '"outcome":"allow"'
 
 # --- Measuring -------------------------------------------------------------------------------
 declare -A rps p50 p99
@@ -244,7 +254,7 @@ measure() {
 
 say "warming up (${warm} s each, 8 connections)"
 for name in "${names[@]}"; do measure "$name" 8 "$warm"; done
-for conns in 1 8; do
+for conns in 1 8 64; do
   for name in "${names[@]}"; do
     say "$name, $conns connection(s), $secs s"
     if [[ -n ${PERF_DATA:-} && $name == serve-wasm && $conns == 8 ]]; then
@@ -287,7 +297,7 @@ echo "hookbox: $hookbox; bare-axum: $bare"
 echo "hookbox serve: $serve_threads; bare-axum: $bare_threads"
 echo
 printf '%-36s %5s %10s %9s %9s %7s\n' endpoint conns 'req/s' 'p50 µs' 'p99 µs' bytes
-for conns in 1 8; do
+for conns in 1 8 64; do
   for name in "${names[@]}"; do
     printf '%-36s %5s %10s %9s %9s %7s\n' "${label[$name]}" "$conns" "${rps[$name@$conns]}" \
       "${p50[$name@$conns]}" "${p99[$name@$conns]}" "${size[$name]}"
@@ -296,8 +306,13 @@ done
 echo
 # verdict VALUE OP GOAL: "met" or "missed".
 verdict() { awk -v v="$1" -v g="$3" -v op="$2" 'BEGIN { ok = (op == ">=") ? (v >= g) : (v <= g); print ok ? "met" : "missed" }'; }
-idle_ratio="$(awk -v a="${rps[serve-idle@8]}" -v b="${rps[bare-dispatch@8]}" 'BEGIN { printf "%.2f", a / b }')"
-wasm_ratio="$(awk -v a="${rps[serve-wasm@8]}" -v b="${rps[bare-dispatch@8]}" 'BEGIN { printf "%.2f", a / b }')"
+# ratio NAME CONNS: NAME's req/s ÷ bare dispatch's at CONNS.
+ratio() { awk -v a="${rps[$1@$2]}" -v b="${rps[bare-dispatch@$2]}" 'BEGIN { printf "%.2f", a / b }'; }
+for conns in 1 8 64; do
+  printf 'at %2s connection(s): idle tenant ÷ bare %5s×, typed-wasm ÷ bare %5s× (req/s)\n' \
+    "$conns" "$(ratio serve-idle "$conns")" "$(ratio serve-wasm "$conns")"
+done
+idle_ratio="$(ratio serve-idle 8)" wasm_ratio="$(ratio serve-wasm 8)"
 wasm_p50_1=${p50[serve-wasm@1]} bare_p50_1=${p50[bare-dispatch@1]}
 added=$((wasm_p50_1 - bare_p50_1))
 allowed="$(awk -v p="$inproc_p50" 'BEGIN { printf "%.1f", p + 15 }')"

@@ -37,7 +37,7 @@ use crate::cli::{BenchArgs, BenchSection};
 use crate::guests;
 use crate::host_setup::{runtime, wasm_runtime_config};
 use host_figures::{Latency, bash_event, idle, load_times, memory, one_rule_host};
-use measure::{latencies, quiet_policy, throughput};
+use measure::{quiet_policy, throughput};
 use report::Report;
 
 /// Runs `hookbox bench`.
@@ -50,7 +50,13 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(kind) = args.count {
         let scratch = crate::scratch::private_dir("hookbox-bench-count")?;
-        let result = count::run(kind, args.wasm_runs, args.count_in_flight, &scratch);
+        let result = count::run(
+            kind,
+            &args.count_guest,
+            args.wasm_runs,
+            args.count_in_flight,
+            &scratch,
+        );
         let _ = std::fs::remove_dir_all(&scratch);
         return result.map(|()| ExitCode::SUCCESS);
     }
@@ -129,6 +135,18 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         )?;
         let typed_floor = floor::FloorRun::new(&hooks, guests::wasm("noop")?, &event, "null")?;
         let cli_floor = floor::FloorRun::new(&hooks, guests::wasm("noop_cli")?, &event, "null")?;
+        // The native hook and the same command spawned bare alternate in rounds (their ratio
+        // is a goal); the bare row is printed after the others.
+        let payload = hookbox_core::event::wire::payload(&event, hookbox_core::Dialect::Claude)
+            .to_string()
+            .into_bytes();
+        let native_runs = (args.native_runs / scale).max(10);
+        let (native_samples, bare_samples) = rt.block_on(host_figures::native_beside_bare(
+            &native,
+            &event,
+            &payload,
+            native_runs,
+        ))?;
         for (kind, host, runs, at_floor) in [
             ("native sh -c", &native, args.native_runs / scale, None),
             (
@@ -146,10 +164,9 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         ] {
             let row = section(kind, || {
                 let Some(at_floor) = at_floor else {
-                    let samples = rt.block_on(latencies(host, &event, runs.max(10)));
                     return Ok(Latency::of(
                         kind,
-                        &samples,
+                        &native_samples,
                         rt.block_on(throughput(host, &event, 1, dur)),
                         rt.block_on(throughput(host, &event, n, dur)),
                     ));
@@ -167,21 +184,11 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
             })?;
             report.latency.push(row);
         }
-        // The same command spawned bare, right after, for the cost hookbox adds to a spawn.
-        let runs = (args.native_runs / scale).max(10);
-        let payload = hookbox_core::event::wire::payload(&event, hookbox_core::Dialect::Claude)
-            .to_string()
-            .into_bytes();
+        // The same command spawned bare, for the cost hookbox adds to a spawn.
         let row = section("bare sh -c (no hookbox)", || {
-            let samples = rt.block_on(async {
-                for _ in 0..runs.min(50) {
-                    host_figures::bare_spawn(&payload).await?;
-                }
-                measure::sample_within(runs, || host_figures::bare_spawn(&payload)).await
-            })?;
             Ok(Latency::of(
                 "bare sh -c (no hookbox)",
-                &samples,
+                &bare_samples,
                 rt.block_on(host_figures::bare_throughput(&payload, 1, dur)),
                 rt.block_on(host_figures::bare_throughput(&payload, n, dur)),
             ))
@@ -197,7 +204,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         // require) beside the same hook from the live folder and the bare spawn.
         report.snapshot = Some(section(
             "native hook from its snapshot (namespace)",
-            || rt.block_on(snapshot_views::measure(scratch, runs, &payload)),
+            || rt.block_on(snapshot_views::measure(scratch, native_runs, &payload)),
         )?);
     }
     if wanted(args, BenchSection::Idle) {

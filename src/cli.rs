@@ -576,6 +576,10 @@ pub(crate) struct BenchArgs {
     /// With `--count`: runs in flight at once.
     #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
     pub(crate) count_in_flight: usize,
+
+    /// With `--count guest-floor`: the example guest to run at the floor (`shell_guard`, …).
+    #[arg(long, value_name = "NAME", default_value = "noop", hide = true)]
+    pub(crate) count_guest: String,
 }
 
 /// What `hookbox bench --count` runs.
@@ -595,6 +599,16 @@ pub(crate) enum CountKind {
     Replay,
     /// As `prompt`, through a tenant with the tenant defaults.
     Tenant,
+    /// The `bench --serve` request to `hookbox serve` over loopback (the typed no-op tenant).
+    Serve,
+    /// The same request to bare axum, answered as many bytes.
+    ServeBare,
+    /// An example guest (`--count-guest`) at the floor, given an event it acts on.
+    GuestFloor,
+    /// The native `sh -c` hook through a plain host.
+    Native,
+    /// The native hook's command spawned bare (no hookbox), as the bench's bare row.
+    Bare,
 }
 
 /// A section of `hookbox bench`, for `--only`.

@@ -9,6 +9,15 @@
 //! tenant with the tenant defaults (`tenant`), or at the floor (`typed-floor`, `cli-floor`).
 //! `--count-in-flight N` keeps N in flight (the scaling question: does the work per event grow
 //! with more of them at once?).
+//!
+//! `serve` sends the `hookbox bench --serve` request to a `hookbox serve` in this process (the
+//! bench tenant, replay on) over loopback with hyper's client, `serve-bare` the same request to
+//! bare axum (an answer of the same size): their difference is what serving a typed event costs
+//! beyond HTTP itself. `guest-floor` runs an example guest at the floor
+//! (`--count-guest shell_guard`, or a component file: `--count-guest path/to/shell_guard.wasm`)
+//! given an event and config it acts on, so each guest's own floor can be counted. `native` and
+//! `bare` are the native `sh -c` hook through a plain host and the same command spawned bare
+//! (count the parent's side only: valgrind without `--trace-children`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +31,7 @@ use hookbox_host::{
 use serde_json::json;
 
 use super::floor::FloorRun;
-use super::host_figures::{bash_event, one_rule_host};
+use super::host_figures::{NATIVE_COMMAND, bare_spawn, bash_event, one_rule_host};
 use super::measure::{host_with_policy, host_with_rule};
 use crate::cli::CountKind;
 use crate::guests;
@@ -36,6 +45,10 @@ enum Subject {
     Host(HookHost, Event),
     Floor(FloorRun),
     Tenant(Arc<Tenants>, TenantId, Event),
+    /// One request over HTTP (`serve`, `serve-bare`).
+    Http(super::serve::CountClient),
+    /// The native hook's command spawned bare, fed this payload.
+    Bare(Vec<u8>),
 }
 
 impl Subject {
@@ -45,6 +58,8 @@ impl Subject {
         let d = match self {
             Subject::Host(host, event) => host.dispatch(event.clone()).await,
             Subject::Floor(floor) => return floor.once().await,
+            Subject::Http(client) => return client.once().await,
+            Subject::Bare(payload) => return bare_spawn(payload).await,
             Subject::Tenant(tenants, id, event) => tenants
                 .dispatch(id, event.clone())
                 .await
@@ -69,7 +84,38 @@ fn prompt_event() -> anyhow::Result<Event> {
     .context("event")
 }
 
-fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Result<Subject> {
+/// An example guest with an event and a rule config it acts on (not one it returns early from):
+/// what a realistic event of that guest costs at the floor.
+fn guest_event(guest: &str, scratch: &Path) -> anyhow::Result<(Event, &'static str)> {
+    let event = |payload: serde_json::Value| {
+        Event::from_payload(None, payload, "bench", "/").context("event")
+    };
+    Ok(match guest {
+        "context_injection" => (
+            prompt_event()?,
+            r#"{"context": "Project ATLAS. Prefer the design docs under docs/atlas/."}"#,
+        ),
+        "empty_answer_rescue" => (
+            event(json!({"hook_event_name": "Stop", "stop_hook_active": false,
+                "last_assistant_message": " ", "turn_end_reason": "final_response"}))?,
+            r#"{"follow_up": "Please answer the question."}"#,
+        ),
+        "compaction_audit" => (
+            event(json!({"hook_event_name": "PreCompact", "trigger": "auto",
+                "custom_instructions": ""}))?,
+            "null",
+        ),
+        "shell_guard" => (bash_event(scratch), "{}"),
+        _ => (bash_event(scratch), "null"),
+    })
+}
+
+fn build(
+    kind: CountKind,
+    guest: &str,
+    runtime: &HookRuntime,
+    scratch: &Path,
+) -> anyhow::Result<Subject> {
     let noop = || Some(("noop.wasm", guests::wasm("noop").ok()?));
     let bash = bash_event(scratch);
     Ok(match kind {
@@ -105,6 +151,36 @@ fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Resu
             &bash,
             "null",
         )?),
+        CountKind::GuestFloor => {
+            // A path names a component file (a guest rebuilt another way, to compare); its
+            // name without `.wasm` picks the event.
+            let (name, bytes) = match guest.strip_suffix(".wasm") {
+                Some(stem) => (
+                    Path::new(stem)
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().replace('-', "_")),
+                    std::fs::read(guest).with_context(|| format!("cannot read {guest}"))?,
+                ),
+                None => (guest.to_owned(), guests::wasm(guest)?.to_vec()),
+            };
+            let (event, config) = guest_event(&name, scratch)?;
+            Subject::Floor(FloorRun::new(runtime, &bytes, &event, config)?)
+        }
+        CountKind::Native => Subject::Host(
+            one_rule_host(
+                scratch,
+                "native",
+                json!({"type": "command", "command": NATIVE_COMMAND, "matcher": "Bash"}),
+                runtime,
+                None,
+            )?,
+            bash,
+        ),
+        CountKind::Bare => Subject::Bare(
+            hookbox_core::event::wire::payload(&bash, hookbox_core::Dialect::Claude)
+                .to_string()
+                .into_bytes(),
+        ),
         CountKind::Prompt => Subject::Host(
             host_with_rule(
                 scratch,
@@ -154,6 +230,8 @@ fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Resu
                 .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
             Subject::Tenant(tenants, id, prompt_event()?)
         }
+        CountKind::Serve => Subject::Http(super::serve::CountClient::new(scratch, false)),
+        CountKind::ServeBare => Subject::Http(super::serve::CountClient::new(scratch, true)),
     })
 }
 
@@ -161,6 +239,7 @@ fn build(kind: CountKind, runtime: &HookRuntime, scratch: &Path) -> anyhow::Resu
 /// stderr.
 pub(crate) fn run(
     kind: CountKind,
+    guest: &str,
     runs: usize,
     in_flight: usize,
     scratch: &Path,
@@ -172,7 +251,7 @@ pub(crate) fn run(
         ..RuntimeSettings::default()
     })
     .context("cannot start the runtime")?;
-    let path = Arc::new(build(kind, &runtime, scratch)?);
+    let path = Arc::new(build(kind, guest, &runtime, scratch)?);
     let in_flight = in_flight.max(1);
     let started = rt.block_on(async {
         for _ in 0..WARM_UP {

@@ -145,6 +145,39 @@ pub(crate) async fn bare_spawn(payload: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The native hook's latencies (through `host`) and the same command's spawned bare, measured
+/// in alternating rounds as hookbox and the floor are ([`super::floor::ROUNDS`]), so a machine
+/// that slows down mid-run slows both alike and their ratio stays readable. Sorted samples, µs.
+pub(crate) async fn native_beside_bare(
+    host: &HookHost,
+    event: &Event,
+    payload: &[u8],
+    runs: usize,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    for _ in 0..runs.min(50) {
+        host.dispatch(event.clone()).await;
+        bare_spawn(payload).await?;
+    }
+    let per_round = (runs / super::floor::ROUNDS).max(1);
+    let (mut native, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..super::floor::ROUNDS {
+        native.extend(
+            super::measure::sample_within(per_round, || {
+                let event = event.clone();
+                async move {
+                    host.dispatch(event).await;
+                    Ok(())
+                }
+            })
+            .await?,
+        );
+        bare.extend(super::measure::sample_within(per_round, || bare_spawn(payload)).await?);
+    }
+    native.sort_by(f64::total_cmp);
+    bare.sort_by(f64::total_cmp);
+    Ok((native, bare))
+}
+
 /// Bare spawns per second with `n` in flight for `dur`.
 pub(crate) async fn bare_throughput(payload: &[u8], n: usize, dur: Duration) -> f64 {
     let start = Instant::now();

@@ -528,6 +528,8 @@ fn ran(d: &Dispatch, index: usize) -> Option<String> {
     if let Some(t) = d.trust.iter().find(|t| t.rule_index == index) {
         let how = if t.ran {
             "ran although"
+        } else if t.snapshot_ran {
+            "ran from its approved snapshot:"
         } else {
             "did not run:"
         };

@@ -297,8 +297,9 @@ fn dispatch(
             .dispatch_with_stop_state(incoming.event, stop_state)
             .await;
         let failures = Failures::from_reports(&d.reports);
-        // Under `warn`, rules that are not approved as they are ran: the user hears of it where
-        // the agent shows hook output, once per session.
+        // Under `warn`, rules that are not approved as they are ran (under `require`, changed
+        // rules ran their approved snapshot): the user hears of it where the agent shows hook
+        // output, once per session.
         let mut verdict = d.verdict.clone();
         if let Some(m) = trust_notice::message(&d.trust)
             && state_root.as_deref().is_none_or(|root| {

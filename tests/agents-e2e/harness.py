@@ -99,12 +99,19 @@ def run_case(agent, case, tools: Tools, keep: Path | None):
         r = agent.run(home, project, port, case.prompt, tools)
         install = [str(tools.hookbox), "install", "--agent", agent.name, "--plugin", str(plug), "--project-dir",
                    str(project), *agent.install_args]
+        if case.trust:
+            # The user's trust mode, and the plugin approved as it is installed (README, "Trust").
+            (home / ".config/hookbox").mkdir(parents=True, exist_ok=True)
+            (home / ".config/hookbox/settings.json").write_text(json.dumps({"trust": case.trust}))
+            install += ["--approve", "--yes"]
         # The agent's own environment: its home, and where it keeps its configuration.
         inst = subprocess.run(install, cwd=project, env=r.env, capture_output=True, text=True, timeout=60)
         (work / "install.out").write_text(inst.stdout + inst.stderr)
         if inst.returncode != 0:
             return dict(agent=agent.name, case=case.name, seen="**install failed**", safe=False,
                         detail=inst.stdout + inst.stderr, work=str(work), secs=0)
+        for name, text in case.edit.items():
+            (plug / name).write_text(text)
         with open(work / "agent.out", "wb") as out, open(work / "agent.err", "wb") as err:
             agent_started = time.time()
             p = subprocess.Popen(r.argv, cwd=project, env=r.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

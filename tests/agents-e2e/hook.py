@@ -28,6 +28,11 @@ def pre(**fields):
 answer = {}
 if mode == "deny" and "victim" in command:
     answer = pre(permissionDecision="deny", permissionDecisionReason="e2e-deny-reason: the victim stays")
+elif mode == "deny-listed":
+    # The words to refuse come from a file beside this script, found through its own path.
+    with open(os.path.join(here, "deny-words.txt")) as f:
+        if any(w in command for w in f.read().split()):
+            answer = pre(permissionDecision="deny", permissionDecisionReason="e2e-deny-reason: a listed word")
 elif mode == "allow":
     answer = pre(permissionDecision="allow", permissionDecisionReason="e2e-allow-reason")
 elif mode == "ask":

@@ -169,6 +169,8 @@ fn count_runs_each_path_it_names_and_says_how_many() {
         "prompt",
         "replay",
         "tenant",
+        "native",
+        "bare",
     ] {
         let run = hookbox(["bench", "--count", kind, "--wasm-runs", "3"]);
         assert_eq!(run.code, Some(0), "{kind}: {}", run.stderr);
@@ -177,6 +179,28 @@ fn count_runs_each_path_it_names_and_says_how_many() {
             "{kind}: {}",
             run.stderr
         );
+    }
+    // Each example guest at the floor, given an event and config it acts on (one it refused
+    // would fail the run).
+    for guest in [
+        "shell_guard",
+        "context_injection",
+        "empty_answer_rescue",
+        "compaction_audit",
+        "cli_guard",
+        "noop_cli",
+    ] {
+        let run = hookbox([
+            "bench",
+            "--count",
+            "guest-floor",
+            "--count-guest",
+            guest,
+            "--wasm-runs",
+            "3",
+        ]);
+        assert_eq!(run.code, Some(0), "{guest}: {}", run.stderr);
+        assert!(run.stderr.contains(": 3 runs"), "{guest}: {}", run.stderr);
     }
     let run = hookbox([
         "bench",
@@ -193,4 +217,58 @@ fn count_runs_each_path_it_names_and_says_how_many() {
         "{}",
         run.stderr
     );
+}
+
+/// `bench --serve` measures bare axum beside `hookbox serve` with the same client, an answer of
+/// the same size, and prints and keeps the ratio of the two per concurrency (issue 30: the goals
+/// are read from it).
+#[test]
+fn the_serve_section_sets_bare_axum_beside_serve_with_the_ratio() {
+    let run = hookbox(["bench", "--serve", "--quick", "--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = run.json();
+    assert!(report["answer_bytes"].as_u64().unwrap() > 100, "{report}");
+    let rows = report["rows"].as_array().unwrap();
+    let seen: Vec<u64> = rows
+        .iter()
+        .map(|r| r["concurrency"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seen, [1, 8, 64], "{report}");
+    for row in rows {
+        for figure in [
+            "http_per_s",
+            "bare_per_s",
+            "bare_p50_us",
+            "in_process_p50_us",
+        ] {
+            assert!(row[figure].as_f64().unwrap() > 0.0, "{figure}: {row}");
+        }
+        let ratio = row["http_over_bare_per_s"].as_f64().unwrap();
+        let want = row["http_per_s"].as_f64().unwrap() / row["bare_per_s"].as_f64().unwrap();
+        assert!((ratio - want).abs() < 1e-9, "{row}");
+        let added = row["http_minus_bare_minus_local_p50_us"].as_f64().unwrap();
+        let want = row["http_p50_us"].as_f64().unwrap()
+            - row["bare_p50_us"].as_f64().unwrap()
+            - row["in_process_p50_us"].as_f64().unwrap();
+        assert!((added - want).abs() < 1e-9, "{row}");
+    }
+    let text = hookbox(["bench", "--serve", "--quick"]);
+    assert_eq!(text.code, Some(0), "{}", text.stderr);
+    for column in ["bare p50 µs", "bare /s", "serve÷bare", "serve−bare−local"] {
+        assert!(text.stdout.contains(column), "{column}: {}", text.stdout);
+    }
+}
+
+/// The counting driver's HTTP kinds send the bench request to `hookbox serve` and to bare axum.
+#[test]
+fn count_sends_the_serve_request_to_serve_and_to_bare_axum() {
+    for kind in ["serve", "serve-bare"] {
+        let run = hookbox(["bench", "--count", kind, "--wasm-runs", "3"]);
+        assert_eq!(run.code, Some(0), "{kind}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(": 3 runs, 1 in flight"),
+            "{kind}: {}",
+            run.stderr
+        );
+    }
 }

@@ -10,46 +10,39 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{Sandbox, write_file};
 use crate::util::{Run, repo_root};
 
-/// A home folder (with config and state inside), a project, and a plugin beside it.
+/// The sandbox (tests/all/sandbox.rs: a home folder with config and state inside, and a
+/// project), and a plugin beside them.
 struct Env {
-    tmp: tempfile::TempDir,
+    sb: Sandbox,
 }
 
 impl Env {
     fn new() -> Env {
-        let e = Env {
-            tmp: tempfile::tempdir().expect("temp dir"),
-        };
-        std::fs::create_dir_all(e.project()).unwrap();
-        std::fs::create_dir_all(e.home()).unwrap();
-        e
+        Env { sb: Sandbox::new() }
     }
 
     fn home(&self) -> PathBuf {
-        self.tmp.path().join("home")
+        self.sb.home()
     }
 
     fn project(&self) -> PathBuf {
-        self.tmp.path().join("project")
+        self.sb.project()
     }
 
     fn state(&self) -> PathBuf {
         self.home().join(".local/state/hookbox")
     }
 
+    /// Writes `text` at `path`; a `.sh` file is made executable.
     fn write(&self, path: &Path, text: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        if path.extension().is_some_and(|x| x == "sh") {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        let exec = path.extension().is_some_and(|x| x == "sh");
+        write_file(path, text, if exec { 0o755 } else { 0o644 });
     }
 
     /// `hookbox ARGS…` in the project, as this user, with stdin closed (not a terminal).
@@ -66,29 +59,15 @@ impl Env {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookbox"));
-        cmd.args(args)
-            .current_dir(self.project())
-            .env("NO_COLOR", "1")
-            .env("HOME", self.home())
-            .env_remove("HOOKBOX_STATE_DIR")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HOOKBOX_LOG")
-            .stdin(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let out = cmd.output().expect("run hookbox");
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        let args: Vec<std::ffi::OsString> =
+            args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let env: Vec<(&str, &OsStr)> = env.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+        self.sb.run(&args, &env)
     }
 
     fn plugin(&self) -> PathBuf {
-        self.tmp.path().join("guard-plugin")
+        self.sb.root().join("guard-plugin")
     }
 
     /// A plugin with a fail-closed command guard, a wasm guard with a project mount, and a
@@ -225,19 +204,29 @@ fn approve_tamper_refuse_diff_and_reapprove() {
     assert!(!r.stderr.contains("trust:"), "{}", r.stderr);
     assert_eq!(e.trust("diff", &[]).code, Some(0));
 
-    // The script edited: refused, named, diffed; `warn` runs it and says so.
+    // The script edited: under `require` the live folder is only compared — the approved rule
+    // runs from its snapshot (the approved bytes), and the change is named and diffed; `warn`
+    // runs the edit and says so.
     e.write(
         &e.plugin().join("hooks/guard.sh"),
         "#!/bin/sh\necho guard-v2\n",
     );
-    let d = e.dispatch("require").json();
-    assert_eq!(failure(&d, 0), json!("untrusted"));
+    let r = e.dispatch("require");
+    let d = r.json();
+    assert_eq!(failure(&d, 0), Value::Null, "{r:?}");
+    assert_eq!(d["hooks"][0]["output"].as_str().unwrap().trim(), "guard-v1");
     assert_eq!(failure(&d, 1), Value::Null, "the unchanged wasm rule runs");
-    assert_eq!(d["outcome"], json!("block"));
     assert_eq!(d["trust"]["rules"][0]["state"], json!("changed"));
+    assert_eq!(d["trust"]["rules"][0]["snapshot_ran"], json!(true));
     assert_eq!(
         d["trust"]["rules"][0]["changes"][0]["item"],
         json!("file ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh (program)")
+    );
+    assert!(
+        r.stderr
+            .contains("the approved rule ran from its snapshot instead (trust = require)"),
+        "{}",
+        r.stderr
     );
     let r = e.dispatch("warn");
     assert!(

@@ -116,6 +116,69 @@ fn exec_is_a_claude_code_command_hook() {
     );
 }
 
+/// `PreToolUse` of `rm -rf /` whose tool input also holds arrays nested `levels` deep.
+fn deep_rm(levels: usize) -> String {
+    format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{{"command":"rm -rf /","x":{}1{}}}}}"#,
+        "[".repeat(levels),
+        "]".repeat(levels)
+    )
+}
+
+/// The example guests' 64 KiB stack (guest-examples/.cargo/config.toml) against hostile input:
+/// parsing the tool input takes ~400 bytes of it per level of nesting (a 16 KiB stack overflows
+/// at 40 levels, 32 KiB at 80: docs/performance.md, issue 30 third round), and a guard that
+/// overflows traps, so a fail-open rule would let the call through. At the deepest input each
+/// way in accepts, the guard still decides.
+#[test]
+fn an_example_guard_decides_at_the_deepest_input_the_host_accepts() {
+    let cache = Dir::new();
+    // The agents' protocol (`hookbox hook`, `exec`): 64 levels with the payload object, 62 in `x`.
+    let run = exec(&cache, &[guests::SHELL_GUARD], &deep_rm(62));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains(r#""permissionDecision":"deny""#),
+        "{run:?}"
+    );
+    assert_eq!(
+        exec(&cache, &[guests::SHELL_GUARD], &deep_rm(63)).code,
+        Some(2)
+    );
+    // `dispatch`, `serve` and the library read JSON to serde_json's 128 levels: 125 in `x`.
+    let d = Dir::new();
+    d.write(
+        "guard/hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"type": "wasm", "component": "hooks/shell_guard.wasm", "matcher": "Bash", "on_failure": "allow"}]}}"#,
+    );
+    std::fs::copy(
+        guests::SHELL_GUARD,
+        d.path().join("guard/hooks/shell_guard.wasm"),
+    )
+    .unwrap();
+    d.write("deep.json", &deep_rm(125));
+    let (guard, deep) = (d.path().join("guard"), d.path().join("deep.json"));
+    let run = crate::util::hookbox_with_state(
+        [
+            "dispatch",
+            "--project-dir",
+            d.path().to_str().unwrap(),
+            "--event",
+            "PreToolUse",
+            "--plugin",
+            guard.to_str().unwrap(),
+            "--payload",
+            deep.to_str().unwrap(),
+            "--no-replay",
+            "--json",
+        ],
+        d.state(),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v = run.json();
+    assert!(v["hooks"][0]["effect"]["failure"].is_null(), "{v}");
+    assert_eq!(v["verdict"]["decision"], "deny", "{v}");
+}
+
 #[test]
 fn exec_failures_follow_claude_codes_exit_codes() {
     let cache = Dir::new();

@@ -7,6 +7,15 @@
 //! before it executes, `join.rs`), so it cannot fork out first.
 //! When the run ends, `cgroup.kill` SIGKILLs everything inside at once (the kernel also catches
 //! processes forking at that moment), the runner waits for the cgroup to empty, and removes it.
+//!
+//! A run's cgroup that its hook left empty (the usual end: nothing was killed) is not removed
+//! but kept as a spare, open, for the next run: creating a cgroup and removing it take the
+//! kernel's cgroup lock and build and tear down its files (`mkdir`, `rmdir` and the `open` of
+//! the folder, per hook; issue 30). An empty cgroup with no controller holds nothing of the
+//! run before, and no process can enter it (only this runner starts processes there); one that
+//! had processes killed in it is removed as before. At most [`MAX_SPARE_CGROUPS`] are kept;
+//! they are removed with the runner's folder.
+//!
 //! No controller is enabled: the cgroups are only used to hold and kill processes, so they work
 //! under a parent that has processes of its own (cgroup v2's "no internal processes" rule only
 //! concerns controllers).
@@ -14,11 +23,15 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::procfs;
+
+/// Empty run cgroups a runner keeps for its next runs instead of removing them: more than
+/// hooks usually run at once. Beyond it, a run's cgroup is removed as it ends.
+pub(crate) const MAX_SPARE_CGROUPS: usize = 64;
 
 /// Why hooks cannot get a cgroup of their own here.
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +83,8 @@ pub(crate) struct CgroupTree {
     next: AtomicU64,
     /// Set when the kernel refused to move a hook in: later runs do not try again.
     broken: AtomicBool,
+    /// Empty run cgroups, open, for the next runs (at most [`MAX_SPARE_CGROUPS`]).
+    spares: Mutex<Vec<(PathBuf, File)>>,
 }
 
 /// Distinguishes the folders of several runners of one process.
@@ -97,6 +112,7 @@ impl CgroupTree {
             dir,
             next: AtomicU64::new(0),
             broken: AtomicBool::new(false),
+            spares: Mutex::new(Vec::new()),
         };
         if !tree.dir.join("cgroup.kill").is_file() {
             return Err(CgroupError::NoKill(tree.dir.clone()));
@@ -129,8 +145,19 @@ impl CgroupTree {
         self.broken.store(true, Ordering::Relaxed);
     }
 
-    /// A new, empty cgroup for one run.
+    /// An empty cgroup for one run: a spare one if there is one, else a new one.
     pub(crate) fn hook(self: &Arc<Self>) -> Result<HookCgroup, CgroupError> {
+        if let Some((dir, handle)) = self.spares().pop() {
+            return Ok(HookCgroup {
+                tree: Arc::clone(self),
+                dir,
+                handle: Some(handle),
+                kept: None,
+                empty: false,
+                killed: false,
+                removed: false,
+            });
+        }
         let dir = self
             .dir
             .join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed)));
@@ -142,6 +169,7 @@ impl CgroupTree {
             tree: Arc::clone(self),
             dir,
             handle: None,
+            kept: None,
             empty: false,
             killed: false,
             removed: false,
@@ -154,10 +182,33 @@ impl CgroupTree {
         cgroup.handle = Some(handle);
         Ok(cgroup)
     }
+
+    /// The spares. A run that panicked holding the lock left the list whole: use it.
+    fn spares(&self) -> std::sync::MutexGuard<'_, Vec<(PathBuf, File)>> {
+        self.spares
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps an empty run cgroup for a later run; `Err` gives it back when the list is full.
+    fn keep_spare(&self, dir: PathBuf, handle: File) -> Result<(), PathBuf> {
+        let mut spares = self.spares();
+        if spares.len() >= MAX_SPARE_CGROUPS {
+            return Err(dir);
+        }
+        spares.push((dir, handle));
+        Ok(())
+    }
 }
 
 impl Drop for CgroupTree {
     fn drop(&mut self) {
+        for (dir, handle) in self.spares().drain(..) {
+            drop(handle);
+            if let Err(e) = std::fs::remove_dir(&dir) {
+                tracing::debug!(dir = %dir.display(), error = %e, "cannot remove a spare hook cgroup");
+            }
+        }
         // Fails (EBUSY) only if a run's cgroup is still being emptied; then the folder stays
         // until a later runner of a new process removes it as stale.
         if let Err(e) = std::fs::remove_dir(&self.dir) {
@@ -173,6 +224,8 @@ pub(crate) struct HookCgroup {
     dir: PathBuf,
     /// The folder, opened: `clone3` creates the hook inside it (`CLONE_INTO_CGROUP`).
     handle: Option<File>,
+    /// The open folder after the kill, kept for the next run if the hook left it empty.
+    kept: Option<File>,
     /// Found empty when it was to be killed: nothing to wait for.
     empty: bool,
     killed: bool,
@@ -222,9 +275,10 @@ impl HookCgroup {
         if std::mem::replace(&mut self.killed, true) {
             return Ok(0);
         }
-        self.handle = None;
+        let handle = self.handle.take();
         if !populated(&self.dir) {
             self.empty = true;
+            self.kept = handle;
             return Ok(0);
         }
         let path = self.dir.join("cgroup.procs");
@@ -263,12 +317,22 @@ impl HookCgroup {
         }
     }
 
-    /// Removes the (empty) cgroup once the run has returned: `rmdir` of a cgroup takes the
-    /// kernel's cgroup lock and tears its files down (tens of µs), which the hook's caller
-    /// need not wait for. In a blocking-pool thread when a runtime is there, here otherwise.
-    pub(crate) fn remove_later(&mut self) {
+    /// Done with the (empty) cgroup: kept as a spare for the next run when its hook left it
+    /// empty (nothing was killed in it), else removed once the run has returned: `rmdir` of a
+    /// cgroup takes the kernel's cgroup lock and tears its files down (tens of µs), which the
+    /// hook's caller need not wait for. In a blocking-pool thread when a runtime is there,
+    /// here otherwise.
+    pub(crate) fn release(&mut self) {
         self.removed = true;
-        let dir = self.dir.clone();
+        let dir = match self.kept.take() {
+            Some(handle) if self.empty && !self.tree.is_broken() => {
+                match self.tree.keep_spare(self.dir.clone(), handle) {
+                    Ok(()) => return,
+                    Err(dir) => dir,
+                }
+            }
+            _ => self.dir.clone(),
+        };
         // The tree's folder can only go once this one is gone: the task keeps it.
         let tree = Arc::clone(&self.tree);
         let remove = move || {

@@ -233,7 +233,7 @@ impl Scope<'_> {
                         limit.as_secs_f64()
                     ));
                 } else {
-                    cgroup.remove_later();
+                    cgroup.release();
                 }
             }
             Scope::Subreaper(mark) => {

@@ -116,6 +116,7 @@ pub(crate) fn missing_guards(
             unpinnable: None,
             approval_error: None,
             missing: true,
+            snapshot_ran: false,
             ran: t.mode != TrustMode::Require,
         });
     }

@@ -22,6 +22,7 @@
 //!
 //! Nothing here knows the host around it: the host's modules use these, never the reverse.
 
+mod file_version;
 mod isolation;
 mod pin;
 mod policy;

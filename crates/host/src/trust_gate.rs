@@ -1,7 +1,8 @@
 //! Trust at dispatch: a rule that is not approved as it is does not run under `require` (it
 //! fails with `untrusted`, its fail mode applies — the *approved* fail mode when the rule was
-//! loosened, so a tampered guard still fails closed); under `warn` it runs and the dispatch
-//! says so. Under `require` an approved command runs from its approval's snapshot of the plugin
+//! loosened, so a tampered guard still fails closed) — unless it differs from its approval only
+//! in files its approval's snapshot holds: then the approved rule runs, from the snapshot, and
+//! the dispatch names the change; under `warn` it runs and the dispatch says so. Under `require` an approved command runs from its approval's snapshot of the plugin
 //! folder, and the files it names outside the plugin from sealed copies of the bytes hashed (as
 //! does a tenant's, recorded under `off`, so a held load keeps running the bytes approved);
 //! under `warn` it runs from the live folder exactly as the agent itself would run it — the
@@ -51,6 +52,10 @@ pub(crate) fn trust_refusal(
         return None;
     }
     let check = loaded.trust.rule(pos)?;
+    if check.snapshot_approves {
+        // The approved rule, over its snapshot's files: it runs (`pin_request`).
+        return None;
+    }
     let rule = &loaded.set.rules()[pos];
     let subject = loaded.trust.subjects.get(rule.plugin)?;
     let why = refusal(check, subject.error.as_deref())?;
@@ -104,6 +109,7 @@ pub(crate) fn trust_findings(loaded: &Loaded, matched: &[usize]) -> Vec<TrustFin
             approval_error: subject.and_then(|s| s.error.clone()),
             missing: false,
             ran: t.mode != TrustMode::Require,
+            snapshot_ran: t.mode == TrustMode::Require && check.snapshot_approves,
         });
     }
     out
@@ -195,7 +201,7 @@ pub(crate) fn pin_request(
                         kind: EntryKind::File { sha256, .. },
                         ..
                     },
-                )) if *sha256 == pin.file.sha256 => {}
+                )) if *sha256 == pin.file.sha256 || check.snapshot_approves => {}
                 _ => {
                     return Err(refuse(format!(
                         "its approval's snapshot does not hold {} as approved; approve it again",

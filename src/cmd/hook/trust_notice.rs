@@ -1,6 +1,7 @@
-//! Trust under `warn`, said where the agent's user sees it: a matched rule that is not approved
-//! as it is (never approved, or changed since) ran, and the person whose agent ran it should
-//! know. `hookbox hook`'s stderr is shown by no agent on success, so the warning goes into the
+//! Trust said where the agent's user sees it: under `warn`, a matched rule that is not approved
+//! as it is (never approved, or changed since) ran; under `require`, a rule changed since
+//! approval ran as approved from its snapshot (the edit has no effect until it is approved) —
+//! either way the person whose agent ran it should know. `hookbox hook`'s stderr is shown by no agent on success, so the warning goes into the
 //! answer's `systemMessage` (shown by the agents that display one; a note elsewhere) — once per
 //! agent session and set of findings, not on every event: a marker file per (agent, session,
 //! findings) in `<state>/trust-notices/`, bounded and swept like the Stop loop's records.
@@ -14,9 +15,13 @@ use hookbox_host::TrustFinding;
 /// The most findings named in one message; the rest are counted.
 const MAX_NAMED: usize = 3;
 
-/// The warning for the findings of rules that ran under `warn`, if any.
+/// The warning for the findings of rules that ran under `warn`, or ran their approved snapshot
+/// under `require`, if any.
 pub(super) fn message(findings: &[TrustFinding]) -> Option<String> {
-    let ran: Vec<&TrustFinding> = findings.iter().filter(|f| f.ran).collect();
+    let ran: Vec<&TrustFinding> = findings
+        .iter()
+        .filter(|f| f.ran || f.snapshot_ran)
+        .collect();
     let first = ran.first()?;
     let mut text = String::from("hookbox: trust: ");
     let named: Vec<String> = ran.iter().take(MAX_NAMED).map(|f| f.to_string()).collect();
@@ -71,6 +76,43 @@ pub(super) fn add_to(verdict: &mut Verdict, message: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hookbox_trust::{RuleLocation, RuleTrust};
+
+    fn finding(ran: bool, snapshot_ran: bool) -> TrustFinding {
+        TrustFinding {
+            rule_index: 0,
+            plugin: "guard".into(),
+            subject: "/p/guard".into(),
+            location: RuleLocation {
+                file: "hooks/hooks.json".into(),
+                json_path: "hooks.PreToolUse[0].hooks[0]".into(),
+            },
+            label: "guard.sh".into(),
+            trust: RuleTrust::Changed {
+                changes: Vec::new(),
+                approved_on_failure: None,
+            },
+            unpinnable: None,
+            approval_error: None,
+            missing: false,
+            ran,
+            snapshot_ran,
+        }
+    }
+
+    #[test]
+    fn the_user_hears_of_a_change_that_ran_or_ran_its_approved_snapshot_but_not_of_a_refusal() {
+        let warn = message(&[finding(true, false)]).unwrap();
+        assert!(warn.contains("it ran anyway (trust = warn)"), "{warn}");
+        let snapshot = message(&[finding(false, true)]).unwrap();
+        assert!(
+            snapshot.contains("the approved rule ran from its snapshot instead")
+                && snapshot.contains("hookbox trust diff /p/guard"),
+            "{snapshot}"
+        );
+        // A refusal answers in the verdict itself (the failure's reason).
+        assert_eq!(message(&[finding(false, false)]), None);
+    }
 
     #[test]
     fn a_notice_is_new_once_per_session() {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use hookbox_command::{CommandRunner, Containment, ContainmentPolicy};
 
-use crate::util::{Fixture, eventually, read_pids, request, running, shell};
+use crate::util::{Fixture, eventually, exec, read_pids, request, running, shell};
 
 /// A shell snippet starting a `setsid` daemon that records its pid in `pids` and lets go of
 /// the hook's pipes.
@@ -109,6 +109,39 @@ async fn a_setsid_daemon_and_a_double_forked_one_die_with_their_hook() {
         .find_map(|n| n.strip_suffix(" processes had left the hook's process group (`setsid`, a daemon) and would have outlived it; killed with the hook's cgroup"))
         .and_then(|n| n.parse::<usize>().ok());
     assert!(escaped.is_some_and(|n| n >= 2), "{:?}", run.notes);
+}
+
+#[tokio::test]
+async fn a_run_cgroup_that_held_an_escaped_process_is_removed_not_used_again() {
+    let fx = Fixture::new();
+    let Some(runner) = cgroup_runner(&fx) else {
+        return;
+    };
+    let pids = fx.path().join("pids");
+    let _cleanup = Cleanup(&pids);
+    let command = format!(
+        "{} {} cat /proc/self/cgroup",
+        setsid_daemon(&pids),
+        until_recorded(&pids, 1)
+    );
+    let first = runner.run(&request(shell(&command))).await.unwrap();
+    assert_eq!(first.output.exit_code, Some(0), "{first:?}");
+    assert!(!running(daemon_pids(&pids, 1).await[0]), "{first:?}");
+    // The daemon was killed in it: a cgroup that held processes is never a spare.
+    let second = runner
+        .run(&request(exec(&["cat", "/proc/self/cgroup"])))
+        .await
+        .unwrap();
+    assert_eq!(second.output.exit_code, Some(0), "{second:?}");
+    let first_cgroup = first.output.stdout.trim();
+    assert!(first_cgroup.contains("/run-"), "{first:?}");
+    assert_ne!(first_cgroup, second.output.stdout.trim());
+    let Containment::Cgroup { dir } = runner.containment() else {
+        unreachable!("cgroup_runner checked it");
+    };
+    let run_dir = first_cgroup.rsplit_once('/').unwrap().1;
+    let folder = dir.join(run_dir);
+    eventually("the emptied cgroup was removed", || !folder.exists()).await;
 }
 
 #[tokio::test]

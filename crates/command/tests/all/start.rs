@@ -30,9 +30,20 @@ async fn the_hook_is_in_its_run_cgroup_from_its_first_instruction() {
     assert!(before.ends_with(tree), "{own} not under {}", dir.display());
     assert!(run_dir.starts_with("run-"), "{own}");
     assert!(run.notes.is_empty(), "{:?}", run.notes);
-    // Removed once the run returned (off the hook's path, but removed).
+    // Left empty, it is kept for the next run (no `mkdir` and `rmdir` per hook)...
+    let again = runner
+        .run(&request(exec(&["cat", "/proc/self/cgroup"])))
+        .await
+        .unwrap();
+    assert_eq!(again.output.stdout.trim(), own, "{again:?}");
     let folder = dir.join(run_dir);
-    eventually("the run's cgroup was removed", || !folder.exists()).await;
+    assert!(folder.is_dir(), "{}", folder.display());
+    // ...and removed with its runner.
+    drop(runner);
+    eventually("the run's cgroup was removed with its runner", || {
+        !folder.exists() && !dir.exists()
+    })
+    .await;
 }
 
 #[tokio::test]

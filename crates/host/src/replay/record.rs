@@ -147,10 +147,9 @@ impl RawRecord {
         hooks + self.session_id.len() + if self.hook_fired.is_some() { 1024 } else { 0 }
     }
 
-    /// The record, redacted and (unless full capture is on) previewed.
-    pub(crate) fn into_record(self) -> ReplayRecord {
-        let hooks = self
-            .reports
+    /// Each hook of the record, redacted and (unless full capture is on) previewed.
+    fn hooks(&self) -> Vec<ReplayHook> {
+        self.reports
             .iter()
             .map(|r| {
                 // Redact before cutting: a cut can only shorten a redacted text, never reveal a
@@ -193,7 +192,12 @@ impl RawRecord {
                     fuel_consumed: r.fuel_consumed,
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The record, redacted and (unless full capture is on) previewed.
+    pub(crate) fn into_record(self) -> ReplayRecord {
+        let hooks = self.hooks();
         let mut hook_fired = self
             .hook_fired
             .as_ref()
@@ -212,6 +216,50 @@ impl RawRecord {
             hook_fired,
         }
     }
+
+    /// The record as the writer thread serialises it: what [`RawRecord::into_record`] makes,
+    /// with the HookFired record redacted in place instead of turned into a JSON tree first
+    /// (that tree, its redaction walk and its serialisation were a third of the writer's work
+    /// per record). Its line is byte for byte the [`ReplayRecord`]'s (tested).
+    pub(crate) fn into_line_record(self) -> LineRecord {
+        let hooks = self.hooks();
+        let hook_fired = self.hook_fired.map(|mut f| {
+            // The event name and outcome are fixed names with no secret in them (tested); the
+            // event's own fields are redacted as the tree's would be, keys included.
+            let mut fields = Value::Object(std::mem::take(&mut f.fields));
+            redact_json(&mut fields);
+            if let Value::Object(map) = fields {
+                f.fields = map;
+            }
+            f
+        });
+        LineRecord {
+            ts_ms: self.ts_ms,
+            session_id: self.session_id,
+            event: self.event,
+            outcome: self.outcome,
+            matched_rule_count: self.matched_rule_count,
+            duration_ms: self.duration_ms,
+            hooks,
+            hook_fired,
+        }
+    }
+}
+
+/// A [`ReplayRecord`] as the writer serialises it: the same fields in the same order with the
+/// same rules, the HookFired record kept as the struct it is. Written, never read back
+/// (reading gives a [`ReplayRecord`]).
+#[derive(Debug, Serialize)]
+pub(crate) struct LineRecord {
+    ts_ms: u64,
+    session_id: String,
+    event: String,
+    outcome: String,
+    matched_rule_count: usize,
+    duration_ms: f64,
+    hooks: Vec<ReplayHook>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hook_fired: Option<HookFired>,
 }
 
 impl ReplayRecord {
@@ -312,5 +360,79 @@ pub(crate) mod tests {
         let r = ReplayRecord::new(&head("s"), &[report(&out)], true);
         let p = r.hooks[0].output_preview.as_ref().unwrap();
         assert!(!p.contains(secret) && p.len() > 2000 && !r.hooks[0].output_truncated);
+    }
+
+    /// The writer's line (`into_line_record`, the HookFired record redacted in place) is the
+    /// `ReplayRecord`'s line (`into_record`, the record turned into a JSON tree and redacted
+    /// there) byte for byte — in a file and on the stream, with and without a HookFired record,
+    /// with secrets in its texts, in a hook's output and name, cut and whole.
+    #[test]
+    fn the_writers_line_is_the_replay_records_line_byte_for_byte() {
+        use hookbox_core::aggregate::Outcome;
+        use serde_json::json;
+
+        use crate::replay::sink::ReplayDir;
+        use crate::replay::stream::ReplayOutput;
+
+        let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let fired = |text: &str| HookFired {
+            hook_name: EventName::Stop,
+            outcome: Outcome::Block,
+            matched_rule_count: 2,
+            fields: serde_json::Map::from_iter([
+                ("stop_reason".to_owned(), json!(text)),
+                ("added_context_count".to_owned(), json!(1)),
+                ("at_max_iter".to_owned(), json!(false)),
+                ("decision".to_owned(), json!(null)),
+            ]),
+        };
+        let mut named = report(&format!("token {secret} and {}", "y".repeat(900)));
+        named.hook.hook_name = format!("echo {secret}");
+        let cases: Vec<(Option<HookFired>, Vec<HookReport>, bool)> = vec![
+            (None, vec![report("ok")], false),
+            (
+                Some(fired("plain reason")),
+                vec![report("ok"), report("")],
+                false,
+            ),
+            (
+                Some(fired(&format!("leaked {secret} here"))),
+                vec![named.clone()],
+                false,
+            ),
+            (Some(fired("ünïcödé \"quoted\"\n")), vec![named], true),
+        ];
+        let folder = tempfile::tempdir().unwrap();
+        let dirs = [
+            ReplayDir::create(&folder.path().join("replay"), ReplayOutput::Files).unwrap(),
+            ReplayDir::create(&folder.path().join("tenant/replay"), ReplayOutput::Stdout).unwrap(),
+        ];
+        for (fired, reports, full) in cases {
+            let head = RecordHead {
+                hook_fired: fired.as_ref(),
+                ..head("sess")
+            };
+            let raw = || {
+                let mut r = RawRecord::new(&head, reports.clone(), full);
+                r.ts_ms = 1_700_000_000_123;
+                r
+            };
+            for dir in &dirs {
+                let want = dir.line(&raw().into_record()).unwrap();
+                let got = dir.line(&raw().into_line_record()).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want)
+                );
+                assert!(!String::from_utf8_lossy(&got).contains(secret));
+            }
+        }
+        // The event name and outcome are written unredacted: none holds a secret's trigger.
+        for name in EventName::ALL {
+            assert!(
+                matches!(redact(name.as_str()), std::borrow::Cow::Borrowed(_)),
+                "{name:?}"
+            );
+        }
     }
 }

@@ -102,8 +102,9 @@ impl ReplayDir {
         }
     }
 
-    /// `record` as the line written for it here, newline included.
-    pub(super) fn line(&self, record: &ReplayRecord) -> serde_json::Result<Vec<u8>> {
+    /// `record` (a [`ReplayRecord`], or the writer's `LineRecord` of the same bytes) as the line
+    /// written for it here, newline included.
+    pub(super) fn line<R: serde::Serialize>(&self, record: &R) -> serde_json::Result<Vec<u8>> {
         match self {
             ReplayDir::Folder(_) => {
                 let mut line = serde_json::to_vec(record)?;

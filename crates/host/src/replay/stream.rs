@@ -16,8 +16,6 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::record::ReplayRecord;
-
 /// Where a runtime's replay records go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReplayOutput {
@@ -38,16 +36,17 @@ pub(super) const CHUNK: usize = 4096;
 /// Most bytes of lines the writer holds for the stream before it writes them, batch or not.
 const PENDING_MAX_BYTES: usize = 64 << 10;
 
-/// One line of the stream: a replay record with the host it belongs to.
+/// One line of the stream: a replay record ([`ReplayRecord`](super::record::ReplayRecord) or the
+/// writer's [`LineRecord`](super::record::LineRecord)) with the host it belongs to.
 #[derive(Serialize)]
-struct StreamLine<'a> {
+struct StreamLine<'a, R> {
     host: &'a str,
     #[serde(flatten)]
-    record: &'a ReplayRecord,
+    record: &'a R,
 }
 
 /// `record` as a line of the stream, newline included.
-pub(super) fn stream_line(host: &str, record: &ReplayRecord) -> serde_json::Result<Vec<u8>> {
+pub(super) fn stream_line<R: Serialize>(host: &str, record: &R) -> serde_json::Result<Vec<u8>> {
     let mut line = serde_json::to_vec(&StreamLine { host, record })?;
     line.push(b'\n');
     Ok(line)

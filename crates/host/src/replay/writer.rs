@@ -107,7 +107,7 @@ impl Writer {
             Message::Record { dir, file, line } => self.write(&dir, &file, &line),
             Message::Raw { dir, raw, weight } => {
                 let file = session_file_name(raw.session_id());
-                let record = raw.into_record();
+                let record = raw.into_line_record();
                 self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
                 match dir.line(&record) {
                     Ok(line) => self.write(&dir, &file, &line),
@@ -178,16 +178,17 @@ impl Writer {
     /// `line` is within the byte quota ([`Writer::write`] dropped a larger one).
     fn record(&mut self, dir: &MountDir, file: &str, line: &[u8]) -> Result<(), ReplayError> {
         let len = line.len() as u64;
-        let key = dir.path().to_owned();
-        if !self.folders.contains_key(&key) {
+        // Borrowed from `dir`: the folder's path is copied only the first time it is seen.
+        let key = dir.path();
+        if !self.folders.contains_key(key) {
             let folder = scan(dir).map_err(|reason| ReplayError {
                 path: key.display().to_string(),
                 reason,
             })?;
-            self.folders.insert(key.clone(), folder);
+            self.folders.insert(key.to_owned(), folder);
         }
         let quota = self.quota;
-        let Some(folder) = self.folders.get_mut(&key) else {
+        let Some(folder) = self.folders.get_mut(key) else {
             return Ok(());
         };
         folder.last = Instant::now();

@@ -10,30 +10,30 @@
 //! without blocking, checked on its descriptor (a regular file of at most
 //! [`TrustPolicy::max_program_bytes`](super::TrustPolicy::max_program_bytes)) and hashed
 //! streaming — a program may be 100+ MB (`node`) and is never read into memory whole. Digests
-//! are kept per process by (device, inode, size, mtime, ctime), so a host loading its rules
-//! again does not hash `node` again unless the file changed; and, for the CLI (one process per
-//! hook), in the approval store's private folder (`program-digests.cache`, read and written as
-//! a record is, at most [`MAX_CACHED_PROGRAMS`] entries), so a dispatch does not hash `node`
-//! again either. A write changes a file's mtime and ctime (the kernel sets ctime; no call sets
-//! it back), so a cached digest is never taken for other bytes.
+//! are kept per process by the file's version (device, inode, size, mtime, ctime:
+//! [`super::file_version`], which caches only versions that have settled, so a write can never
+//! keep a cached key), so a host loading its rules again does not hash `node` again unless the
+//! file changed; and, for the CLI (one process per hook), in the approval store's private
+//! folder (`program-digests.cache`, read and written as a record is, at most
+//! [`MAX_CACHED_PROGRAMS`] entries), so a dispatch does not hash `node` again either.
 //!
 //! What is pinned is what was found when the rule set was loaded: the program is not run from a
 //! sealed copy (it is the system's, and may be large), so a file replaced between the load and
 //! the spawn is not seen — the bound is the load, as for the approval itself.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
 
 use hookbox_trust::{Digest, FileState, ProgramRecord};
 use rustix::fs::{Mode, OFlags};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
+use super::file_version::{DigestCache, FileVersion};
 use super::store::ApprovalStore;
 
 /// Distinct programs whose digests one process keeps (a rule set names a few; a server's
@@ -43,30 +43,8 @@ const MAX_CACHED_PROGRAMS: usize = 1024;
 /// Bytes read at a time while hashing.
 const CHUNK: usize = 64 * 1024;
 
-/// What identifies one version of a file without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct FileKey {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl FileKey {
-    fn of(m: &std::fs::Metadata) -> FileKey {
-        FileKey {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-        }
-    }
-}
-
-/// The process's digests, and whether one was added since the cache file was read.
-static DIGESTS: Mutex<Option<(HashMap<FileKey, Digest>, bool)>> = Mutex::new(None);
+/// The process's digests of programs (see [`super::file_version`]).
+static DIGESTS: DigestCache = DigestCache::new(MAX_CACHED_PROGRAMS);
 
 /// The cache file's name in the approval store (not `*.json`: no approval record).
 const CACHE_FILE: &str = "program-digests.cache";
@@ -91,46 +69,35 @@ pub(crate) fn load_cache(store: &ApprovalStore) {
     let Ok(entries) = serde_json::from_str::<Vec<CachedDigest>>(&text) else {
         return;
     };
-    let mut guard = DIGESTS.lock().unwrap_or_else(PoisonError::into_inner);
-    let (map, _) = guard.get_or_insert_with(|| (HashMap::new(), false));
     for e in entries.into_iter().take(MAX_CACHED_PROGRAMS) {
-        if map.len() >= MAX_CACHED_PROGRAMS {
-            break;
-        }
-        let key = FileKey {
+        let version = FileVersion {
             dev: e.dev,
             ino: e.ino,
             size: e.size,
             mtime: e.mtime,
             ctime: e.ctime,
         };
-        map.entry(key).or_insert(e.sha256);
+        DIGESTS.restore(version, e.sha256);
     }
 }
 
 /// Writes the process's digests to `store`'s cache file when one was added since it was read
 /// (best effort: a cache that cannot be written is hashed again next time).
 pub(crate) fn save_cache(store: &ApprovalStore) {
-    let entries: Vec<CachedDigest> = {
-        let mut guard = DIGESTS.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some((map, dirty)) = guard.as_mut() else {
-            return;
-        };
-        if !*dirty {
-            return;
-        }
-        *dirty = false;
-        map.iter()
-            .map(|(k, d)| CachedDigest {
-                dev: k.dev,
-                ino: k.ino,
-                size: k.size,
-                mtime: k.mtime,
-                ctime: k.ctime,
-                sha256: *d,
-            })
-            .collect()
+    let Some(digests) = DIGESTS.take_dirty() else {
+        return;
     };
+    let entries: Vec<CachedDigest> = digests
+        .into_iter()
+        .map(|(k, d)| CachedDigest {
+            dev: k.dev,
+            ino: k.ino,
+            size: k.size,
+            mtime: k.mtime,
+            ctime: k.ctime,
+            sha256: d,
+        })
+        .collect();
     if let Ok(text) = serde_json::to_string(&entries) {
         let _ = store.write_text(CACHE_FILE, &text);
     }
@@ -197,13 +164,8 @@ fn hash_program(path: &Path, max: u64) -> Result<(Digest, u64), String> {
             meta.size()
         ));
     }
-    let key = FileKey::of(&meta);
-    let cached = DIGESTS
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .and_then(|(m, _)| m.get(&key).copied());
-    if let Some(d) = cached {
+    let key = FileVersion::of(&meta);
+    if let Some(d) = DIGESTS.get(&key) {
         return Ok((d, key.size));
     }
     let mut hasher = Sha256::new();
@@ -224,17 +186,11 @@ fn hash_program(path: &Path, max: u64) -> Result<(Digest, u64), String> {
     }
     // Changed while it was read: what was hashed is no version of the file.
     let after = file.metadata().map_err(|e| e.to_string())?;
-    if FileKey::of(&after) != key || read != key.size {
+    if FileVersion::of(&after) != key || read != key.size {
         return Err("it changed while it was hashed".into());
     }
     let digest = Digest(hasher.finalize().into());
-    let mut cache = DIGESTS.lock().unwrap_or_else(PoisonError::into_inner);
-    let (map, dirty) = cache.get_or_insert_with(|| (HashMap::new(), false));
-    if map.len() >= MAX_CACHED_PROGRAMS {
-        map.clear();
-    }
-    map.insert(key, digest);
-    *dirty = true;
+    DIGESTS.insert(key, digest, SystemTime::now());
     Ok((digest, key.size))
 }
 
@@ -349,29 +305,33 @@ mod tests {
         std::fs::create_dir(&store_dir).unwrap();
         std::fs::set_permissions(&store_dir, std::fs::Permissions::from_mode(0o700)).unwrap();
         let store = ApprovalStore::open(&store_dir).unwrap().unwrap();
-        exe(&root.join("bin/cached-tool"), "#!/bin/sh\necho cached\n");
-        let r = program_record("cached-tool", Some(root.join("bin").as_os_str()), 1 << 20);
+        // The system's `sh`: a program whose version settled long ago (a file written just now
+        // is hashed every time, never cached: file_version's tests).
+        let r = program_record("sh", Some(OsStr::new("/bin:/usr/bin")), 1 << 30);
+        let (_, digest, size) = pinned(&r);
         save_cache(&store);
         let text = store.read_text(CACHE_FILE).unwrap().unwrap();
         let entries: Vec<CachedDigest> = serde_json::from_str(&text).unwrap();
         assert!(
-            entries
-                .iter()
-                .any(|e| Some(e.sha256) == pinned_digest(&r) && e.size == 22),
+            entries.iter().any(|e| e.sha256 == digest && e.size == size),
             "{text}"
         );
         // Read back into a process's cache: the same digest, for the same version of the file.
         load_cache(&store);
-        let again = program_record("cached-tool", Some(root.join("bin").as_os_str()), 1 << 20);
+        let again = program_record("sh", Some(OsStr::new("/bin:/usr/bin")), 1 << 30);
         assert_eq!(again, r);
         // Not a record: `list` passes it over.
         assert!(store.list().unwrap().is_empty());
     }
 
-    fn pinned_digest(r: &ProgramRecord) -> Option<Digest> {
-        match r.state {
-            FileState::Pinned { sha256, .. } => Some(sha256),
-            FileState::Unreadable { .. } => None,
-        }
+    #[test]
+    fn a_program_written_just_now_is_hashed_each_time_and_never_cached() {
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().canonicalize().unwrap();
+        exe(&bin.join("fresh-tool"), "#!/bin/sh\necho one\n");
+        let r = program_record("fresh-tool", Some(bin.as_os_str()), 1 << 20);
+        let version = FileVersion::of(&std::fs::metadata(bin.join("fresh-tool")).unwrap());
+        assert_eq!(DIGESTS.get(&version), None, "a version younger than SETTLE");
+        assert_eq!(pinned(&r).1, Digest::of(b"#!/bin/sh\necho one\n"));
     }
 }

@@ -44,6 +44,10 @@ pub struct TrustFinding {
     pub missing: bool,
     /// Whether the live rules ran as they are (`warn`) or trust answered instead (`require`).
     pub ran: bool,
+    /// Under `require`: the rule differs from its approval only in files its approval's
+    /// snapshot holds, so the approved rule ran — from the snapshot, not the live folder.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot_ran: bool,
 }
 
 impl std::fmt::Display for TrustFinding {
@@ -81,6 +85,8 @@ impl TrustFinding {
         }
         if self.ran {
             s.push_str(" — it ran anyway (trust = warn)");
+        } else if self.snapshot_ran {
+            s.push_str(" — the approved rule ran from its snapshot instead (trust = require)");
         } else {
             s.push_str(" — it did not run (trust = require)");
         }

@@ -15,6 +15,12 @@
 //! - `manifests/<id>.json`: what the tree holds ([`SnapshotManifest`]), named by its id, written
 //!   and read as every private file of the store is (`private_file`).
 //!
+//! A file whose version (`super::file_version`: device, inode, size, times) was hashed before
+//! and whose object is stored is not read again: a tenant reloaded, or a plugin approved
+//! again, costs a `stat` per unchanged file, not a read and a hash. Only settled versions are
+//! remembered (a file written within the last second is read every time), at most
+//! [`MAX_CACHED_FILES`] of them per process.
+//!
 //! Taking a snapshot and removing those no approval references ([`SnapshotStore::collect`])
 //! hold an exclusive `flock` on the folder, so a collection never removes a snapshot being
 //! taken. Nothing ever writes into a tree again: what runs reads it.
@@ -38,6 +44,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use hookbox_core::files::{CheckedFile, open_beneath_dir};
 use hookbox_trust::{
@@ -51,9 +58,17 @@ pub use error::{RootProblem, SnapshotError};
 pub use limits::{DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_SNAPSHOT_FILES, SnapshotLimits};
 pub(crate) use walk::{Found, walk};
 
+use super::file_version::{DigestCache, FileVersion};
 use super::private_file::{read_private, remove_private, write_private, write_temp};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// File versions whose digests one process remembers while taking snapshots (a server's
+/// tenants' plugin files, or a CLI's approvals). Past it, the cache starts again.
+pub(crate) const MAX_CACHED_FILES: usize = 65_536;
+
+/// The digests of file versions already copied into a store (see the module).
+static FILE_DIGESTS: DigestCache = DigestCache::new(MAX_CACHED_FILES);
 
 const OBJECTS: &str = "objects";
 const TREES: &str = "trees";
@@ -621,11 +636,25 @@ fn copy_file(
         })
     };
     let file = open_beneath_dir(dir, Path::new(rel), Path::new(shown)).map_err(refused)?;
+    // A second descriptor of the same open file: its version once the bytes are read.
+    let same = file.try_clone().map_err(|_| changed())?;
     let checked =
         CheckedFile::new(file, Path::new(shown), limits.max_file_bytes).map_err(refused)?;
     let meta = checked.metadata();
     if meta.len() != size || (meta.mode() & 0o111 != 0) != executable {
         return Err(changed());
+    }
+    // This version of the file hashed before, and its object stored: nothing to read.
+    let version = FileVersion::of(meta);
+    if let Some(sha256) = FILE_DIGESTS.get(&version)
+        && has_object(
+            objects.as_fd(),
+            &object_name(sha256, executable),
+            size,
+            executable,
+        )
+    {
+        return Ok(sha256);
     }
     let bytes = checked.read().map_err(|_| changed())?;
     if bytes.len() as u64 != size {
@@ -633,7 +662,24 @@ fn copy_file(
     }
     let sha256 = Digest::of(&bytes);
     put_object(objects.as_fd(), &bytes, sha256, executable).map_err(CopyError::Store)?;
+    if same
+        .metadata()
+        .is_ok_and(|after| FileVersion::of(&after) == version)
+    {
+        FILE_DIGESTS.insert(version, sha256, SystemTime::now());
+    }
     Ok(sha256)
+}
+
+/// Whether `objects` holds `name` as an object of `size` bytes with the mode of `executable`
+/// (anything else under that name is replaced when the object is put).
+fn has_object(objects: BorrowedFd<'_>, name: &str, size: u64, executable: bool) -> bool {
+    let mode = if executable { 0o500 } else { 0o400 };
+    rustix::fs::statat(objects, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+        FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+            && u64::try_from(st.st_size).ok() == Some(size)
+            && st.st_mode & 0o777 == mode
+    })
 }
 
 /// Stores `bytes` as the object of `sha256` and `executable`, unless it is there already.
@@ -645,11 +691,7 @@ fn put_object(
 ) -> Result<(), Errno> {
     let name = object_name(sha256, executable);
     let mode = if executable { 0o500 } else { 0o400 };
-    if let Ok(st) = rustix::fs::statat(objects, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-        && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-        && u64::try_from(st.st_size).ok() == Some(bytes.len() as u64)
-        && st.st_mode & 0o777 == mode
-    {
+    if has_object(objects, &name, bytes.len() as u64, executable) {
         return Ok(());
     }
     let temp = write_temp(objects, &name, bytes, mode).map_err(|(_, e)| e)?;

@@ -13,9 +13,9 @@ use hookbox_core::event::EventName;
 use hookbox_core::matcher::{JsRegex, Matcher};
 use hookbox_core::rule::{Handler, PluginInfo, Rule};
 use hookbox_trust::{
-    Approval, ApprovalIndex, Base, Digest, FileRecord, FileRole, FileState, ProgramRecord,
-    RuleLocation, RuleRecord, RuleTrust, Site, Unpinned, UnpinnedWhy, check_rule, resolve_command,
-    rule_content,
+    Approval, ApprovalIndex, Base, Digest, EntryKind, FileRecord, FileRole, FileState,
+    ProgramRecord, RuleLocation, RuleRecord, RuleTrust, Site, SnapshotEntry, Unpinned, UnpinnedWhy,
+    check_rule, resolve_command, rule_content,
 };
 use hookbox_wasm::{MountDir, PreparedHook};
 
@@ -46,6 +46,40 @@ pub(crate) struct RuleCheck {
     pub(crate) pins: Vec<Pin>,
     /// The first file the rule runs that could not be read, and why.
     pub(crate) unpinnable: Option<String>,
+    /// Under `require`: a changed command rule whose every difference from its approval is a
+    /// file inside its approval's snapshot — the rule as it stands, run over the snapshot's
+    /// files, *is* the approved rule, so it runs from the snapshot instead of being refused
+    /// (`crate::trust_gate`). The live folder is only compared.
+    pub(crate) snapshot_approves: bool,
+}
+
+/// `files` with each one beneath a root of `snap` as the snapshot holds it (its digest and
+/// size there); `None` when the snapshot does not hold one of them as a file.
+fn files_in_snapshot(files: &[FileRecord], snap: &Snapshot) -> Option<Vec<FileRecord>> {
+    files
+        .iter()
+        .map(|f| {
+            if snap.manifest.root_of(f.base, &f.path).is_none() {
+                return Some(f.clone());
+            }
+            match snap.manifest.find(f.base, &f.path) {
+                Some((
+                    _,
+                    SnapshotEntry {
+                        kind: EntryKind::File { sha256, size, .. },
+                        ..
+                    },
+                )) => Some(FileRecord {
+                    state: FileState::Pinned {
+                        sha256: *sha256,
+                        size: *size,
+                    },
+                    ..f.clone()
+                }),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// A plugin (or bare file) as an approval subject.
@@ -531,11 +565,31 @@ pub(crate) fn survey(
         )
         .with_programs(programs);
         let verdict = check_rule(&record, indexes[rule.plugin].as_ref());
+        let snapshot_approves = if trust.mode == TrustMode::Require
+            && unpinnable.is_none()
+            && matches!(verdict, RuleTrust::Changed { .. })
+            && matches!(rule.handler, Handler::Command(_))
+            && let Some(Ok(snap)) = &subject.snapshot
+            && let Some(files) = files_in_snapshot(&record.files, snap)
+        {
+            let approved = RuleRecord::new(
+                record.location.clone(),
+                record.label.clone(),
+                record.content.clone(),
+                files,
+                record.unpinned.clone(),
+            )
+            .with_programs(record.programs.clone());
+            check_rule(&approved, indexes[rule.plugin].as_ref()).is_approved()
+        } else {
+            false
+        };
         checks.push(Some(RuleCheck {
             record,
             trust: verdict,
             pins: rule_pins,
             unpinnable,
+            snapshot_approves,
         }));
     }
     if trust.mode.is_on()

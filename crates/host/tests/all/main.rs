@@ -15,6 +15,7 @@ mod processes;
 mod replay;
 mod stop;
 mod tenant_control;
+mod tenant_fixture;
 mod tenant_snapshots;
 mod tenant_trust;
 mod tenants;

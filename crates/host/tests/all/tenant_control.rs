@@ -7,14 +7,15 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hookbox_core::Event;
 use hookbox_core::aggregate::Outcome;
 use hookbox_host::tenant_control::folder::FolderControl;
 use hookbox_host::{
-    ControlSync, HookRuntime, RuntimeSettings, TenantError, TenantId, TenantPolicy, TenantSpec,
-    TenantTrustSettings, Tenants,
+    ControlSync, HookRuntime, RuntimeSettings, TenantError, TenantSpec, TenantTrustSettings,
+    Tenants,
 };
 use serde_json::json;
+
+use crate::tenant_fixture::{event, id, say, says, spec};
 
 struct Shared {
     root: tempfile::TempDir,
@@ -50,52 +51,12 @@ impl Shared {
     /// The tenant's plugin: a UserPromptSubmit command that says `text`, and a PreToolUse
     /// guard that denies every Bash call.
     fn say(&self, text: &str) {
-        let dir = self.folder().join("plugins/p/hooks");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("hooks.json"),
-            json!({"hooks": {
-                "UserPromptSubmit": [{"hooks": [{"type": "command",
-                    "command": "sh ${CLAUDE_PLUGIN_ROOT}/hooks/say.sh"}]}],
-                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-                    "command": "echo guard >&2; exit 2"}]}]}})
-            .to_string(),
-        )
-        .unwrap();
-        std::fs::write(dir.join("say.sh"), format!("echo {text}\n")).unwrap();
+        say(&self.folder(), text, true);
     }
 
     fn spec(&self) -> TenantSpec {
-        TenantSpec {
-            id: id(),
-            folder: self.folder(),
-            policy: TenantPolicy {
-                allow_native_commands: true,
-                ..TenantPolicy::default()
-            },
-            plugins: None,
-            attached: (),
-        }
+        spec(self.folder())
     }
-}
-
-fn id() -> TenantId {
-    TenantId::new("t").unwrap()
-}
-
-fn event(payload: serde_json::Value) -> Event {
-    Event::from_payload(None, payload, "s1", "/").unwrap()
-}
-
-/// What the tenant's rules add to a prompt on `replica` now.
-async fn says(replica: &Tenants) -> Vec<String> {
-    let e = event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}));
-    let d = replica.dispatch(&id(), e).await.unwrap();
-    d.verdict
-        .additional_contexts()
-        .iter()
-        .map(|c| c.trim().to_owned())
-        .collect()
 }
 
 /// Issue 29: a load held on both replicas and approved on one is put in place on the other

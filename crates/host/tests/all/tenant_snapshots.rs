@@ -12,11 +12,11 @@ use std::sync::Arc;
 use hookbox_core::Event;
 use hookbox_core::aggregate::Outcome;
 use hookbox_host::tenant_control::folder::FolderControl;
-use hookbox_host::{
-    HookRuntime, RuntimeSettings, TenantId, TenantPolicy, TenantSpec, TenantTrustSettings, Tenants,
-};
+use hookbox_host::{HookRuntime, RuntimeSettings, TenantSpec, TenantTrustSettings, Tenants};
 use hookbox_trust::Digest;
 use serde_json::json;
+
+use crate::tenant_fixture::{id, says, spec};
 
 /// A guard that finds its word list beside it, through `$0`: it cannot find it when run from a
 /// per-file copy (`/proc/self/fd/N`), and then fails open (exit 1), as a real plugin would.
@@ -86,21 +86,8 @@ impl Fleet {
     }
 
     fn spec(&self) -> TenantSpec {
-        TenantSpec {
-            id: id(),
-            folder: self.folder(),
-            policy: TenantPolicy {
-                allow_native_commands: true,
-                ..TenantPolicy::default()
-            },
-            plugins: None,
-            attached: (),
-        }
+        spec(self.folder())
     }
-}
-
-fn id() -> TenantId {
-    TenantId::new("t").unwrap()
 }
 
 /// The tenant's answer to a Bash call running `rm -rf /`: its outcome and verdict as JSON.
@@ -233,23 +220,6 @@ async fn a_node_hook_requiring_its_neighbour_works_in_a_tenant() {
     assert!(text.contains("node guard: refused"), "{text}");
 }
 
-/// What the tenant's rules add to a prompt.
-async fn contexts(tenants: &Tenants) -> Vec<String> {
-    let event = Event::from_payload(
-        None,
-        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
-        "s1",
-        "/",
-    )
-    .unwrap();
-    let d = tenants.dispatch(&id(), event).await.unwrap();
-    d.verdict
-        .additional_contexts()
-        .iter()
-        .map(|c| c.trim().to_owned())
-        .collect()
-}
-
 /// While the approved snapshots serve under the approved policy (a restart found a narrower
 /// `max_matched_rules` held), a reload is loaded under the tenant's own policy: approved, it
 /// runs under the policy approved with it — not the one the snapshots served under.
@@ -268,12 +238,12 @@ async fn a_reload_while_the_approved_snapshots_serve_is_loaded_under_the_tenants
     narrow.policy.max_matched_rules = 1;
     let t = f.tenants("s", false);
     assert!(t.add(narrow).unwrap().held);
-    assert_eq!(contexts(&t).await, ["a", "b"], "the approved policy serves");
+    assert_eq!(says(&t).await, ["a", "b"], "the approved policy serves");
     let info = t.reload(&id(), None).unwrap();
     assert!(info.held, "{info:?}");
     t.approve(&id(), &info.pending_approval.unwrap()).unwrap();
     assert_eq!(
-        contexts(&t).await.len(),
+        says(&t).await.len(),
         1,
         "its own policy: one rule per dispatch"
     );

@@ -6,16 +6,17 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use hookbox_core::Event;
 use hookbox_core::aggregate::Outcome;
 use hookbox_host::tenant_trust::TenantTerms;
 use hookbox_host::tenant_trust::{ApprovedBy, SubjectStatus};
 use hookbox_host::{
-    HeldAnswer, HookRuntime, RuntimeSettings, TenantAttachment, TenantError, TenantId,
-    TenantPolicy, TenantSpec, TenantTrustSettings, Tenants,
+    HeldAnswer, HookRuntime, RuntimeSettings, TenantAttachment, TenantError, TenantPolicy,
+    TenantSpec, TenantTrustSettings, Tenants,
 };
 use hookbox_trust::Digest;
 use serde_json::json;
+
+use crate::tenant_fixture::{event, id, prompt, say, says, spec};
 
 struct Fleet {
     root: tempfile::TempDir,
@@ -48,54 +49,14 @@ impl Fleet {
         self.root.path().join("t")
     }
 
-    /// Tenant `t`'s plugin `p`: a UserPromptSubmit command running `hooks/say.sh`, which
-    /// prints `text` (the prompt's added context).
+    /// Tenant `t`'s plugin `p`: its prompt hook prints `text`.
     fn say(&self, text: &str) {
-        let dir = self.folder().join("plugins/p/hooks");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("hooks.json"),
-            json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
-                "command": "sh ${CLAUDE_PLUGIN_ROOT}/hooks/say.sh"}]}]}})
-            .to_string(),
-        )
-        .unwrap();
-        std::fs::write(dir.join("say.sh"), format!("echo {text}\n")).unwrap();
+        say(&self.folder(), text, false);
     }
 
     fn spec(&self) -> TenantSpec {
-        TenantSpec {
-            id: id(),
-            folder: self.folder(),
-            policy: TenantPolicy {
-                allow_native_commands: true,
-                ..TenantPolicy::default()
-            },
-            plugins: None,
-            attached: (),
-        }
+        spec(self.folder())
     }
-}
-
-fn id() -> TenantId {
-    TenantId::new("t").unwrap()
-}
-
-/// What the tenant's rules add to a prompt now.
-async fn says(tenants: &Tenants) -> Vec<String> {
-    let event = Event::from_payload(
-        None,
-        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
-        "s1",
-        "/",
-    )
-    .unwrap();
-    let d = tenants.dispatch(&id(), event).await.unwrap();
-    d.verdict
-        .additional_contexts()
-        .iter()
-        .map(|c| c.trim().to_owned())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -406,24 +367,7 @@ async fn a_policy_or_token_change_alone_is_held_for_approval() {
     assert_eq!(pending.term_changes[0].key, "token_sha256");
     tenants.approve(&id(), &pending.digest).unwrap();
     assert_eq!(tenants.tenant(&id()).unwrap().attached().0, "new");
-    assert_eq!(says_to(&tenants).await, ["v1"]);
-}
-
-async fn says_to(tenants: &Tenants<Token>) -> Vec<String> {
-    let d = tenants.dispatch(&id(), prompt()).await.unwrap();
-    d.verdict
-        .additional_contexts()
-        .iter()
-        .map(|c| c.trim().to_owned())
-        .collect()
-}
-
-fn prompt() -> Event {
-    event(json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}))
-}
-
-fn event(payload: serde_json::Value) -> Event {
-    Event::from_payload(None, payload, "s1", "/").unwrap()
+    assert_eq!(says(&tenants).await, ["v1"]);
 }
 
 /// Issue 27 item 6: a tenant held with nothing approved to serve never answers a guarded event

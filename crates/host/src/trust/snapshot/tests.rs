@@ -346,3 +346,52 @@ fn binds_pair_each_root_of_the_tree_with_its_live_path() {
     // No live folder for a base: its roots are left out.
     assert!(snap.binds(|_| None).is_empty());
 }
+
+/// The digest cache never stands for other bytes: a file whose settled version was hashed is
+/// taken from the cache, but a same-size edit (a new version) is read again, and so is a file
+/// whose object went missing from the store.
+#[test]
+fn a_cached_file_edited_in_place_or_missing_its_object_is_read_again() {
+    let f = Fixture::new();
+    let p = f.plugin.path();
+    write(p, "hooks/words.txt", "rm -rf\n", 0o644);
+    // Old enough to be cached (file_version::SETTLE): a second and a little.
+    std::thread::sleep(super::super::file_version::SETTLE + std::time::Duration::from_millis(100));
+    let first = f.take(&LIMITS).unwrap();
+    let version = FileVersion::of(&std::fs::metadata(p.join("hooks/words.txt")).unwrap());
+    let old = Digest::of(b"rm -rf\n");
+    assert_eq!(
+        FILE_DIGESTS.get(&version),
+        Some(old),
+        "a settled version is cached"
+    );
+    assert_eq!(
+        f.take(&LIMITS).unwrap().id,
+        first.id,
+        "the same files, the same snapshot"
+    );
+
+    // The same size, other bytes, written now: another version, read again, never the cache.
+    write(p, "hooks/words.txt", "rm -rX\n", 0o644);
+    let edited = f.take(&LIMITS).unwrap();
+    assert_ne!(edited.id, first.id);
+    let text = std::fs::read_to_string(edited.tree.join("plugin/hooks/words.txt")).unwrap();
+    assert_eq!(text, "rm -rX\n");
+
+    // A cached version whose object is gone from the store: read and stored again.
+    write(p, "hooks/words.txt", "rm -rf\n", 0o644);
+    std::thread::sleep(super::super::file_version::SETTLE + std::time::Duration::from_millis(100));
+    let again = f.take(&LIMITS).unwrap();
+    assert_eq!(again.id, first.id);
+    let objects = f.store.path().join(OBJECTS);
+    let object = objects.join(object_name(old, false));
+    std::fs::set_permissions(&objects, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::remove_file(&object).unwrap();
+    let third = f.take(&LIMITS).unwrap();
+    assert_eq!(third.id, first.id);
+    assert_eq!(
+        std::fs::read(&object).unwrap(),
+        b"rm -rf\n",
+        "the object is back"
+    );
+}
