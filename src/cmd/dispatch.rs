@@ -408,7 +408,7 @@ fn human(d: &Dispatch, explained: Option<&str>) -> String {
     for w in &d.warnings {
         let _ = writeln!(s, "{}: {}", "warning".yellow(), untrusted(w));
     }
-    match &d.hook_fired {
+    match d.hook_fired() {
         Some(f) => {
             let _ = writeln!(
                 s,

@@ -162,6 +162,7 @@ pub(crate) fn run(args: &ExecArgs) -> anyhow::Result<ExitCode> {
     let inv = Invocation {
         event: &event,
         payload_json: &payload,
+        tool_input_json: None,
         limits: &limits,
         mounts: &resolved,
         env: &env,

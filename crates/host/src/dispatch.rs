@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -38,8 +38,9 @@ pub struct Dispatch {
     pub event: Arc<Event>,
     /// The aggregated verdict.
     pub verdict: Verdict,
-    /// The HookFired record; `None` when no rule matched.
-    pub hook_fired: Option<HookFired>,
+    /// The HookFired record ([`Dispatch::hook_fired`]), made at the first ask: most dispatches
+    /// have no subscriber and no replay, and a caller that never asks never pays for its map.
+    pub(crate) fired: OnceLock<Option<HookFired>>,
     /// Every hook run, in rule order.
     pub reports: Vec<HookReport>,
     /// The hooks run again on a rewritten tool input (`recheck_updated_input`), in rule order.
@@ -56,6 +57,17 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
+    /// The HookFired record of this dispatch; `None` when no rule matched. Made from the event,
+    /// verdict and matched count at the first ask (the host asks before it returns whenever
+    /// someone subscribes or replay records it), then kept.
+    pub fn hook_fired(&self) -> Option<&HookFired> {
+        self.fired
+            .get_or_init(|| {
+                HookFired::for_dispatch(&self.event, &self.verdict, self.matched_rule_count)
+            })
+            .as_ref()
+    }
+
     /// For `UserPromptSubmit`: what the agent does with the turn (marker or tagged message).
     pub fn user_turn(&self) -> Option<UserTurn> {
         match &self.verdict {
@@ -127,7 +139,7 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
         return Dispatch {
             event,
             verdict,
-            hook_fired: None,
+            fired: OnceLock::from(None),
             reports: Vec::new(),
             rechecked: Vec::new(),
             warnings: Vec::new(),
@@ -154,12 +166,8 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
     let rechecked = recheck(inner, &loaded, &event, &mut verdict, deadline, stop)
         .instrument(span)
         .await;
-    let hook_fired = HookFired::for_dispatch(&event, &verdict, matched_rule_count);
     let duration = started.elapsed();
     inner.live.metrics.dispatch(true, duration);
-    if let Some(f) = &hook_fired {
-        inner.fire(f);
-    }
     let mut all_warnings = warnings(&reports);
     all_warnings.extend(warnings(&rechecked));
     let mut trust = gate::trust_findings(&loaded, &matched);
@@ -169,12 +177,19 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
         warnings: all_warnings,
         event,
         verdict,
-        hook_fired,
+        fired: OnceLock::new(),
         reports,
         rechecked,
         matched_rule_count,
         duration,
     };
+    // The record is made only for someone: a subscriber (one atomic load says whether there is
+    // one) or replay.
+    if inner.live.fired.has_subscribers()
+        && let Some(f) = dispatch.hook_fired()
+    {
+        inner.fire(f);
+    }
     record_replay(inner, &dispatch);
     dispatch
 }
@@ -191,7 +206,7 @@ fn record_replay(inner: &Inner, d: &Dispatch) {
         outcome: d.verdict.outcome().as_str(),
         matched_rule_count: d.matched_rule_count,
         duration_ms: d.duration.as_secs_f64() * 1000.0,
-        hook_fired: d.hook_fired.as_ref(),
+        hook_fired: d.hook_fired(),
     };
     let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
     let raw = RawRecord::new(&head, reports, inner.policy.capture_full_output);

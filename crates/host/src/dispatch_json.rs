@@ -29,7 +29,7 @@ pub fn dispatch_json(d: &Dispatch) -> Value {
         "hooks": reports,
         "rechecked": d.rechecked,
         "system_messages": d.verdict.system_messages(),
-        "hook_fired": d.hook_fired,
+        "hook_fired": d.hook_fired(),
         "warnings": d.warnings,
     })
 }

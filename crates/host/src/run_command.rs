@@ -136,7 +136,7 @@ fn command_request(
             .with_plugin_root(plugin_root(p))
             .with_plugin_data(data.path().to_owned());
     }
-    let stdin = payloads.get(rule.dialect)?;
+    let stdin = payloads.shared(rule.dialect)?;
     let mut req = CommandRequest::new(spec.clone(), ctx).with_stdin(stdin);
     if !event.cwd.is_empty() {
         req = req.with_cwd(PathBuf::from(&event.cwd));

@@ -34,11 +34,7 @@ pub(crate) async fn run(inner: &Inner, rule: &Rule, spec: &HttpSpec, payloads: &
     } else {
         &no_env
     };
-    let req = HttpRequest {
-        spec,
-        payload: &payload,
-        env,
-    };
+    let req = HttpRequest { spec, payload, env };
     match inner.runtime.inner.http.run(&req, &inner.policy.http).await {
         Ok(run) => {
             let text = (!run.output.stdout.is_empty()).then(|| run.output.stdout.clone());

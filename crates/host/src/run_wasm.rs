@@ -57,13 +57,18 @@ pub(crate) async fn run(
         ComponentKind::TypedHook => Dialect::Claude,
         ComponentKind::WasiCommand => rule.dialect,
     };
-    let payload = match payloads.get(dialect) {
+    // The typed hook's `tool_input` text is a slice of the flat payload, not serialised again.
+    let got = match dialect {
+        Dialect::Claude => payloads.flat(),
+        _ => payloads.get(dialect).map(|p| (p, None)),
+    };
+    let (payload, tool_input_json) = match got {
         Ok(p) => p,
         Err(f) => {
             return Ran::failure(f);
         }
     };
-    let Ok(payload_json) = std::str::from_utf8(&payload) else {
+    let Ok(payload_json) = std::str::from_utf8(payload) else {
         return Ran::failed(FailureClass::Internal, "the payload is not UTF-8 JSON");
     };
     let _hook = match permits::hook(inner).await {
@@ -77,6 +82,7 @@ pub(crate) async fn run(
     let inv = Invocation {
         event,
         payload_json,
+        tool_input_json,
         limits: &prepared.limits,
         mounts: &mounts,
         env: &prepared.env,

@@ -53,6 +53,7 @@ async fn per_event(rt: &WasmRuntime, path: &str, events: usize) -> Vec<Duration>
         let inv = Invocation {
             event: &event,
             payload_json: &payload,
+            tool_input_json: None,
             limits: &limits,
             mounts: &[],
             env: &[],

@@ -10,7 +10,7 @@ use hookbox_core::output::{FailureClass, HookFailure, HookResponse, PermissionDe
 use serde_json::Value;
 
 use crate::classify::Phase;
-use crate::run::LogLevel;
+use crate::run::{Invocation, LogLevel};
 use crate::state::{HostState, StoreState};
 use crate::world::Version;
 use wasmtime::Store;
@@ -82,12 +82,14 @@ impl types::Host for HostState {}
 pub(crate) async fn call_handle(
     pre: &HookPre<StoreState>,
     store: &mut Store<StoreState>,
-    event: &Event,
-    flat_payload: &str,
+    inv: &Invocation<'_>,
     response_bytes: u64,
 ) -> Result<Result<HookResponse, HookFailure>, (Phase, wasmtime::Error)> {
-    let texts = WitTexts::of(event, flat_payload);
-    let event = wit_event(event, &texts, flat_payload);
+    let texts = WitTexts::given(inv.event, inv.payload_json, inv.tool_input_json);
+    let mut event = wit_event(inv.event, &texts, inv.payload_json);
+    if let Some(given) = inv.tool_input_json {
+        event.tool_input = Some(given);
+    }
     let hook = pre
         .instantiate_async(&mut *store)
         .await
@@ -110,10 +112,22 @@ pub(crate) struct WitTexts {
 
 impl WitTexts {
     pub(crate) fn of(event: &Event, flat_payload: &str) -> WitTexts {
+        WitTexts::given(event, flat_payload, None)
+    }
+
+    /// [`WitTexts::of`], without the `tool_input` text when the caller gives it.
+    pub(crate) fn given(
+        event: &Event,
+        flat_payload: &str,
+        tool_input_json: Option<&str>,
+    ) -> WitTexts {
         WitTexts {
             // `serde_json::to_string`, not `Value::to_string`: the same text, written straight
             // into the buffer instead of through `fmt::Display` (which showed per event).
-            tool_input: event.tool_input().map(json_text),
+            tool_input: match tool_input_json {
+                Some(_) => None,
+                None => event.tool_input().map(json_text),
+            },
             tool_response: match &event.data {
                 EventData::PostToolUse { tool_response, .. } => Some(json_text(tool_response)),
                 _ => None,
@@ -363,5 +377,31 @@ mod tests {
         let stop = wit_event(&stop_event, &stop_texts, "");
         assert_eq!(stop.turn_end_reason, Some("final_response"));
         assert!(stop.tool_name.is_none());
+    }
+
+    /// The host hands a typed hook the `tool_input` text it marked in the flat payload: it must
+    /// be the very text made here from the event, whatever the input holds.
+    #[test]
+    fn the_host_s_tool_input_text_is_the_one_made_here() {
+        for input in [
+            json!({"command": "ls"}),
+            json!({"command": "a\"b\\c\n\u{7}é😀", "n": [1.5, -0.0, 1e300, null, true]}),
+            json!("a string input"),
+            json!({}),
+        ] {
+            let ev = Event::from_payload(
+                None,
+                json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": input}),
+                "d",
+                "/",
+            )
+            .unwrap();
+            let flat = wire::flat_payload(&ev).unwrap();
+            let made = WitTexts::of(&ev, "");
+            assert_eq!(flat.tool_input_json(), made.tool_input.as_deref());
+            // Given, it is not made again.
+            let given = WitTexts::given(&ev, "", flat.tool_input_json());
+            assert_eq!(given.tool_input, None);
+        }
     }
 }

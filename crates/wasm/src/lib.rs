@@ -42,6 +42,7 @@
 //!     .run(&hook, Invocation {
 //!         event,
 //!         payload_json: "{}",
+//!         tool_input_json: None,
 //!         limits: &limits,
 //!         mounts: &[],
 //!         env: &[],

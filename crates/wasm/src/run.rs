@@ -55,6 +55,13 @@ pub struct Invocation<'a> {
     /// written to stdin. For typed hooks: the flat payload (Claude Code's shape) that becomes
     /// the WIT event's `payload` field; empty means "serialise it here".
     pub payload_json: &'a str,
+    /// The event's `tool_input` as compact JSON when the caller already has it — the host's is a
+    /// slice of the flat payload it serialised ([`wire::flat_payload`]) — so a typed hook's WIT
+    /// event borrows it; `None`: serialised here from the event. Must be
+    /// `serde_json::to_string` of the event's `tool_input`.
+    ///
+    /// [`wire::flat_payload`]: hookbox_core::event::wire::flat_payload
+    pub tool_input_json: Option<&'a str>,
     /// Limits from [`resolve`](crate::resolve).
     pub limits: &'a WasmLimits,
     /// Folders the guest sees; nothing else of the host filesystem is visible.
@@ -329,13 +336,7 @@ impl WasmRuntime {
         // pinned where it is, and only a pointer to it goes into the gate and the timer: moving
         // it into each of them copied it whole every time (a `memmove` per event in the profile).
         let executed = {
-            let mut run = std::pin::pin!(execute(
-                component,
-                store.get(),
-                inv.event,
-                inv.payload_json,
-                limits
-            ));
+            let mut run = std::pin::pin!(execute(component, store.get(), &inv, limits));
             tokio::time::timeout_at(deadline, async {
                 match &turn {
                     Some(turn) => turn.gate(run.as_mut()).await,
@@ -509,16 +510,13 @@ impl WasmRuntime {
 async fn execute(
     component: &LoadedComponent,
     store: &mut Store<StoreState>,
-    event: &Event,
-    payload_json: &str,
+    inv: &Invocation<'_>,
     limits: &WasmLimits,
 ) -> Result<Answer, (Phase, wasmtime::Error)> {
     match &component.pre {
-        Prepared::Typed(pre) => {
-            bindings::call_handle(pre, store, event, payload_json, limits.response_bytes)
-                .await
-                .map(Answer::Typed)
-        }
+        Prepared::Typed(pre) => bindings::call_handle(pre, store, inv, limits.response_bytes)
+            .await
+            .map(Answer::Typed),
         Prepared::Command(pre) => {
             let command = pre
                 .instantiate_async(&mut *store)

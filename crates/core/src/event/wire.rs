@@ -34,9 +34,92 @@ pub fn payload_bytes(event: &Event, dialect: Dialect) -> Result<Vec<u8>, serde_j
         Dialect::Agentao if !AGENTAO_FLAT_EVENTS.contains(&event.name) => {
             serde_json::to_vec(&envelope(event))
         }
-        _ => serde_json::to_vec(&Flat(event)),
+        _ => flat_payload(event).map(|p| p.bytes),
     }
 }
+
+/// The flat payload's JSON text, and where in it the event's `tool_input` value is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlatPayload {
+    /// [`payload_bytes`] of the Claude dialect.
+    pub bytes: Vec<u8>,
+    /// The bytes of the `tool_input` value within [`FlatPayload::bytes`], when the event has
+    /// one: the same text `serde_json::to_string` of it gives (the same serializer wrote it), so
+    /// a typed wasm hook's WIT event borrows it instead of serialising the input again.
+    pub tool_input: Option<std::ops::Range<usize>>,
+}
+
+impl FlatPayload {
+    /// The `tool_input` value's JSON text.
+    pub fn tool_input_json(&self) -> Option<&str> {
+        let range = self.tool_input.clone()?;
+        std::str::from_utf8(self.bytes.get(range)?).ok()
+    }
+}
+
+/// The flat payload (Claude Code's shape), serialised once, with its `tool_input`'s place.
+///
+/// # Errors
+/// Whatever serde_json refuses to encode (nothing an [`Event`] holds, in practice).
+pub fn flat_payload(event: &Event) -> Result<FlatPayload, serde_json::Error> {
+    let written = std::cell::Cell::new(0);
+    // Room for a typical payload up front: `to_vec` starts at 128 bytes and grew (a
+    // reallocation and a copy) for nearly every event.
+    let out = Tracked {
+        bytes: Vec::with_capacity(PAYLOAD_START_BYTES),
+        written: &written,
+    };
+    let mut ser = serde_json::Serializer::new(out);
+    // Only the event's own `tool_input`: an extra of that name (on an event without one) is
+    // not the WIT event's.
+    let mut tool_input = None;
+    let mut want_tool_input = event.tool_input().is_some();
+    let mut map = (&mut ser).serialize_map(None)?;
+    fields(event, &mut |k: &str, v: Field<'_>| {
+        map.serialize_key(k)?;
+        let before = written.get();
+        map.serialize_value(&v)?;
+        if want_tool_input && k == "tool_input" {
+            want_tool_input = false;
+            tool_input = Some(before..written.get());
+        }
+        Ok::<(), serde_json::Error>(())
+    })?;
+    map.end()?;
+    let bytes = ser.into_inner().bytes;
+    // The value follows the `:` that separates it from its key.
+    let tool_input = tool_input
+        .filter(|r| bytes.get(r.start) == Some(&b':'))
+        .map(|r| r.start + 1..r.end);
+    Ok(FlatPayload { bytes, tool_input })
+}
+
+/// A buffer that says how much has been written to it, while a serializer holds it.
+struct Tracked<'a> {
+    bytes: Vec<u8>,
+    written: &'a std::cell::Cell<usize>,
+}
+
+impl std::io::Write for Tracked<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.bytes.extend_from_slice(buf);
+        self.written.set(self.bytes.len());
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The room a flat payload's buffer starts with: a tool call with a short command and a
+/// project path fits (the bench's is ~200 bytes); a larger one grows as before.
+const PAYLOAD_START_BYTES: usize = 512;
 
 /// Claude Code's flat snake_case object: common fields, the event's fields, then extras.
 pub fn flat(event: &Event) -> Map<String, Value> {
@@ -48,19 +131,6 @@ pub fn flat(event: &Event) -> Map<String, Value> {
     match built {
         Ok(()) => m,
         Err(never) => match never {},
-    }
-}
-
-/// The flat payload, serialised field by field as [`flat`] would have built it.
-struct Flat<'a>(&'a Event);
-
-impl Serialize for Flat<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        fields(self.0, &mut |k: &str, v: Field<'_>| {
-            map.serialize_entry(k, &v)
-        })?;
-        map.end()
     }
 }
 
@@ -98,7 +168,7 @@ impl Serialize for Field<'_> {
 
 /// Hands every field of the flat payload to `put`, in order: the common fields, the event's
 /// own, then each extra whose key is not one of those (an extra never overrides a typed field).
-/// The one description of the flat form: [`flat`] builds a map with it, [`Flat`] writes JSON.
+/// The one description of the flat form: [`flat`] builds a map with it, [`flat_payload`] writes JSON.
 fn fields<E>(
     event: &Event,
     put: &mut dyn FnMut(&str, Field<'_>) -> Result<(), E>,
@@ -420,6 +490,33 @@ mod tests {
                     ev.name
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_flat_payload_marks_its_tool_input_as_serde_json_writes_it() {
+        let mut events = every_event();
+        let mut odd = pre_tool();
+        if let EventData::PreToolUse(c) = &mut odd.data {
+            c.tool_input = json!({"command": "a\"b\\c\n\u{1}é😀", "k": {"x": [1e300, -0.0]}});
+        }
+        events.push(odd);
+        // An extra named `tool_input` on an event that has none is not the event's input.
+        let mut prompt = Event::new(EventName::UserPromptSubmit, "s", "/w");
+        prompt
+            .extra
+            .insert("tool_input".into(), json!({"not": "mine"}));
+        events.push(prompt);
+        for ev in events {
+            let p = flat_payload(&ev).unwrap();
+            assert_eq!(
+                p.bytes,
+                payload_bytes(&ev, Dialect::Claude).unwrap(),
+                "{}",
+                ev.name
+            );
+            let want = ev.tool_input().map(|v| serde_json::to_string(v).unwrap());
+            assert_eq!(p.tool_input_json(), want.as_deref(), "{}", ev.name);
         }
     }
 

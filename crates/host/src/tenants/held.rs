@@ -92,7 +92,7 @@ impl Held {
         Ok(Dispatch {
             event: Arc::new(event),
             verdict,
-            hook_fired: None,
+            fired: std::sync::OnceLock::from(None),
             reports: Vec::new(),
             rechecked: Vec::new(),
             warnings: vec![reason],

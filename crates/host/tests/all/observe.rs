@@ -18,7 +18,7 @@ async fn hook_fired_only_when_a_rule_matched() {
     )
     .await;
     assert_eq!(d.matched_rule_count, 0);
-    assert!(d.hook_fired.is_none());
+    assert!(d.hook_fired().is_none());
     assert!(
         rx.try_recv().is_err(),
         "no HookFired for a dispatch nothing matched"
@@ -29,9 +29,47 @@ async fn hook_fired_only_when_a_rule_matched() {
     )
     .await;
     let got = rx.try_recv().unwrap();
-    assert_eq!(Some(&got), d.hook_fired.as_ref());
+    assert_eq!(Some(&got), d.hook_fired());
     assert_eq!(got.matched_rule_count, 1);
     let m = p.host.metrics();
     assert_eq!((m.dispatches, m.dispatches_with_hooks), (2, 1));
     assert_eq!(m.hooks_run["command"], 1);
+}
+
+/// The record is made only when someone asks (issue 30): a dispatch nobody subscribes to still
+/// answers it to its caller, and a subscriber that comes after the host was built, and after
+/// dispatches without one, receives the very record its dispatch answers.
+#[tokio::test]
+async fn hook_fired_is_made_for_the_caller_and_a_late_subscriber() {
+    let p = project(
+        Dialect::Claude,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}),
+    );
+    let write = json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "a"}});
+    let d = dispatch(&p, write.clone()).await;
+    let unwatched = d
+        .hook_fired()
+        .expect("the caller gets the record without a subscriber");
+    assert_eq!(
+        (
+            unwatched.matched_rule_count,
+            unwatched.fields["tool"].as_str()
+        ),
+        (1, Some("Write"))
+    );
+    let mut rx = p.host.subscribe();
+    let d = dispatch(&p, write.clone()).await;
+    let got = rx
+        .try_recv()
+        .expect("a late subscriber receives the record");
+    assert_eq!(Some(&got), d.hook_fired());
+    assert!(rx.try_recv().is_err(), "one record per dispatch");
+    drop(rx);
+    let d = dispatch(&p, write).await;
+    assert!(d.hook_fired().is_some());
+    let mut again = p.host.subscribe();
+    assert!(
+        again.try_recv().is_err(),
+        "no record sent before it subscribed"
+    );
 }

@@ -72,7 +72,7 @@ async fn empty_answer_rescue_continues_only_once_it_is_empty() {
         step,
         StopStep::Continue("Please give your final answer.".into())
     );
-    assert_eq!(d.hook_fired.as_ref().unwrap().outcome, Outcome::Continue);
+    assert_eq!(d.hook_fired().unwrap().outcome, Outcome::Continue);
     let (_, step) = p
         .host
         .dispatch_stop(
@@ -104,7 +104,7 @@ async fn pre_compact_stays_allow_when_a_hook_blocks() {
         .await;
     assert_eq!(d.verdict.outcome(), Outcome::Allow);
     assert_eq!(verdict(&d)["ignored_block"], "too often");
-    let fired = d.hook_fired.unwrap();
+    let fired = d.hook_fired().unwrap().clone();
     assert_eq!(fired.fields["compaction_type"], "full");
     assert_eq!(fired.fields["trigger"], "auto");
 }

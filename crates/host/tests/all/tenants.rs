@@ -367,15 +367,15 @@ async fn metrics_and_the_stream_go_on_across_a_replacement_and_a_reload() {
     let mut fired = f.tenants.host(&id("t")).unwrap().subscribe();
     let t = id("t");
     let go = |n: &str| f.tenants.dispatch(&t, prompt_event("hi", n));
-    assert!(go("1").await.unwrap().hook_fired.is_some());
+    assert!(go("1").await.unwrap().hook_fired().is_some());
     let stricter = TenantPolicy {
         max_rules: 5,
         ..TenantPolicy::default()
     };
     f.tenants.put(f.spec("t", stricter)).unwrap();
-    assert!(go("2").await.unwrap().hook_fired.is_some());
+    assert!(go("2").await.unwrap().hook_fired().is_some());
     f.tenants.reload(&id("t"), None).unwrap();
-    assert!(go("3").await.unwrap().hook_fired.is_some());
+    assert!(go("3").await.unwrap().hook_fired().is_some());
     for n in 1..=3 {
         let got = fired
             .try_recv()
@@ -604,7 +604,7 @@ async fn disabled_tenants_run_nothing_and_removed_ones_are_gone() {
         .dispatch(&id("t"), prompt_event("hi", "s"))
         .await
         .unwrap();
-    assert_eq!((d.matched_rule_count, d.hook_fired.is_none()), (0, true));
+    assert_eq!((d.matched_rule_count, d.hook_fired().is_none()), (0, true));
     assert!(fired.try_recv().is_err(), "no HookFired while disabled");
     assert_eq!(
         f.tenants.list()[0].state,

@@ -242,6 +242,7 @@ async fn memory_cache_bytes_obeyed_and_violated() {
                 hookbox_wasm::Invocation {
                     event: &crate::common::event(),
                     payload_json: "",
+                    tool_input_json: None,
                     limits: &hookbox_wasm::WasmLimits::default(),
                     mounts: &[],
                     env: &[],

@@ -74,6 +74,7 @@ pub(crate) async fn run_file(
         Invocation {
             event,
             payload_json: &payload,
+            tool_input_json: None,
             limits: &WasmLimits::default(),
             mounts,
             env: &[],
@@ -104,6 +105,7 @@ pub(crate) async fn run_with(
         Invocation {
             event: &event,
             payload_json: &payload,
+            tool_input_json: None,
             limits,
             mounts: &[],
             env: &[],

@@ -23,6 +23,7 @@ async fn run_as(rt: &WasmRuntime, component: &LoadedComponent, share: &CpuShare)
     let inv = Invocation {
         event: &event,
         payload_json: "{}",
+        tool_input_json: None,
         limits: &limits,
         mounts: &[],
         env: &[],
@@ -121,6 +122,7 @@ async fn a_guest_sleeping_in_a_host_call_gives_its_turn_back() {
             let inv = Invocation {
                 event: &event,
                 payload_json: "{}",
+                tool_input_json: None,
                 limits: &limits,
                 mounts: &[],
                 env: &[],

@@ -56,6 +56,7 @@ async fn run_in(
     let inv = Invocation {
         event: &event,
         payload_json: "{}",
+        tool_input_json: None,
         limits,
         mounts: &[],
         env: &[],

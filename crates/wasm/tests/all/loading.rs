@@ -151,6 +151,7 @@ async fn a_mount_is_the_folder_opened_not_its_name() {
             Invocation {
                 event: &listing,
                 payload_json: "{}",
+                tool_input_json: None,
                 limits: &limits,
                 mounts: &mounts,
                 env: &[],

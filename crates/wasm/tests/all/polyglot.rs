@@ -191,6 +191,7 @@ async fn repeat(
     let invocation = || Invocation {
         event,
         payload_json: &payload,
+        tool_input_json: None,
         limits,
         mounts: &[],
         env: &[],

@@ -35,6 +35,7 @@ async fn chaos_in(
     let inv = Invocation {
         event: &event,
         payload_json: "{}",
+        tool_input_json: None,
         limits,
         mounts,
         env,
