@@ -7,8 +7,8 @@
 # Steps, each cached by cargo after its first run:
 #   1. runtime/: QuickJS (rquickjs, its C compiled by clang for wasm32) in a Rust component,
 #      `cargo build --target wasm32-wasip2 --release` (~1 min the first time);
-#   2. build/: the native pre-initialiser (wasmtime 48.0.8 and its wizer), `cargo build --release`
-#      (~3 min the first time: wasmtime and Cranelift);
+#   2. build/: the native pre-initialiser (wasmtime 48.0.8 and its wizer), `cargo build --profile tool`
+#      (a few minutes the first time: wasmtime and Cranelift, without LTO);
 #   3. hookbox-js-build: instantiates the runtime, evaluates HOOK.js in it and snapshots the
 #      result into OUT.wasm (~2 s).
 #
@@ -51,7 +51,7 @@ export RQUICKJS_SYS_NO_WASI_SDK=1 CC_wasm32_wasip2="$cc" AR_wasm32_wasip2="$ar" 
 cd "$here"
 # The runtime gets guest-examples/.cargo/config.toml's 64 KiB stack, as every Rust guest here.
 cargo build --quiet --release --target wasm32-wasip2 -p hookbox-js-runtime
-cargo build --quiet --release -p hookbox-js-build
+cargo build --quiet --profile tool -p hookbox-js-build
 mkdir -p "$(dirname "$output")"
-"$target/release/hookbox-js-build" \
+"$target/tool/hookbox-js-build" \
   "$target/wasm32-wasip2/release/hookbox_js_runtime.wasm" "$source_js" "$output"
