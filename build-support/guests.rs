@@ -229,7 +229,7 @@ pub(crate) fn build_workspace(
 /// inner build scripts would otherwise see. Kept: `CARGO_HOME`, the jobserver
 /// (`CARGO_MAKEFLAGS`, so both builds share the `-j` budget), network and registry settings,
 /// `RUSTC`/`RUSTC_WRAPPER`/`RUSTUP_TOOLCHAIN` (same compiler).
-fn leaks_into_inner_build(key: &str) -> bool {
+pub(crate) fn leaks_into_inner_build(key: &str) -> bool {
     const KEEP_PREFIXES: &[&str] = &[
         "CARGO_HOME",
         "CARGO_MAKEFLAGS",

@@ -2,10 +2,11 @@
 //! built by the test-artifacts and bundled build scripts when their tooling is installed,
 //! skipped otherwise.
 //!
-//! Tooling: `node` on `PATH` plus `guest-examples/js/node_modules` (`npm ci`), and
+//! Tooling: `node` on `PATH` plus `guest-examples/js/node_modules` (`npm ci`),
 //! `componentize-py` in `<cargo target dir>/polyglot/venv` (where `scripts/setup-polyglot.sh`
-//! installs it) or on `PATH`. Missing tooling is not an error: the polyglot tests are then
-//! reported as ignored. `HOOKBOX_REQUIRE_POLYGLOT=1` (CI) turns it into one, so a broken install
+//! installs it) or on `PATH`, and for the QuickJS toolchain (`guest-examples/js-quickjs`) a
+//! clang with the wasm32 target and wasi-libc's headers (`apt-get install clang-19 wasi-libc`).
+//! Missing tooling is not an error: the polyglot tests are then reported as ignored. `HOOKBOX_REQUIRE_POLYGLOT=1` (CI) turns it into one, so a broken install
 //! cannot hide the tests.
 //!
 //! Each build takes 30–60 s and writes a 12–18 MB component, so it is cached: a stamp beside
@@ -30,6 +31,9 @@ pub(crate) enum Language {
     JavaScript,
     /// componentize-py.
     Python,
+    /// The QuickJS toolchain (`guest-examples/js-quickjs/build.sh`): the same JavaScript source
+    /// as the componentize-js guest (`<folder>/<folder name>.js`), pre-initialised QuickJS.
+    QuickJs,
 }
 
 /// One polyglot guest.
@@ -41,7 +45,7 @@ pub(crate) struct Guest {
     pub(crate) language: Language,
 }
 
-/// Every polyglot guest. Both are typed hooks (`hookbox:hook/handler`).
+/// Every polyglot guest. All are typed hooks (`hookbox:hook/handler`).
 pub(crate) const GUESTS: &[Guest] = &[
     Guest {
         name: "context_injection_js",
@@ -53,7 +57,15 @@ pub(crate) const GUESTS: &[Guest] = &[
         source: "guest-examples/python/shell-guard",
         language: Language::Python,
     },
+    Guest {
+        name: "context_injection_qjs",
+        source: "guest-examples/js/context-injection",
+        language: Language::QuickJs,
+    },
 ];
+
+/// The QuickJS toolchain's folder (its build script, runtime and pre-initialiser).
+const QUICKJS: &str = "guest-examples/js-quickjs";
 
 /// What the polyglot step produced.
 pub(crate) struct Outcome {
@@ -67,6 +79,8 @@ pub(crate) struct Outcome {
 struct Tools {
     node: Option<String>,
     componentize_py: Option<PathBuf>,
+    /// The clang the QuickJS toolchain compiles QuickJS's C with (its `--version`).
+    clang: Option<String>,
 }
 
 /// Builds every polyglot guest whose tooling is installed, into `<guests_dir>/polyglot/`.
@@ -98,6 +112,13 @@ pub(crate) fn build(
                 |d| d.join("venv").display().to_string()
             )
         ));
+    }
+    if tools.clang.is_none() {
+        missing.push(
+            "QuickJS: clang with the wasm32 target and wasi-libc's headers \
+             (apt-get install clang-19 wasi-libc)"
+                .to_owned(),
+        );
     }
     if !missing.is_empty() {
         if env::var_os("HOOKBOX_REQUIRE_POLYGLOT").is_some_and(|v| v == "1") {
@@ -163,9 +184,20 @@ fn find_tools(js_dir: &Path, venv_dir: Option<&Path>) -> Tools {
         .map(|d| d.join("venv/bin/componentize-py"))
         .filter(|p| p.is_file());
     let componentize_py = in_venv.or_else(|| on_path("componentize-py"));
+    // The same search as `guest-examples/js-quickjs/build.sh`.
+    let clang = env::var("CC_QUICKJS")
+        .ok()
+        .into_iter()
+        .chain(["clang-19", "clang-20", "clang-18", "clang"].map(str::to_owned))
+        .find_map(|cc| version_of(Command::new(cc).arg("--version")))
+        .filter(|_| {
+            env::var_os("WASI_SYSROOT").is_some()
+                || Path::new("/usr/include/wasm32-wasi/stdlib.h").is_file()
+        });
     Tools {
         node,
         componentize_py,
+        clang,
     }
 }
 
@@ -196,6 +228,8 @@ fn watch_tools(
         }
         (None, None) => {}
     }
+    println!("cargo:rerun-if-env-changed=CC_QUICKJS");
+    println!("cargo:rerun-if-env-changed=WASI_SYSROOT");
 }
 
 /// The first line of a `--version` output, or `None` when the tool does not run.
@@ -246,6 +280,17 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
             let version = version_of(Command::new(py).arg("--version"));
             (cmd, format!("{version:?}"))
         }
+        Language::QuickJs => {
+            let mut cmd = Command::new("bash");
+            let folder = Path::new(guest.source)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            cmd.arg(root.join(QUICKJS).join("build.sh"))
+                .arg(source.join(format!("{folder}.js")))
+                .arg(&partial);
+            (cmd, format!("{:?}", tools.clang))
+        }
     };
     cmd.current_dir(&source);
 
@@ -268,6 +313,20 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
         return Ok(output);
     }
 
+    if guest.language == Language::QuickJs {
+        // Its own cargo builds (a wasm32 runtime and a native tool), without this build
+        // script's environment (set after the fingerprint: that environment differs between
+        // the two build scripts that build these guests).
+        for (key, _) in env::vars_os() {
+            let key = key.to_string_lossy();
+            if crate::guests::leaks_into_inner_build(&key) {
+                cmd.env_remove(&*key);
+            }
+        }
+        // The guests' target dir, as scripts/test-guest-readmes.sh gives it, so both share
+        // one build of the runtime and of the pre-initialiser (build.sh adds `js-quickjs/`).
+        cmd.env("CARGO_TARGET_DIR", out_dir.parent().unwrap_or(out_dir));
+    }
     let started = Instant::now();
     let result = cmd
         .output()
@@ -278,6 +337,7 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
             match guest.language {
                 Language::JavaScript => "JavaScript",
                 Language::Python => "Python",
+                Language::QuickJs => "JavaScript (QuickJS)",
             },
             guest.source,
             result.status,
@@ -312,8 +372,12 @@ fn inputs(root: &Path, guest: &Guest) -> Result<Vec<PathBuf>, String> {
             "guest-examples/js/package-lock.json",
         ],
         Language::Python => &["guest-examples/python/requirements.txt"],
+        Language::QuickJs => &[],
     };
     files.extend(shared.iter().map(|file| root.join(file)));
+    if guest.language == Language::QuickJs {
+        collect(&root.join(QUICKJS), &mut files)?;
+    }
     files.sort();
     Ok(files)
 }

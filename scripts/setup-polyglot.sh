@@ -4,7 +4,9 @@
 # reported as ignored:
 #   - guest-examples/js: `npm ci` (componentize-js, pinned in package.json/package-lock.json);
 #   - guest-examples/python: a venv at ${CARGO_TARGET_DIR:-target}/polyglot/venv with
-#     requirements.txt (componentize-py, pinned) — the place the build script looks first.
+#     requirements.txt (componentize-py, pinned) — the place the build script looks first;
+#   - guest-examples/js-quickjs: clang with the wasm32 target and wasi-libc's headers, from
+#     Debian's packages (`apt-get install clang-19 wasi-libc`, as root) when they are missing.
 # Idempotent and fast when nothing changed: each install is skipped while a stamp holding the
 # sha256 of its lockfile matches. Needs node >= 20 with npm, and python3 >= 3.10 with venv;
 # reaches the npm registry and PyPI only on a real install.
@@ -50,4 +52,20 @@ else
   sha "$py_reqs" >"$py_stamp"
 fi
 
-echo "setup-polyglot: node $(node --version), $("$venv/bin/componentize-py" --version) ($((SECONDS - started)) s)"
+# QuickJS: its C is compiled for wasm32 by clang against wasi-libc's headers (the build finds
+# clang-19, clang-20, clang-18 or clang; CC_QUICKJS and WASI_SYSROOT point elsewhere).
+have_clang() { command -v clang-19 || command -v clang-20 || command -v clang-18 || command -v clang; }
+if [[ -n ${CC_QUICKJS:-} || -n "$(have_clang)" ]] \
+  && [[ -n ${WASI_SYSROOT:-} || -f /usr/include/wasm32-wasi/stdlib.h ]]; then
+  echo "setup-polyglot: clang and wasi-libc are installed"
+elif command -v apt-get >/dev/null && ((EUID == 0)); then
+  echo "setup-polyglot: apt-get install clang-19 wasi-libc (for guest-examples/js-quickjs)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-19 wasi-libc >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-19 wasi-libc >/dev/null; } \
+    || die "cannot install clang-19 and wasi-libc"
+else
+  die "the QuickJS toolchain needs clang with the wasm32 target and wasi-libc's headers: \
+apt-get install clang-19 wasi-libc (as root), or set CC_QUICKJS and WASI_SYSROOT"
+fi
+
+echo "setup-polyglot: node $(node --version), $("$venv/bin/componentize-py" --version), $("$(have_clang || echo "$CC_QUICKJS")" --version | head -1) ($((SECONDS - started)) s)"

@@ -58,6 +58,7 @@ fi
 polyglot_of() {
   case "$1" in
     guest-examples/js/*) echo js ;;
+    guest-examples/js-quickjs/*) echo quickjs ;;
     guest-examples/python/*) echo python ;;
     *) echo "" ;;
   esac
@@ -68,6 +69,12 @@ missing_tooling() {
       command -v node >/dev/null || { echo "node is not on PATH"; return; }
       [[ -f $root/guest-examples/js/node_modules/@bytecodealliance/componentize-js/package.json ]] \
         || echo "componentize-js is not installed in guest-examples/js/node_modules"
+      ;;
+    quickjs)
+      command -v clang-19 >/dev/null || command -v clang >/dev/null || [[ -n ${CC_QUICKJS:-} ]] \
+        || { echo "no clang for QuickJS's C (apt-get install clang-19 wasi-libc)"; return; }
+      [[ -f /usr/include/wasm32-wasi/stdlib.h || -n ${WASI_SYSROOT:-} ]] \
+        || echo "wasi-libc's headers are missing (apt-get install wasi-libc)"
       ;;
     python)
       [[ -x $venv_bin/componentize-py ]] || command -v componentize-py >/dev/null \

@@ -1,5 +1,7 @@
 //! `hookbox bench`: the JavaScript and Python example guests beside the native `node` and
-//! `python3` hooks with the same logic (`examples/native-hooks/`), in one run:
+//! `python3` hooks with the same logic (`examples/native-hooks/`), in one run. The JavaScript
+//! guest is measured in both of its builds — componentize-js (StarlingMonkey) and the QuickJS
+//! toolchain (`guest-examples/js-quickjs`), the same source — each beside the one node row:
 //!
 //! - per event in a long-lived host (p50/p99 of a full dispatch), where a guest is instantiated
 //!   from the pool and a native hook is a fresh process each time;
@@ -70,7 +72,7 @@ pub(crate) struct PolyglotPair {
 pub(crate) struct PolyglotNumbers {
     pub(crate) rows: Vec<PolyglotRow>,
     pub(crate) pairs: Vec<PolyglotPair>,
-    /// Why rows are missing (empty when all four forms ran).
+    /// Why rows are missing (empty when all five forms ran).
     pub(crate) missing: Vec<String>,
 }
 
@@ -118,36 +120,50 @@ pub(crate) async fn measure(
     let config = json!({"context": CONTEXT}).to_string();
 
     let mut forms: Vec<(Form, Form)> = Vec::new();
-    match (guests::wasm("context_injection_js"), on_path("node")) {
-        (Ok(js), Some(node)) => {
-            let wasm = write_guest(&dir, "context_injection_js.wasm", js)?;
-            forms.push((
-                Form {
-                    name: "JavaScript guest (context injection)",
-                    event: EventName::UserPromptSubmit,
-                    rule: json!({"type": "wasm", "component": "hooks/context_injection_js.wasm", "config": {"context": CONTEXT}}),
-                    component: Some(("context_injection_js.wasm", js)),
-                    process: exec_args(&exe, &wasm, Some(&config)),
-                    payload: prompt.clone(),
-                },
-                Form {
-                    name: "native node hook (context injection)",
-                    event: EventName::UserPromptSubmit,
-                    rule: json!({"type": "command", "command": format!("{} {} '{CONTEXT}'", node.display(), dir.join("context_injection.mjs").display())}),
-                    component: None,
-                    process: vec![
-                        node.display().to_string(),
-                        dir.join("context_injection.mjs").display().to_string(),
-                        CONTEXT.to_owned(),
-                    ],
-                    payload: prompt.clone(),
-                },
-            ));
+    // The same JavaScript source built by both toolchains, each beside the native node hook.
+    for (guest, file, name) in [
+        (
+            "context_injection_js",
+            "context_injection_js.wasm",
+            "JavaScript guest (context injection)",
+        ),
+        (
+            "context_injection_qjs",
+            "context_injection_qjs.wasm",
+            "JavaScript guest, QuickJS (context injection)",
+        ),
+    ] {
+        match (guests::wasm(guest), on_path("node")) {
+            (Ok(js), Some(node)) => {
+                let wasm = write_guest(&dir, file, js)?;
+                forms.push((
+                    Form {
+                        name,
+                        event: EventName::UserPromptSubmit,
+                        rule: json!({"type": "wasm", "component": format!("hooks/{file}"), "config": {"context": CONTEXT}}),
+                        component: Some((file, js)),
+                        process: exec_args(&exe, &wasm, Some(&config)),
+                        payload: prompt.clone(),
+                    },
+                    Form {
+                        name: "native node hook (context injection)",
+                        event: EventName::UserPromptSubmit,
+                        rule: json!({"type": "command", "command": format!("{} {} '{CONTEXT}'", node.display(), dir.join("context_injection.mjs").display())}),
+                        component: None,
+                        process: vec![
+                            node.display().to_string(),
+                            dir.join("context_injection.mjs").display().to_string(),
+                            CONTEXT.to_owned(),
+                        ],
+                        payload: prompt.clone(),
+                    },
+                ));
+            }
+            (Err(e), _) => numbers.missing.push(format!("{name}: {e}")),
+            (_, None) => numbers
+                .missing
+                .push("native node hook: `node` is not on PATH".to_owned()),
         }
-        (Err(e), _) => numbers.missing.push(format!("JavaScript guest: {e}")),
-        (_, None) => numbers
-            .missing
-            .push("native node hook: `node` is not on PATH".to_owned()),
     }
     match (guests::wasm("shell_guard_py"), on_path("python3")) {
         (Ok(py), Some(python)) => {
@@ -198,23 +214,32 @@ pub(crate) async fn measure(
             g.in_host_pagemap_p50_us = Some(p50);
             g.in_host_pagemap_p99_us = Some(p99);
         }
-        let n = measure_form(
-            &dir,
-            runtime,
-            &native,
-            &exec_cache,
-            (100 / scale).max(10),
-            (20 / scale).max(5),
-        )
-        .await?;
+        numbers.rows.push(g);
+        let g = numbers.rows.len() - 1;
+        // A native hook paired with two guests (node, with both JavaScript builds) runs once.
+        let n = match numbers.rows.iter().position(|r| r.form == native.name) {
+            Some(n) => n,
+            None => {
+                let row = measure_form(
+                    &dir,
+                    runtime,
+                    &native,
+                    &exec_cache,
+                    (100 / scale).max(10),
+                    (20 / scale).max(5),
+                )
+                .await?;
+                numbers.rows.push(row);
+                numbers.rows.len() - 1
+            }
+        };
+        let (g, n) = (&numbers.rows[g], &numbers.rows[n]);
         numbers.pairs.push(PolyglotPair {
             guest: guest.name,
             native: native.name,
             in_host_speedup: n.in_host_p50_us / g.in_host_p50_us,
             process_speedup: n.process_median_ms / g.process_median_ms,
         });
-        numbers.rows.push(g);
-        numbers.rows.push(n);
     }
     Ok(numbers)
 }

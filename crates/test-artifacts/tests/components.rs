@@ -238,6 +238,23 @@ fn context_injection_js() {
     );
 }
 
+/// The same source built with the QuickJS toolchain (`guest-examples/js-quickjs`): Rust's
+/// standard library's WASI (stdio, clocks, random), all grantable. Besides the handler it
+/// exports the runtime's `wizer-initialize` (wasmtime-wizer 48 cannot drop it cleanly); the
+/// host calls only the handler.
+#[test]
+#[cfg_attr(
+    not(hookbox_polyglot),
+    ignore = "JavaScript/Python guest tooling not installed: run scripts/setup-polyglot.sh"
+)]
+fn context_injection_qjs() {
+    let world = world_of("context_injection_qjs");
+    assert_eq!(world.exports, ["wizer-initialize", HANDLER], "exports");
+    assert_eq!(kind_of("context_injection_qjs"), Kind::Hook);
+    assert_eq!(ungrantable(&world), Vec::<&str>::new(), "imports");
+    assert!(world.imports.contains(&HOST.to_owned()), "{world:?}");
+}
+
 /// componentize-py's CPython would import `wasi:sockets/*`; the build uses `--stub-wasi`, so
 /// the component imports hookbox's interfaces and no WASI at all.
 #[test]

@@ -1,4 +1,5 @@
-//! The JavaScript (componentize-js) and Python (componentize-py) guest examples, run through the
+//! The JavaScript (componentize-js, and the same source built with the QuickJS toolchain of
+//! `guest-examples/js-quickjs`) and Python (componentize-py) guest examples, run through the
 //! runtime on real events: their typed answers, their imports (a subset of what the host grants:
 //! no `wasi:sockets`, no `wasi:http`), and a short loop that checks every event gets the same
 //! answer from a fresh instance and prints the per-event p50/p99 (printed, never asserted).
@@ -12,7 +13,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hookbox_core::output::{FailureClass, HookResponse, PermissionDecision};
-use hookbox_test_artifacts::{CONTEXT_INJECTION_JS, SHELL_GUARD_PY, polyglot_test};
+use hookbox_test_artifacts::{
+    CONTEXT_INJECTION_JS, CONTEXT_INJECTION_QJS, SHELL_GUARD_PY, polyglot_test,
+};
 use hookbox_wasm::{FailedRun, InspectKind, Invocation, WasmLimits, WasmRun, WasmRuntime};
 use serde_json::json;
 
@@ -23,7 +26,14 @@ const ATLAS: &str = "Project ATLAS. Prefer the design docs under docs/atlas/.";
 polyglot_test! {
     #[tokio::test]
     pub(crate) async fn context_injection_js() {
-        check_context_injection_js().await;
+        check_context_injection(CONTEXT_INJECTION_JS).await;
+    }
+
+    /// The same source as `context_injection_js`, built with the QuickJS toolchain: the same
+    /// answers, the same errors.
+    #[tokio::test]
+    pub(crate) async fn context_injection_qjs() {
+        check_context_injection(CONTEXT_INJECTION_QJS).await;
     }
 
     #[tokio::test]
@@ -57,9 +67,9 @@ fn bash(command: &str) -> hookbox_core::Event {
                       "tool_input": {"command": command}}))
 }
 
-async fn check_context_injection_js() {
+async fn check_context_injection(guest: &str) {
     let config = json!({ "context": ATLAS }).to_string();
-    let r = typed(run_file(CONTEXT_INJECTION_JS, &prompt(), &config, &[]).await);
+    let r = typed(run_file(guest, &prompt(), &config, &[]).await);
     assert_eq!(
         r,
         HookResponse {
@@ -68,16 +78,14 @@ async fn check_context_injection_js() {
         }
     );
     // Other events: nothing to add.
-    let r = typed(run_file(CONTEXT_INJECTION_JS, &bash("ls"), &config, &[]).await);
+    let r = typed(run_file(guest, &bash("ls"), &config, &[]).await);
     assert_eq!(r, Default::default());
     // A thrown string is the WIT `err`: a failed hook of class `trap`, with the message.
     for (config, message) in [
         (r#"{"context":"  "}"#, "config.context is empty"),
         ("null", "config.context is missing or not a string"),
     ] {
-        let f = run_file(CONTEXT_INJECTION_JS, &prompt(), config, &[])
-            .await
-            .unwrap_err();
+        let f = run_file(guest, &prompt(), config, &[]).await.unwrap_err();
         assert_eq!(f.class(), FailureClass::Trap, "{config}");
         assert!(
             f.failure.message.contains(message),
@@ -144,7 +152,7 @@ async fn check_shell_guard_py() {
 /// Each guest's imports are all granted, none is network, and the host accepts it as a typed
 /// hook of `hookbox:hook@0.1.0` — what `hookbox inspect` reports.
 fn check_imports() {
-    for path in [CONTEXT_INJECTION_JS, SHELL_GUARD_PY] {
+    for path in [CONTEXT_INJECTION_JS, CONTEXT_INJECTION_QJS, SHELL_GUARD_PY] {
         let report = runtime().inspect_file(Path::new(path)).unwrap();
         assert_eq!(report.kind, InspectKind::TypedHook, "{path}");
         assert_eq!(report.wit_version.as_deref(), Some("0.1.0"), "{path}");
@@ -221,6 +229,14 @@ async fn check_repeated_events() {
             "context_injection_js",
             runtime(),
             CONTEXT_INJECTION_JS,
+            prompt(),
+            config.as_str(),
+            WasmLimits::default(),
+        ),
+        (
+            "context_injection_qjs",
+            runtime(),
+            CONTEXT_INJECTION_QJS,
             prompt(),
             config.as_str(),
             WasmLimits::default(),
