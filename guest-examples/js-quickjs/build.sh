@@ -37,7 +37,9 @@ fi
 ar="llvm-ar${cc#clang}"
 command -v "$ar" >/dev/null || ar=llvm-ar
 command -v "$ar" >/dev/null || ar=ar
-cflags="--target=wasm32-wasi"
+# The C's own paths (assert()'s __FILE__) name the build folder; mapped, the component holds no
+# path of this machine, and is the same bytes wherever it is built.
+cflags="--target=wasm32-wasi -ffile-prefix-map=$target=/js-quickjs"
 if [[ -n ${WASI_SYSROOT:-} ]]; then
   cflags+=" --sysroot=$WASI_SYSROOT"
 elif [[ ! -f /usr/include/wasm32-wasi/stdlib.h ]]; then
