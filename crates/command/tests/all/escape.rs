@@ -382,3 +382,42 @@ async fn a_cgroup_the_kernel_refuses_to_move_hooks_into_is_noted_and_given_up() 
     assert!(run.notes.is_empty(), "{:?}", run.notes);
     drop(runner);
 }
+
+/// A hook that leaves its cgroup for the runner's own (its user may: SECURITY.md, "What is NOT
+/// isolated") and then makes the runner's empty run cgroups — the spares kept for later hooks,
+/// its own among them — `threaded` does not stop later hooks: each still runs and answers.
+#[tokio::test]
+async fn spares_made_threaded_by_an_escaped_hook_do_not_stop_later_hooks() {
+    let fx = Fixture::new();
+    let Some(runner) = cgroup_runner(&fx) else {
+        return;
+    };
+    let Containment::Cgroup { dir } = runner.containment() else {
+        unreachable!("cgroup_runner checked it");
+    };
+    let dir = dir.clone();
+    // Two hooks at once leave two spares behind.
+    let slow = request(shell("sleep 0.2"));
+    let (a, b) = tokio::join!(runner.run(&slow), runner.run(&slow));
+    assert_eq!(a.unwrap().output.exit_code, Some(0));
+    assert_eq!(b.unwrap().output.exit_code, Some(0));
+    // The kernel makes a cgroup threaded only while none of its siblings holds a process: the
+    // hook leaves its own first.
+    let command = format!(
+        "echo $$ > '{0}/cgroup.procs' || exit 1; for d in '{0}'/run-*; do \
+         echo threaded > \"$d/cgroup.type\" || exit 2; done; cat '{0}'/run-*/cgroup.type",
+        dir.display()
+    );
+    let attack = runner.run(&request(shell(&command))).await.unwrap();
+    if attack.output.exit_code != Some(0) {
+        // A kernel or a setup that refuses the move or the change: nothing to check after it.
+        eprintln!("the attack was refused here ({attack:?}); skipped");
+        return;
+    }
+    assert_eq!(attack.output.stdout, "threaded\nthreaded\n", "{attack:?}");
+    for _ in 0..4 {
+        let later = runner.run(&request(exec(&["echo", "ok"]))).await.unwrap();
+        assert_eq!(later.output.stdout, "ok\n", "{later:?}");
+        assert_eq!(later.output.exit_code, Some(0), "{later:?}");
+    }
+}
