@@ -6,7 +6,7 @@
 //! whether it still runs. The cgroup tests need a writable cgroup v2 hierarchy (root, or a
 //! delegated subtree); elsewhere they check that the runner reports the fallback and skip.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookbox_command::{CommandRunner, Containment, ContainmentPolicy};
@@ -56,6 +56,16 @@ fn cgroup_runner(fx: &Fixture) -> Option<CommandRunner> {
         }
         other => panic!("unexpected containment {other:?}"),
     }
+}
+
+/// [`cgroup_runner`] and the folder its run cgroups are made in.
+fn cgroup_runner_and_dir(fx: &Fixture) -> Option<(CommandRunner, PathBuf)> {
+    let runner = cgroup_runner(fx)?;
+    let Containment::Cgroup { dir } = runner.containment() else {
+        unreachable!("cgroup_runner checked it");
+    };
+    let dir = dir.clone();
+    Some((runner, dir))
 }
 
 /// Kills leftovers of a test that failed, so a failing run does not leave `sleep 1000`s.
@@ -114,7 +124,7 @@ async fn a_setsid_daemon_and_a_double_forked_one_die_with_their_hook() {
 #[tokio::test]
 async fn a_run_cgroup_that_held_an_escaped_process_is_removed_not_used_again() {
     let fx = Fixture::new();
-    let Some(runner) = cgroup_runner(&fx) else {
+    let Some((runner, dir)) = cgroup_runner_and_dir(&fx) else {
         return;
     };
     let pids = fx.path().join("pids");
@@ -136,9 +146,6 @@ async fn a_run_cgroup_that_held_an_escaped_process_is_removed_not_used_again() {
     let first_cgroup = first.output.stdout.trim();
     assert!(first_cgroup.contains("/run-"), "{first:?}");
     assert_ne!(first_cgroup, second.output.stdout.trim());
-    let Containment::Cgroup { dir } = runner.containment() else {
-        unreachable!("cgroup_runner checked it");
-    };
     let run_dir = first_cgroup.rsplit_once('/').unwrap().1;
     let folder = dir.join(run_dir);
     eventually("the emptied cgroup was removed", || !folder.exists()).await;
@@ -149,13 +156,9 @@ async fn a_run_cgroup_that_held_an_escaped_process_is_removed_not_used_again() {
 #[tokio::test]
 async fn a_run_cgroup_its_hook_changed_is_not_used_again() {
     let fx = Fixture::new();
-    let Some(runner) = cgroup_runner(&fx) else {
+    let Some((runner, dir)) = cgroup_runner_and_dir(&fx) else {
         return;
     };
-    let Containment::Cgroup { dir } = runner.containment() else {
-        unreachable!("cgroup_runner checked it");
-    };
-    let dir = dir.clone();
     let command = format!(
         "run=$(sed -n 's|^0::.*/||p' /proc/self/cgroup); mkdir '{}'/\"$run\"/child && cat /proc/self/cgroup",
         dir.display()
@@ -342,11 +345,8 @@ impl Drop for RemoveDir {
 #[tokio::test]
 async fn a_cgroup_the_kernel_refuses_to_move_hooks_into_is_noted_and_given_up() {
     let fx = Fixture::new();
-    let Some(probe) = cgroup_runner(&fx) else {
+    let Some((_probe, dir)) = cgroup_runner_and_dir(&fx) else {
         return;
-    };
-    let Containment::Cgroup { dir } = probe.containment() else {
-        unreachable!("cgroup_runner checked it");
     };
     // A threaded parent: the runner can create its folders under it, but they are "domain
     // invalid", and the kernel refuses to move a process into one (EOPNOTSUPP).
@@ -385,17 +385,14 @@ async fn a_cgroup_the_kernel_refuses_to_move_hooks_into_is_noted_and_given_up() 
 
 /// A hook that leaves its cgroup for the runner's own (its user may: SECURITY.md, "What is NOT
 /// isolated") and then makes the runner's empty run cgroups — the spares kept for later hooks,
-/// its own among them — `threaded` does not stop later hooks: each still runs and answers.
+/// its own among them — `threaded` does not stop later hooks: each still runs, in a run cgroup,
+/// and the runner keeps its cgroups.
 #[tokio::test]
 async fn spares_made_threaded_by_an_escaped_hook_do_not_stop_later_hooks() {
     let fx = Fixture::new();
-    let Some(runner) = cgroup_runner(&fx) else {
+    let Some((runner, dir)) = cgroup_runner_and_dir(&fx) else {
         return;
     };
-    let Containment::Cgroup { dir } = runner.containment() else {
-        unreachable!("cgroup_runner checked it");
-    };
-    let dir = dir.clone();
     // Two hooks at once leave two spares behind.
     let slow = request(shell("sleep 0.2"));
     let (a, b) = tokio::join!(runner.run(&slow), runner.run(&slow));
@@ -415,9 +412,20 @@ async fn spares_made_threaded_by_an_escaped_hook_do_not_stop_later_hooks() {
         return;
     }
     assert_eq!(attack.output.stdout, "threaded\nthreaded\n", "{attack:?}");
+    // Each later hook still starts inside a run cgroup of the runner's, and nothing was given up.
     for _ in 0..4 {
-        let later = runner.run(&request(exec(&["echo", "ok"]))).await.unwrap();
-        assert_eq!(later.output.stdout, "ok\n", "{later:?}");
+        let later = runner
+            .run(&request(exec(&["cat", "/proc/self/cgroup"])))
+            .await
+            .unwrap();
         assert_eq!(later.output.exit_code, Some(0), "{later:?}");
+        let cgroup = later.output.stdout.trim();
+        let run = cgroup.rsplit_once('/').map_or("", |(_, run)| run);
+        assert!(
+            run.starts_with("run-") && dir.join(run).is_dir(),
+            "{later:?}"
+        );
+        assert!(later.notes.is_empty(), "{later:?}");
     }
+    assert!(runner.containment().catches_escapes());
 }
