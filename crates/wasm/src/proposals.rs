@@ -19,12 +19,15 @@
 //! | GC (`sub` types, rec groups, `struct`/`array`, casts) | **off** | GHSA-rc4p-x33f-vpr2: its type rules reach the abort above; this build has no collector |
 //! | threads (shared memory, atomics, `memory.atomic.wait`/`notify`) | **off** | GHSA-2674-w29h-wqvj (atomics wait/notify) and RUSTSEC-2025-0118 (shared memory API); a hook is one call on one thread |
 //! | memory64 (64-bit memories and tables) | **off** | a hook's memory is capped far below 4 GiB; 64-bit tables had GHSA-m9w2-8782-2946, and huge tables RUSTSEC-2026-0114 |
-//! | multi-memory | **off** | no toolchain emits it; the pool and the memory budget count one memory per module |
+//! | multi-memory | **off** in a guest's modules; on in the engine for wasmtime's own adapters | a guest module defines at most one memory (what Rust, C, componentize-js and componentize-py emit). But wasmtime compiles each call between two core instances with *different* memories (two composed components; componentize-qjs's output) through an adapter module that uses both, and validates that adapter with the engine's features: with multi-memory off in the engine, wasmtime 48.0.8 panics on its own adapter ("invalid adapter module generated: multiple memories") — one plugin's component took the whole `hookbox run` down, and every other plugin's guard with it. So the engine accepts it and [`validate_guest`] holds guests to one memory per module |
 //! | relaxed SIMD | **off** | results differ between hosts, so a replayed verdict could differ; no toolchain emits it by default |
 //! | tail calls | **off** | no toolchain emits it by default; GHSA-q8hx-mm92-4wvg crashed the host with tail calls and stack traces |
 //! | typed function references (`call_ref`, non-nullable references) | **off** | only emitted for GC languages; another indirect-call path |
 //! | exceptions, legacy exceptions, stack switching, custom page sizes, wide arithmetic, shared-everything threads, memory control | **off** | not needed; exceptions and stack switching need GC, the rest are unfinished proposals |
 //! | component-model async, threading, error context, GC, map, memory64, fixed-length lists, `implements` | **off** | hooks are one synchronous call (`concurrency_support(false)`) |
+//!
+//! A guest's own modules are checked against [`ACCEPTED`] by [`validate_guest`] before wasmtime
+//! compiles them; the engine validates with [`ENGINE`] (one proposal more, for its adapters).
 //!
 //! Changing this list changes the engine's compatibility hash, so compiled components cached by
 //! an engine with other proposals are recompiled, never reused.
@@ -43,13 +46,26 @@ pub(crate) const ACCEPTED: WasmFeatures = WasmFeatures::MUTABLE_GLOBAL
     .union(WasmFeatures::EXTENDED_CONST)
     .union(WasmFeatures::COMPONENT_MODEL);
 
-/// Turns off every proposal outside [`ACCEPTED`] (and leaves the accepted ones at wasmtime's
-/// defaults, which enable them all in this build).
+/// What the engine validates with: [`ACCEPTED`] and multi-memory, which wasmtime's own fused
+/// adapters use between two core instances that each have a memory. Guests never get it:
+/// [`validate_guest`] checks their modules against [`ACCEPTED`] first.
+pub(crate) const ENGINE: WasmFeatures = ACCEPTED.union(WasmFeatures::MULTI_MEMORY);
+
+/// Turns off every proposal outside [`ENGINE`] (and leaves those at wasmtime's defaults, which
+/// enable them all in this build).
 pub(crate) fn restrict(cfg: &mut Config) {
-    cfg.wasm_features(WasmFeatures::all().difference(ACCEPTED), false);
+    cfg.wasm_features(WasmFeatures::all().difference(ENGINE), false);
 }
 
-/// After `bytes` failed to compile: whether they fail validation with the accepted proposals
+/// Validates a component's own modules against [`ACCEPTED`], before wasmtime compiles it with the
+/// engine's wider [`ENGINE`] set: what a guest cannot express, it cannot attack.
+pub(crate) fn validate_guest(bytes: &[u8]) -> Result<(), wasmparser::BinaryReaderError> {
+    wasmparser::Validator::new_with_features(ACCEPTED)
+        .validate_all(bytes)
+        .map(drop)
+}
+
+/// After `bytes` failed to validate: whether they fail validation with the accepted proposals
 /// and pass it with every proposal on, i.e. the component uses a proposal the engine refuses
 /// (rather than being malformed). Only called on that failure path: it validates twice more.
 pub(crate) fn uses_a_refused_proposal(bytes: &[u8]) -> bool {
@@ -85,5 +101,7 @@ mod tests {
         ] {
             assert!(!ACCEPTED.intersects(refused), "{refused:?}");
         }
+        // The engine adds one proposal, for its own adapters; guests are validated without it.
+        assert_eq!(ENGINE.difference(ACCEPTED), WasmFeatures::MULTI_MEMORY);
     }
 }

@@ -170,6 +170,66 @@ pub(crate) fn subtype_call_indirect() -> Vec<u8> {
     )
 }
 
+/// A `wasi:cli/run` command composed of two components (siblings: the component model traps a
+/// call into a parent or a child) whose core instances have their own linear memories, one
+/// calling the other with a string through the canonical ABI — as `wac` composes components, or
+/// componentize-qjs's output. wasmtime compiles that call into an adapter
+/// module using both memories (multi-memory), which wasmtime 48.0.8 panicked on when the engine
+/// had multi-memory off. `run` answers `ok` only if the callee read "hello" in its own memory.
+pub(crate) fn two_memories_cmd() -> Vec<u8> {
+    wat::parse_str(
+        r#"(component
+  (component $callee
+    (core module $callee
+      (memory (export "memory") 1)
+      (global $heap (mut i32) (i32.const 1024))
+      (func (export "realloc") (param i32 i32 i32 i32) (result i32)
+        (local $p i32)
+        (local.set $p (global.get $heap))
+        (global.set $heap (i32.add (global.get $heap) (local.get 3)))
+        (local.get $p))
+      ;; 5 if the string is "hello" (copied into this memory by the adapter), else 0
+      (func (export "len") (param $ptr i32) (param $len i32) (result i32)
+        (if (result i32)
+          (i32.and (i32.eq (local.get $len) (i32.const 5))
+                   (i32.eq (i32.load (local.get $ptr)) (i32.const 0x6c6c6568)))
+          (then (local.get $len))
+          (else (i32.const 0)))))
+    (core instance $callee (instantiate $callee))
+    (func $len (param "s" string) (result u32)
+      (canon lift (core func $callee "len") (memory (core memory $callee "memory"))
+        (realloc (core func $callee "realloc"))))
+    (export "len" (func $len)))
+  (instance $callee (instantiate $callee))
+  (alias export $callee "len" (func $len))
+  (component $caller
+    (import "len" (func $len (param "s" string) (result u32)))
+    (core module $memory (memory (export "memory") 1))
+    (core instance $memory (instantiate $memory))
+    (core func $len_lowered (canon lower (func $len) (memory (core memory $memory "memory"))))
+    (core module $caller
+      (import "env" "memory" (memory 1))
+      (import "env" "len" (func $len (param i32 i32) (result i32)))
+      (data (i32.const 16) "hello")
+      (func (export "run") (result i32)
+        (if (result i32) (i32.eq (call $len (i32.const 16) (i32.const 5)) (i32.const 5))
+          (then (i32.const 0))
+          (else (i32.const 1)))))
+    (alias core export $memory "memory" (core memory $shared))
+    (core instance $env
+      (export "memory" (memory $shared))
+      (export "len" (func $len_lowered)))
+    (core instance $caller (instantiate $caller (with "env" (instance $env))))
+    (func $run (result (result)) (canon lift (core func $caller "run")))
+    (export "run" (func $run)))
+  (instance $caller (instantiate $caller (with "len" (func $len))))
+  (alias export $caller "run" (func $run))
+  (instance $run (export "run" (func $run)))
+  (export "wasi:cli/run@0.2.12" (instance $run)))"#,
+    )
+    .unwrap()
+}
+
 /// Returns the empty response.
 pub(crate) fn ok() -> Vec<u8> {
     typed("", "")

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use hookbox_core::output::FailureClass;
-use hookbox_wasm::WasmError;
+use hookbox_wasm::{WasmError, WasmOutput};
 
 use crate::common::{assert_serves, run, runtime, typed};
 use crate::guests;
@@ -51,6 +51,21 @@ async fn atomics_wait_and_notify_are_refused_at_load() {
         let msg = refused_proposal(body, &guests::hook_with("", body));
         assert!(msg.contains("threads"), "{body}: {msg}");
     }
+    assert_serves(runtime()).await;
+}
+
+/// A call between two core instances with their own memories (two composed components;
+/// componentize-qjs's JavaScript hooks) loads and runs: wasmtime's adapter for it uses
+/// multi-memory, which the engine accepts for its adapters. With multi-memory off in the engine,
+/// wasmtime 48.0.8 panicked on its own adapter ("invalid adapter module generated: multiple
+/// memories") and took the process down. A guest's own module still gets one memory (below).
+#[tokio::test]
+async fn a_call_between_two_memories_runs() {
+    let run = run(runtime(), &guests::two_memories_cmd()).await.unwrap();
+    let WasmOutput::Command(out) = run.output else {
+        panic!("{:?}", run.output)
+    };
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
     assert_serves(runtime()).await;
 }
 
