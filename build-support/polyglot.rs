@@ -29,6 +29,9 @@ use std::{env, fs};
 pub(crate) enum Language {
     /// componentize-js (StarlingMonkey), through `guest-examples/js/<guest>/build.mjs`.
     JavaScript,
+    /// componentize-qjs (QuickJS from npm, pre-initialised by Wizer), through
+    /// `guest-examples/js/<guest>/build-qjs.mjs`: the same source as the componentize-js guest.
+    ComponentizeQjs,
     /// componentize-py.
     Python,
     /// The QuickJS toolchain (`guest-examples/js-quickjs/build.sh`): the same JavaScript source
@@ -61,6 +64,11 @@ pub(crate) const GUESTS: &[Guest] = &[
         name: "context_injection_qjs",
         source: "guest-examples/js/context-injection",
         language: Language::QuickJs,
+    },
+    Guest {
+        name: "context_injection_cqjs",
+        source: "guest-examples/js/context-injection",
+        language: Language::ComponentizeQjs,
     },
 ];
 
@@ -175,11 +183,16 @@ pub(crate) fn build(
 }
 
 fn find_tools(js_dir: &Path, venv_dir: Option<&Path>) -> Tools {
-    let node = js_dir
-        .join("node_modules/@bytecodealliance/componentize-js/package.json")
-        .is_file()
-        .then(|| version_of(Command::new("node").arg("--version")))
-        .flatten();
+    let installed = |package: &str| {
+        js_dir
+            .join("node_modules")
+            .join(package)
+            .join("package.json")
+    };
+    let node = (installed("@bytecodealliance/componentize-js").is_file()
+        && installed("componentize-qjs").is_file())
+    .then(|| version_of(Command::new("node").arg("--version")))
+    .flatten();
     let in_venv = venv_dir
         .map(|d| d.join("venv/bin/componentize-py"))
         .filter(|p| p.is_file());
@@ -252,9 +265,13 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
     let output = out_dir.join(format!("{}.wasm", guest.name));
     let partial = out_dir.join(format!("{}.wasm.partial", guest.name));
     let (mut cmd, tool_version) = match guest.language {
-        Language::JavaScript => {
+        Language::JavaScript | Language::ComponentizeQjs => {
+            let script = match guest.language {
+                Language::JavaScript => "build.mjs",
+                _ => "build-qjs.mjs",
+            };
             let mut cmd = Command::new("node");
-            cmd.arg(source.join("build.mjs")).arg(&partial);
+            cmd.arg(source.join(script)).arg(&partial);
             let npm_record = root.join("guest-examples/js/node_modules/.package-lock.json");
             let installed = fs::read_to_string(npm_record).unwrap_or_default();
             (cmd, format!("{:?}\n{installed}", tools.node))
@@ -336,6 +353,7 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
             "building the {} guest {} failed ({}):\n{}{}\n  reproduce: cd {} && {cmd:?}",
             match guest.language {
                 Language::JavaScript => "JavaScript",
+                Language::ComponentizeQjs => "JavaScript (componentize-qjs)",
                 Language::Python => "Python",
                 Language::QuickJs => "JavaScript (QuickJS)",
             },
@@ -367,7 +385,7 @@ fn inputs(root: &Path, guest: &Guest) -> Result<Vec<PathBuf>, String> {
     collect(&root.join(guest.source), &mut files)?;
     collect(&root.join("wit"), &mut files)?;
     let shared: &[&str] = match guest.language {
-        Language::JavaScript => &[
+        Language::JavaScript | Language::ComponentizeQjs => &[
             "guest-examples/js/package.json",
             "guest-examples/js/package-lock.json",
         ],

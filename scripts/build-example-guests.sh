@@ -16,9 +16,10 @@ built="$CARGO_TARGET_DIR/wasm32-wasip2/release"
 polyglot="$root/target/example-guests"
 mkdir -p "$polyglot"
 
-# JavaScript: componentize-js from guest-examples/js/node_modules (npm ci).
+# JavaScript: componentize-js and componentize-qjs from guest-examples/js/node_modules (npm ci).
 if [[ -d guest-examples/js/node_modules/@bytecodealliance/componentize-js ]]; then
   node guest-examples/js/context-injection/build.mjs "$polyglot/context_injection_js.wasm"
+  node guest-examples/js/context-injection/build-qjs.mjs "$polyglot/context_injection_cqjs.wasm"
 else
   echo "skipped context_injection_js.wasm: no guest-examples/js/node_modules (run scripts/setup-polyglot.sh)" >&2
 fi

@@ -2,7 +2,9 @@
 # Installs the tooling of the JavaScript and Python guest examples, so crates/test-artifacts
 # builds them and the polyglot tests (crates/wasm/tests/all/polyglot.rs) run instead of being
 # reported as ignored:
-#   - guest-examples/js: `npm ci` (componentize-js, pinned in package.json/package-lock.json);
+#   - guest-examples/js: `npm ci` (componentize-js and componentize-qjs, pinned in
+#     package.json/package-lock.json; the js templates' `npm ci` then finds componentize-qjs in
+#     npm's cache);
 #   - guest-examples/python: a venv at ${CARGO_TARGET_DIR:-target}/polyglot/venv with
 #     requirements.txt (componentize-py, pinned) — the place the build script looks first;
 #   - guest-examples/js-quickjs: clang with the wasm32 target and wasi-libc's headers, from

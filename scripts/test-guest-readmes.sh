@@ -67,8 +67,9 @@ missing_tooling() {
   case "$1" in
     js)
       command -v node >/dev/null || { echo "node is not on PATH"; return; }
-      [[ -f $root/guest-examples/js/node_modules/@bytecodealliance/componentize-js/package.json ]] \
-        || echo "componentize-js is not installed in guest-examples/js/node_modules"
+      [[ -f $root/guest-examples/js/node_modules/@bytecodealliance/componentize-js/package.json \
+        && -f $root/guest-examples/js/node_modules/componentize-qjs/package.json ]] \
+        || echo "componentize-js or componentize-qjs is not installed in guest-examples/js/node_modules"
       ;;
     quickjs)
       command -v clang-19 >/dev/null || command -v clang >/dev/null || [[ -n ${CC_QUICKJS:-} ]] \

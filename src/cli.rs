@@ -214,7 +214,7 @@ pub(crate) enum Command {
     ///
     /// Writes NAME/ (or --dir): .claude-plugin/plugin.json, hooks/hooks.json (Claude Code's
     /// agent-neutral shape), the hook — a sh, python or node script, or a WebAssembly guest in
-    /// Rust (cargo), JavaScript (componentize-js) or Python (componentize-py) with its build.sh —
+    /// Rust (cargo), JavaScript (componentize-qjs) or Python (componentize-py) with its build.sh —
     /// a README with the two commands that build and test it, and tests/ cases that pass as
     /// generated (`hookbox test`). The templates are in the binary: nothing is downloaded.
     /// Refuses a folder that exists and is not empty, and never writes through a symlink.
@@ -262,7 +262,7 @@ pub(crate) enum LangArg {
     Node,
     /// A WebAssembly component in Rust (cargo, the guest SDK).
     Rust,
-    /// A WebAssembly component in JavaScript (componentize-js).
+    /// A WebAssembly component in JavaScript (componentize-qjs: QuickJS, pre-initialised).
     Js,
     /// A WebAssembly component in Python (componentize-py).
     PythonWasm,

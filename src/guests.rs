@@ -6,7 +6,11 @@ use anyhow::bail;
 pub(crate) fn wasm(name: &str) -> anyhow::Result<&'static [u8]> {
     match hookbox_bundled::guest(name) {
         Some(g) => Ok(g.bytes),
-        None if name.ends_with("_js") || name.ends_with("_qjs") || name.ends_with("_py") => {
+        None if name.ends_with("_js")
+            || name.ends_with("_qjs")
+            || name.ends_with("_cqjs")
+            || name.ends_with("_py") =>
+        {
             bail!(
                 polyglot_missing()
                     .unwrap_or_else(|| format!("this hookbox carries no example guest `{name}`"))

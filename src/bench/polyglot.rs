@@ -1,7 +1,8 @@
 //! `hookbox bench`: the JavaScript and Python example guests beside the native `node` and
 //! `python3` hooks with the same logic (`examples/native-hooks/`), in one run. The JavaScript
-//! guest is measured in both of its builds — componentize-js (StarlingMonkey) and the QuickJS
-//! toolchain (`guest-examples/js-quickjs`), the same source — each beside the one node row:
+//! guest is measured in its three builds — componentize-js (StarlingMonkey), componentize-qjs
+//! (QuickJS from npm) and the QuickJS toolchain (`guest-examples/js-quickjs`), the same source —
+//! each beside the one node row:
 //!
 //! - per event in a long-lived host (p50/p99 of a full dispatch), where a guest is instantiated
 //!   from the pool and a native hook is a fresh process each time;
@@ -131,6 +132,11 @@ pub(crate) async fn measure(
             "context_injection_qjs",
             "context_injection_qjs.wasm",
             "JavaScript guest, QuickJS (context injection)",
+        ),
+        (
+            "context_injection_cqjs",
+            "context_injection_cqjs.wasm",
+            "JavaScript guest, componentize-qjs (context injection)",
         ),
     ] {
         match (guests::wasm(guest), on_path("node")) {

@@ -2,11 +2,13 @@
 // the patterns of DENY, answers a deny with its reason (the agent shows the model the reason);
 // otherwise no decision, so the agent's own permission flow applies.
 //
-// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when componentize-js builds the
+// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when componentize-qjs builds the
 // component (build.mjs): the `host` import is the module `hookbox:hook/host@0.1.0`, the `handler`
 // export is this module's `handler` object. Records arrive with camelCase fields (`toolName`,
-// `toolInput` as JSON text); `option<T>` is `undefined` when absent; returning from `handle` is
-// `ok(response)`, throwing a string is `err(message)` (a failed hook: its rule's fail mode decides).
+// `toolInput` as JSON text); `option<T>` is `null` when absent (test it with `== null`, true for
+// `undefined` too); returning from `handle` is `ok(response)`, throwing a string is
+// `err(message)` (a failed hook: its rule's fail mode decides). QuickJS is ES2023 without web or
+// Node APIs: no `console`, `fetch` or `process` (log with `log(level, message)` from the host).
 
 /** The commands {{name}} refuses: patterns matched as plain text inside the command. */
 const DENY = ['rm -rf /', 'git push --force', 'mkfs'];
@@ -27,7 +29,7 @@ function none() {
 
 export const handler = {
   handle(event) {
-    if (event.name !== 'PreToolUse' || event.toolInput === undefined) {
+    if (event.name !== 'PreToolUse' || event.toolInput == null) {
       return none();
     }
     const command = JSON.parse(event.toolInput)?.command;

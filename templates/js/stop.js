@@ -3,11 +3,13 @@
 // Stop hook (stopHookActive) is left to end, so it cannot loop; an agent that does not send the
 // last message is left alone.
 //
-// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when componentize-js builds the
+// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when componentize-qjs builds the
 // component (build.mjs): the `host` import is the module `hookbox:hook/host@0.1.0`, the `handler`
 // export is this module's `handler` object. Records arrive with camelCase fields (`toolName`,
-// `toolInput` as JSON text); `option<T>` is `undefined` when absent; returning from `handle` is
-// `ok(response)`, throwing a string is `err(message)` (a failed hook: its rule's fail mode decides).
+// `toolInput` as JSON text); `option<T>` is `null` when absent (test it with `== null`, true for
+// `undefined` too); returning from `handle` is `ok(response)`, throwing a string is
+// `err(message)` (a failed hook: its rule's fail mode decides). QuickJS is ES2023 without web or
+// Node APIs: no `console`, `fetch` or `process` (log with `log(level, message)` from the host).
 
 /** A response with nothing to add: every field of the WIT `response` record, empty. */
 function none() {
@@ -26,7 +28,7 @@ function none() {
 export const handler = {
   handle(event) {
     const message = event.lastAssistantMessage;
-    if (event.name !== 'Stop' || event.stopHookActive || message === undefined || message.trim() !== '') {
+    if (event.name !== 'Stop' || event.stopHookActive || message == null || message.trim() !== '') {
       return none();
     }
     return {

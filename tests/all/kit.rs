@@ -84,9 +84,18 @@ fn a_wasm_template_has_its_sdk_wit_and_build_script() {
     );
     let js = new_plugin(&dir, "wjs", "stop", "js");
     let lock = fs::read_to_string(js.join("package-lock.json")).unwrap();
+    // The lock names the plugin and pins componentize-qjs (and nothing of componentize-js, which
+    // `npm ci` would refuse as out of step with package.json).
     assert!(
-        lock.contains("\"name\": \"wjs\"") && lock.contains("componentize-js"),
+        lock.contains("\"name\": \"wjs\"")
+            && lock.contains("\"componentize-qjs\": \"0.4.5\"")
+            && !lock.contains("componentize-js"),
         "{lock}"
+    );
+    let manifest = fs::read_to_string(js.join("package.json")).unwrap();
+    assert!(
+        manifest.contains("\"componentize-qjs\": \"0.4.5\""),
+        "{manifest}"
     );
     let py = new_plugin(&dir, "wpy", "context", "python-wasm");
     assert!(

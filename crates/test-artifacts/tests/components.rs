@@ -255,6 +255,23 @@ fn context_injection_qjs() {
     assert!(world.imports.contains(&HOST.to_owned()), "{world:?}");
 }
 
+/// The same source built with componentize-qjs (npm; QuickJS pre-initialised by Wizer, bindings
+/// by wit-dylib): stdio, clocks, filesystem types and the insecure seed of WASI, all grantable.
+/// Besides the handler it exports componentize-qjs's `init` (its pre-initialisation entry);
+/// the host calls only the handler.
+#[test]
+#[cfg_attr(
+    not(hookbox_polyglot),
+    ignore = "JavaScript/Python guest tooling not installed: run scripts/setup-polyglot.sh"
+)]
+fn context_injection_cqjs() {
+    let world = world_of("context_injection_cqjs");
+    assert_eq!(world.exports, ["init", HANDLER], "exports");
+    assert_eq!(kind_of("context_injection_cqjs"), Kind::Hook);
+    assert_eq!(ungrantable(&world), Vec::<&str>::new(), "imports");
+    assert!(world.imports.contains(&HOST.to_owned()), "{world:?}");
+}
+
 /// componentize-py's CPython would import `wasi:sockets/*`; the build uses `--stub-wasi`, so
 /// the component imports hookbox's interfaces and no WASI at all.
 #[test]

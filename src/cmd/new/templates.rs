@@ -28,7 +28,7 @@ pub(crate) enum Lang {
     Node,
     /// A Rust component (cargo, the guest SDK).
     Rust,
-    /// A JavaScript component (componentize-js).
+    /// A JavaScript component (componentize-qjs: QuickJS, pre-initialised).
     Js,
     /// A Python component (componentize-py).
     PythonWasm,
@@ -167,6 +167,12 @@ host's `log` (shown with `HOOKBOX_LOG=info`). The sandbox grants no files."
                     "no-second-round.json",
                     include_str!("../../../templates/tests/stop/no-second-round.json"),
                 ),
+                (
+                    "no-last-message-is-left-alone.json",
+                    include_str!(
+                        "../../../templates/tests/stop/no-last-message-is-left-alone.json"
+                    ),
+                ),
             ],
             (Kind::Audit, _) => &[
                 (
@@ -236,9 +242,10 @@ impl Lang {
 `guest/` and copies the component to `hooks/`. "
             }
             Lang::Js => {
-                "Needs `node` 20 or later with `npm`: the first build installs componentize-js \
-0.23.0 (pinned in `package-lock.json`). The component is ~12 MB; the first `hookbox test` after a \
-build compiles it (10–60 s), later runs take it from the cache. "
+                "Needs `node` 20 or later with `npm`: the first build installs componentize-qjs \
+0.4.5 (pinned in `package-lock.json`; a prebuilt native module, no compiler needed). The \
+component is ~1.6 MB and builds in about a second; the first `hookbox test` after a build \
+compiles it (~1 s), later runs take it from the cache. "
             }
             Lang::PythonWasm => {
                 "Needs componentize-py 0.25.1, once: `python3 -m venv .venv && .venv/bin/pip install \
@@ -283,7 +290,7 @@ through `CLAUDE_PLUGIN_ROOT`."
                 .to_owned(),
             Lang::Js => "- `src/hook.js`: the hook (an exported `handler` object); `wit/hook.wit` is \
 the contract.\n- `build.sh`, `build.mjs`, `package.json`, `package-lock.json`: build \
-`hooks/{{snake}}.wasm` with componentize-js."
+`hooks/{{snake}}.wasm` with componentize-qjs."
                 .to_owned(),
             Lang::PythonWasm => "- `src/app.py`: the hook (a `Handler` class); `wit/hook.wit` is the \
 contract.\n- `build.sh`, `requirements.txt`: build `hooks/{{snake}}.wasm` with componentize-py."
@@ -437,7 +444,11 @@ pub(crate) fn plugin(name: &str, kind: Kind, lang: Lang) -> Vec<TemplateFile> {
                 include_str!("../../../templates/js/package.json"),
                 false,
             );
-            add("package-lock.json", &js_lock(), false);
+            add(
+                "package-lock.json",
+                include_str!("../../../templates/js/package-lock.json"),
+                false,
+            );
             add("src/hook.js", js_hook(kind), false);
             add("wit/hook.wit", WIT, false);
         }
@@ -514,13 +525,6 @@ const SDK: [(&str, &str); 5] = [
         include_str!("../../../crates/guest/src/response.rs"),
     ),
 ];
-
-/// The lock of hookbox's JavaScript guests (componentize-js and what it needs, with integrity
-/// hashes) under the plugin's name.
-fn js_lock() -> String {
-    include_str!("../../../guest-examples/js/package-lock.json")
-        .replace("\"name\": \"hookbox-js-guests\"", "\"name\": \"{{name}}\"")
-}
 
 fn native_sh(kind: Kind) -> &'static str {
     match kind {

@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use hookbox_core::output::{FailureClass, HookResponse, PermissionDecision};
 use hookbox_test_artifacts::{
-    CONTEXT_INJECTION_JS, CONTEXT_INJECTION_QJS, SHELL_GUARD_PY, polyglot_test,
+    CONTEXT_INJECTION_CQJS, CONTEXT_INJECTION_JS, CONTEXT_INJECTION_QJS, SHELL_GUARD_PY,
+    polyglot_test,
 };
 use hookbox_wasm::{FailedRun, InspectKind, Invocation, WasmLimits, WasmRun, WasmRuntime};
 use serde_json::json;
@@ -34,6 +35,14 @@ polyglot_test! {
     #[tokio::test]
     pub(crate) async fn context_injection_qjs() {
         check_context_injection(CONTEXT_INJECTION_QJS).await;
+    }
+
+    /// The same source again, built with componentize-qjs (npm): two components with their own
+    /// memories inside, so every event crosses a two-memory adapter (which panicked wasmtime
+    /// 48.0.8 with multi-memory off in the engine).
+    #[tokio::test]
+    pub(crate) async fn context_injection_cqjs() {
+        check_context_injection(CONTEXT_INJECTION_CQJS).await;
     }
 
     #[tokio::test]
@@ -152,7 +161,12 @@ async fn check_shell_guard_py() {
 /// Each guest's imports are all granted, none is network, and the host accepts it as a typed
 /// hook of `hookbox:hook@0.1.0` — what `hookbox inspect` reports.
 fn check_imports() {
-    for path in [CONTEXT_INJECTION_JS, CONTEXT_INJECTION_QJS, SHELL_GUARD_PY] {
+    for path in [
+        CONTEXT_INJECTION_JS,
+        CONTEXT_INJECTION_QJS,
+        CONTEXT_INJECTION_CQJS,
+        SHELL_GUARD_PY,
+    ] {
         let report = runtime().inspect_file(Path::new(path)).unwrap();
         assert_eq!(report.kind, InspectKind::TypedHook, "{path}");
         assert_eq!(report.wit_version.as_deref(), Some("0.1.0"), "{path}");
@@ -237,6 +251,14 @@ async fn check_repeated_events() {
             "context_injection_qjs",
             runtime(),
             CONTEXT_INJECTION_QJS,
+            prompt(),
+            config.as_str(),
+            WasmLimits::default(),
+        ),
+        (
+            "context_injection_cqjs",
+            runtime(),
+            CONTEXT_INJECTION_CQJS,
             prompt(),
             config.as_str(),
             WasmLimits::default(),
