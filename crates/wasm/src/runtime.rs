@@ -334,7 +334,9 @@ impl WasmRuntime {
                 return Err(e);
             }
         };
-        match self.prepare(bytes, sha, origin, shape) {
+        // Compiling is guarded in `compile`; the rest of the preparation (reading the component's
+        // types, pre-linking) is wasmtime's code on the guest's bytes too.
+        match guard_wasmtime(origin, || self.prepare(bytes, sha, origin, shape)).and_then(|r| r) {
             Ok(loaded) => {
                 let loaded = Arc::new(loaded);
                 *guard = Some(loaded.clone());
@@ -411,7 +413,7 @@ impl WasmRuntime {
         let Some(disk) = &self.disk else {
             crate::proposals::validate_guest(bytes).map_err(|e| refused(e.into()))?;
             let component =
-                guard_compiler(origin, || Component::new(&self.engine, bytes))?.map_err(refused)?;
+                guard_wasmtime(origin, || Component::new(&self.engine, bytes))?.map_err(refused)?;
             return Ok((component, CacheStatus::Compiled));
         };
         if let Some(c) = disk.get(&self.engine, sha) {
@@ -420,7 +422,7 @@ impl WasmRuntime {
         // Only what this engine compiled after this check is ever in the disk cache.
         crate::proposals::validate_guest(bytes).map_err(|e| refused(e.into()))?;
         let code =
-            guard_compiler(origin, || self.engine.precompile_component(bytes))?.map_err(refused)?;
+            guard_wasmtime(origin, || self.engine.precompile_component(bytes))?.map_err(refused)?;
         if let Err(e) = disk.put(sha, &code) {
             tracing::warn!(error = %e, "cannot write the wasm cache; the component will be recompiled next time");
         }
@@ -488,13 +490,15 @@ impl WasmRuntime {
     }
 }
 
-/// Runs one of wasmtime's compiles so that a panic inside it (a defect of wasmtime's, reached by
-/// a component's bytes) refuses that component instead of taking down the process and with it
-/// every other plugin's hooks. wasmtime 48.0.8 had one (its own adapter between two memories
-/// failed its validation, an `expect`: see `proposals.rs`); this keeps the next one contained.
-/// A compile touches no state outside what it returns, so nothing is left half-made.
-fn guard_compiler<T>(origin: &str, compile: impl FnOnce() -> T) -> Result<T, WasmError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile)).map_err(|panic| {
+/// Runs wasmtime's work on a component's bytes (compiling, reading its types, pre-linking) so
+/// that a panic inside it (a defect of wasmtime's, reached by those bytes) refuses that
+/// component instead of taking down the process and with it every other plugin's hooks.
+/// wasmtime 48.0.8 had one (its own adapter between two memories failed its validation, an
+/// `expect`: see `proposals.rs`); this keeps the next one contained. That work touches no state
+/// outside what it returns (the load's slot is filled only after it), so nothing is left
+/// half-made.
+fn guard_wasmtime<T>(origin: &str, work: impl FnOnce() -> T) -> Result<T, WasmError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
         let what = panic
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -503,7 +507,7 @@ fn guard_compiler<T>(origin: &str, compile: impl FnOnce() -> T) -> Result<T, Was
         WasmError::Incompatible {
             origin: origin.to_owned(),
             reason: format!(
-                "wasmtime's compiler failed on this component ({what}); it is refused, and the host goes on"
+                "wasmtime failed on this component ({what}); it is refused, and the host goes on"
             ),
         }
     })
@@ -515,7 +519,7 @@ mod tests {
 
     #[test]
     fn a_panic_in_the_compiler_refuses_the_component_and_names_it() {
-        let refused = guard_compiler("plugin/hooks/x.wasm", || -> u32 {
+        let refused = guard_wasmtime("plugin/hooks/x.wasm", || -> u32 {
             panic!("invalid adapter module generated")
         });
         match refused {
@@ -526,7 +530,7 @@ mod tests {
             }
             other => panic!("expected incompatible_component, got {other:?}"),
         }
-        assert_eq!(guard_compiler("x", || 7).unwrap(), 7);
+        assert_eq!(guard_wasmtime("x", || 7).unwrap(), 7);
     }
 
     fn shared<T: Send + Sync>() {}
