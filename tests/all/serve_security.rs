@@ -454,3 +454,36 @@ fn requests_over_the_in_flight_bound_get_503_at_once() {
         json!(["slept"])
     );
 }
+
+hookbox_test_artifacts::polyglot_test! {
+    /// A tenant's JavaScript hook built with componentize-qjs creates two memories in separate
+    /// core instances, so each call crosses an adapter between them — which wasmtime 48.0.8
+    /// panicked on while compiling it, with multi-memory off in the engine. The server loads it,
+    /// serves it, and serves the tenant beside it.
+    #[test]
+    fn a_tenant_hook_crossing_two_memories_is_served_beside_another() {
+        let f = Fixture::new();
+        f.tenant(
+            "js",
+            "token-js",
+            "",
+            &json!({"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/context.wasm",
+                                                    "config": {"context": "Project ATLAS"}}]}}),
+            &[("context.wasm", guests::CONTEXT_INJECTION_CQJS)],
+        );
+        noop_tenant(&f, "b", "token-b");
+        let s = f.start("");
+        let prompt = serde_json::to_vec(
+            &json!({"event": "UserPromptSubmit", "payload": {"prompt": "Can I deploy?"}}),
+        )
+        .expect("json");
+        for _ in 0..3 {
+            let d = s.call("POST", "/v1/tenants/js/dispatch", Some("token-js"), Some(&prompt));
+            assert_eq!(d.status, 200, "{}", d.text());
+            let d = d.json();
+            assert_eq!(d["verdict"]["additional_contexts"], json!(["Project ATLAS"]), "{d:#}");
+        }
+        let b = s.call("POST", "/v1/tenants/b/dispatch", Some("token-b"), Some(&body_for("dispatch")));
+        assert_eq!(b.status, 200, "{}", b.text());
+    }
+}
