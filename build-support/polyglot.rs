@@ -81,6 +81,14 @@ pub(crate) struct Outcome {
     pub(crate) built: Vec<(&'static Guest, PathBuf)>,
     /// Why the guests were not built (empty when they were).
     pub(crate) missing: Vec<String>,
+    /// The QuickJS runtime component the QuickJS guests were pre-initialised from (built on the
+    /// way, by `js-quickjs/build.sh`), when they were built: what `hookbox build-js` carries.
+    pub(crate) quickjs_runtime: Option<PathBuf>,
+}
+
+/// Where `js-quickjs/build.sh` leaves the runtime, given the target dir it was run with.
+fn quickjs_runtime_in(target: &Path) -> PathBuf {
+    target.join("js-quickjs/wasm32-wasip2/release/hookbox_js_runtime.wasm")
 }
 
 /// The tools found on this machine.
@@ -139,6 +147,7 @@ pub(crate) fn build(
         return Ok(Outcome {
             built: Vec::new(),
             missing,
+            quickjs_runtime: None,
         });
     }
 
@@ -179,6 +188,7 @@ pub(crate) fn build(
     Ok(Outcome {
         built,
         missing: Vec::new(),
+        quickjs_runtime: Some(quickjs_runtime_in(guests_dir)),
     })
 }
 
@@ -326,7 +336,15 @@ fn build_one(root: &Path, guest: &Guest, tools: &Tools, out_dir: &Path) -> Resul
     }
     let fingerprint = format!("{:016x}\n", hasher.finish());
     let stamp = out_dir.join(format!("{}.stamp", guest.name));
-    if output.is_file() && fs::read_to_string(&stamp).is_ok_and(|s| s == fingerprint) {
+    // A QuickJS guest's build also leaves the runtime the binary carries: it must be there too.
+    let runtime_there = guest.language != Language::QuickJs
+        || out_dir
+            .parent()
+            .is_some_and(|t| quickjs_runtime_in(t).is_file());
+    if output.is_file()
+        && runtime_there
+        && fs::read_to_string(&stamp).is_ok_and(|s| s == fingerprint)
+    {
         return Ok(output);
     }
 

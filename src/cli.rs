@@ -83,6 +83,22 @@ pub(crate) enum Command {
     /// Exit codes: 0 all compiled, 1 a component or plugin failed, 2 usage error.
     Compile(CompileArgs),
 
+    /// Build a JavaScript hook into a WebAssembly component, with the QuickJS runtime this
+    /// binary carries.
+    ///
+    /// HOOK.js is an ES module that exports `handler` with `handle(event)` and may import
+    /// `config` and `log` from `hookbox:hook/host@0.1.0` (call them inside `handle`). The module
+    /// is evaluated once, here, and the interpreter's state is kept in the component, so each
+    /// event starts from it (~0.95 MB, ~0.1 ms per event). No node, npm or compiler needed.
+    /// Its top-level code is bounded (fuel, 256 MiB of memory, a 4 MiB source). QuickJS is
+    /// ES2023 without web or Node APIs. The runtime is in the binary only when it was built with
+    /// the QuickJS toolchain: `--check` says.
+    ///
+    /// Exit codes: 0 built (or, with --check, this binary can build), 1 the module did not
+    /// build (its reason printed) or this binary carries no runtime, 2 usage or I/O error.
+    #[cfg(feature = "tools")]
+    BuildJs(BuildJsArgs),
+
     /// Print the JSON Schema of hooks.json files (every shape hookbox reads), for editors.
     ///
     /// The schema is generated from the parser's own tables (events, handler types and their
@@ -682,6 +698,23 @@ pub(crate) struct CompileArgs {
     /// Print the result as JSON: each component with its outcome, and the cache folder.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// `hookbox build-js`.
+#[cfg(feature = "tools")]
+#[derive(Debug, Args)]
+pub(crate) struct BuildJsArgs {
+    /// The hook's source: an ES module exporting `handler`.
+    #[arg(value_name = "HOOK.js", required_unless_present = "check")]
+    pub(crate) source: Option<PathBuf>,
+
+    /// Where to write the component (default: HOOK.js with the extension .wasm).
+    #[arg(short, long, value_name = "OUT.wasm")]
+    pub(crate) output: Option<PathBuf>,
+
+    /// Only say whether this binary carries the QuickJS runtime (exit 0) or not (exit 1).
+    #[arg(long)]
+    pub(crate) check: bool,
 }
 
 /// `hookbox schema`.

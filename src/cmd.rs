@@ -1,6 +1,8 @@
 //! Subcommands: one module each (`cmd/<name>.rs`), each with a `run` that returns the process's
 //! exit code, or an error for what kept it from running (printed by `main`, exit code 2).
 
+#[cfg(feature = "tools")]
+pub(crate) mod build_js;
 pub(crate) mod compile;
 pub(crate) mod completions;
 #[cfg(feature = "tools")]
@@ -39,6 +41,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Dispatch(args) => dispatch::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Compile(args) => compile::run(&args),
+        #[cfg(feature = "tools")]
+        Command::BuildJs(args) => build_js::run(&args),
         Command::Schema(_) => schema::run(),
         Command::Completions(args) => completions::run(&args),
         Command::Exec(args) => exec::run(&args),

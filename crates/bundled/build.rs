@@ -78,6 +78,27 @@ fn run() -> Result<(), String> {
         );
     }
     code.push_str("];\n\n");
+    let runtime = match &polyglot.quickjs_runtime {
+        Some(runtime) => {
+            let copy = copies.join("quickjs_runtime.wasm");
+            fs::copy(runtime, &copy).map_err(|e| {
+                format!(
+                    "cannot copy {} to {}: {e}",
+                    runtime.display(),
+                    copy.display()
+                )
+            })?;
+            format!("Some(include_bytes!({:?}))", copy.display().to_string())
+        }
+        None => "None".to_owned(),
+    };
+    let _ = writeln!(
+        code,
+        "/// The QuickJS runtime component `hookbox build-js` pre-initialises a JavaScript hook\n\
+         /// with (`guest-examples/js-quickjs/runtime`), when its toolchain was installed at build\n\
+         /// time (else `None`, and [`POLYGLOT_MISSING`] says why).\n\
+         pub static QUICKJS_RUNTIME: Option<&[u8]> = {runtime};\n"
+    );
     let _ = writeln!(
         code,
         "/// Why the JavaScript/Python example guests are not in [`GUESTS`] (empty when they are).\n\

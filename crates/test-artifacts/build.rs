@@ -137,6 +137,26 @@ fn run() -> Result<(), String> {
         );
         names.insert(ident, guest.source);
     }
+    let runtime = match &polyglot.quickjs_runtime {
+        Some(runtime) => {
+            let copy = copies.join("quickjs_runtime.wasm");
+            fs::copy(runtime, &copy).map_err(|e| {
+                format!(
+                    "cannot copy {} to {}: {e}",
+                    runtime.display(),
+                    copy.display()
+                )
+            })?;
+            format!("Some({:?})", copy.display().to_string())
+        }
+        None => "None".to_owned(),
+    };
+    let _ = writeln!(
+        code,
+        "\n/// The QuickJS runtime component (`guest-examples/js-quickjs/runtime`) that\n\
+         /// `hookbox_wasm::build_js` pre-initialises a JavaScript hook with, when the polyglot\n\
+         /// guests were built ([`POLYGLOT_BUILT`]).\npub const QUICKJS_RUNTIME: Option<&str> = {runtime};"
+    );
     let _ = writeln!(
         code,
         "\n/// Whether the JavaScript and Python guest examples (`{}`) were built: their tooling\n\

@@ -2,11 +2,12 @@
 // the patterns of DENY, answers a deny with its reason (the agent shows the model the reason);
 // otherwise no decision, so the agent's own permission flow applies.
 //
-// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when componentize-qjs builds the
-// component (build.mjs): the `host` import is the module `hookbox:hook/host@0.1.0`, the `handler`
-// export is this module's `handler` object. Records arrive with camelCase fields (`toolName`,
-// `toolInput` as JSON text); `option<T>` is `null` when absent (test it with `== null`, true for
-// `undefined` too); returning from `handle` is `ok(response)`, throwing a string is
+// Bindings come from hookbox's WIT (wit/hook.wit, world `hook`) when build.sh builds the
+// component (`hookbox build-js`, or componentize-qjs): the `host` import is the module
+// `hookbox:hook/host@0.1.0`, the `handler` export is this module's `handler` object. Records
+// arrive with camelCase fields (`toolName`, `toolInput` as JSON text); `option<T>` is
+// `undefined` (hookbox build-js) or `null` (componentize-qjs) when absent: test it with
+// `== null`, true for both; returning from `handle` is `ok(response)`, throwing a string is
 // `err(message)` (a failed hook: its rule's fail mode decides). QuickJS is ES2023 without web or
 // Node APIs: no `console`, `fetch` or `process` (log with `log(level, message)` from the host).
 

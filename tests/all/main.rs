@@ -4,6 +4,7 @@
 
 mod agents;
 mod bench;
+mod build_js;
 mod demo;
 mod dispatch;
 mod example_layouts;

@@ -55,6 +55,7 @@
 
 mod admission;
 mod bindings;
+mod build_js;
 mod cache;
 mod cache_dir;
 mod capture;
@@ -83,6 +84,7 @@ mod shape;
 mod state;
 mod world;
 
+pub use build_js::{JsBuildError, JsBuildLimits, build_js};
 pub use capture::Captured;
 pub use config::{PoolConfig, PoolingMode, RuntimeConfig, default_cache_dir};
 pub use cpu_share::CpuShare;

@@ -242,10 +242,11 @@ impl Lang {
 `guest/` and copies the component to `hooks/`. "
             }
             Lang::Js => {
-                "Needs `node` 20 or later with `npm`: the first build installs componentize-qjs \
-0.4.5 (pinned in `package-lock.json`; a prebuilt native module, no compiler needed). The \
-component is ~1.6 MB and builds in about a second; the first `hookbox test` after a build \
-compiles it (~1 s), later runs take it from the cache. "
+                "Needs nothing more when `hookbox build-js --check` says this hookbox carries its \
+QuickJS runtime: `build.sh` runs `hookbox build-js` (~0.95 MB, ~0.1 ms per event). Otherwise \
+needs `node` 20 or later with `npm`: the first build installs componentize-qjs 0.4.5 (pinned in \
+`package-lock.json`; a prebuilt native module, no compiler) and builds with it (~1.6 MB, \
+~0.25 ms per event). Either builds in about a second. "
             }
             Lang::PythonWasm => {
                 "Needs componentize-py 0.25.1, once: `python3 -m venv .venv && .venv/bin/pip install \
@@ -289,8 +290,8 @@ through `CLAUDE_PLUGIN_ROOT`."
 - `build.sh`: builds `hooks/{{snake}}.wasm`."
                 .to_owned(),
             Lang::Js => "- `src/hook.js`: the hook (an exported `handler` object); `wit/hook.wit` is \
-the contract.\n- `build.sh`, `build.mjs`, `package.json`, `package-lock.json`: build \
-`hooks/{{snake}}.wasm` with componentize-qjs."
+the contract.\n- `build.sh`: builds `hooks/{{snake}}.wasm` with `hookbox build-js`, or else with \
+componentize-qjs (`build.mjs`, `package.json`, `package-lock.json`)."
                 .to_owned(),
             Lang::PythonWasm => "- `src/app.py`: the hook (a `Handler` class); `wit/hook.wit` is the \
 contract.\n- `build.sh`, `requirements.txt`: build `hooks/{{snake}}.wasm` with componentize-py."

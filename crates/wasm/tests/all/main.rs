@@ -11,6 +11,7 @@
     reason = "test helpers outside #[test] fns; a failure should panic"
 )]
 
+mod build_js;
 mod cache;
 mod command;
 mod common;

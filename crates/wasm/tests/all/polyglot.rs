@@ -76,7 +76,7 @@ fn bash(command: &str) -> hookbox_core::Event {
                       "tool_input": {"command": command}}))
 }
 
-async fn check_context_injection(guest: &str) {
+pub(crate) async fn check_context_injection(guest: &str) {
     let config = json!({ "context": ATLAS }).to_string();
     let r = typed(run_file(guest, &prompt(), &config, &[]).await);
     assert_eq!(

@@ -1,0 +1,122 @@
+//! `hookbox build-js HOOK.js -o OUT.wasm`: a JavaScript hook made into a component of hookbox's
+//! `hook` world with the QuickJS runtime this binary carries, its module evaluated once here
+//! (`hookbox_wasm::build_js`) — no node, npm or compiler needed. The output is loaded by this
+//! host before it is written, so what is written is a hook hookbox runs (and its compiled code
+//! is in the cache for the first event). `--check` says whether this binary can build at all:
+//! it carries the runtime only when its build had the QuickJS toolchain (clang, wasi-libc).
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use hookbox_wasm::{JsBuildLimits, WasmRuntime, build_js};
+
+use super::EXIT_FAILURE;
+use crate::cli::BuildJsArgs;
+use crate::host_setup::wasm_runtime_config;
+
+/// Runs `hookbox build-js`.
+pub(crate) fn run(args: &BuildJsArgs) -> anyhow::Result<ExitCode> {
+    let Some(runtime) = hookbox_bundled::QUICKJS_RUNTIME else {
+        let why = format!(
+            "this hookbox carries no QuickJS runtime, so it cannot build JavaScript hooks: it \
+             was built without the QuickJS toolchain ({}). Build with componentize-qjs from npm \
+             instead (`hookbox new --lang js` writes a build.sh that does), or rebuild hookbox \
+             after scripts/setup-polyglot.sh",
+            hookbox_bundled::POLYGLOT_MISSING.join("; ")
+        );
+        if args.check {
+            eprintln!("hookbox: {why}");
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+        bail!(why);
+    };
+    if args.check {
+        println!(
+            "hookbox builds JavaScript hooks with its QuickJS runtime ({} bytes)",
+            runtime.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(source_path) = &args.source else {
+        bail!("which hook? `hookbox build-js HOOK.js -o OUT.wasm`");
+    };
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| source_path.with_extension("wasm"));
+    let limits = JsBuildLimits::default();
+    let source = read_source(source_path, limits.max_source_bytes)?;
+    let started = Instant::now();
+    let component = match build_js(runtime, &source, &limits) {
+        Ok(component) => component,
+        Err(e) => {
+            eprintln!("hookbox: {}: {e}", source_path.display());
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    };
+    // Loaded as a rule would load it: a component this host refuses is not written.
+    let host = WasmRuntime::new(wasm_runtime_config()).context("cannot start the wasm runtime")?;
+    if let Err(e) = host.load_bytes(&component) {
+        eprintln!(
+            "hookbox: {}: the built component is not one this host runs: {e}",
+            source_path.display()
+        );
+        return Ok(ExitCode::from(EXIT_FAILURE));
+    }
+    write_atomically(&output, &component)?;
+    eprintln!(
+        "built {} ({} bytes) in {:.1} s",
+        output.display(),
+        component.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hook's source: a regular file of at most `max` bytes, UTF-8. Opened without blocking, so
+/// a FIFO in its place is refused instead of waiting for a writer.
+fn read_source(path: &Path, max: u64) -> anyhow::Result<String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{} is not a regular file", path.display());
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > max {
+        bail!(
+            "{} is over {max} bytes, the limit for a hook's source (a hook is one module, not a \
+             bundle of its dependencies)",
+            path.display()
+        );
+    }
+    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", path.display()))
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, so a reader never sees half.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut partial = PathBuf::from(path);
+    partial.as_mut_os_string().push(".partial");
+    std::fs::write(&partial, bytes)
+        .and_then(|()| std::fs::rename(&partial, path))
+        .with_context(|| format!("cannot write {}", path.display()))
+}

@@ -1,0 +1,98 @@
+//! `hookbox build-js`: a JavaScript hook built with the QuickJS runtime the binary carries, then
+//! dispatched as a plugin's rule; a module that cannot build (a Node API at top level, a loop
+//! that never ends) fails with its reason and writes nothing; a source that is not a regular
+//! file is refused before it is read.
+
+use crate::util::{Dir, hookbox, hookbox_with_state, repo_root};
+
+hookbox_test_artifacts::polyglot_test! {
+    /// The example's source, built by hookbox alone, answers through `dispatch`.
+    #[test]
+    fn a_built_hook_answers_through_dispatch() {
+        assert_eq!(hookbox(["build-js", "--check"]).code, Some(0));
+        let d = Dir::new();
+        d.write(
+            "plugin/hooks/hooks.json",
+            r#"{"hooks": {"UserPromptSubmit": [{"type": "wasm", "component": "hooks/context.wasm", "config": {"context": "Project ATLAS"}}]}}"#,
+        );
+        let source = repo_root().join("guest-examples/js/context-injection/context-injection.js");
+        let out = d.path().join("plugin/hooks/context.wasm");
+        let built = hookbox([
+            "build-js".as_ref(),
+            source.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        assert_eq!(built.code, Some(0), "{built:?}");
+        assert!(built.stderr.contains("built "), "{}", built.stderr);
+        let plugin = d.path().join("plugin");
+        let run = hookbox_with_state(
+            [
+                "dispatch",
+                "--project-dir",
+                d.path().to_str().unwrap(),
+                "--event",
+                "UserPromptSubmit",
+                "--plugin",
+                plugin.to_str().unwrap(),
+                "--prompt",
+                "Can I deploy?",
+                "--no-replay",
+                "--json",
+            ],
+            d.state(),
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let v = run.json();
+        assert_eq!(v["verdict"]["additional_contexts"][0], "Project ATLAS", "{v}");
+    }
+
+    /// Node's `process` is not there at build time (QuickJS has no Node APIs), and a loop at top
+    /// level runs out of the build's fuel: each fails with its reason, exit 1, nothing written.
+    #[test]
+    fn a_module_that_cannot_build_fails_with_its_reason_and_writes_nothing() {
+        let d = Dir::new();
+        for (name, source, reason) in [
+            (
+                "node.js",
+                "const home = process.env.HOME;\nexport const handler = { handle() { return {}; } };",
+                "ReferenceError",
+            ),
+            (
+                "loop.js",
+                "for (;;) {}\nexport const handler = { handle() { return {}; } };",
+                "ran out of fuel",
+            ),
+        ] {
+            let src = d.write(name, source);
+            let out = d.path().join(format!("{name}.wasm"));
+            let run = hookbox([
+                "build-js".as_ref(),
+                src.as_os_str(),
+                "-o".as_ref(),
+                out.as_os_str(),
+            ]);
+            assert_eq!(run.code, Some(1), "{name}: {run:?}");
+            assert!(run.stderr.contains(reason), "{name}: {}", run.stderr);
+            assert!(!out.exists(), "{name}: an output was written");
+        }
+    }
+}
+
+/// A folder or a FIFO as the source is a usage error, before anything is read (a FIFO would
+/// block a plain open until a writer came).
+#[test]
+fn a_source_that_is_not_a_regular_file_is_refused() {
+    let d = Dir::new();
+    let run = hookbox(["build-js".as_ref(), d.path().as_os_str()]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let fifo = d.path().join("hook.js");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = hookbox(["build-js".as_ref(), fifo.as_os_str()]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+}
