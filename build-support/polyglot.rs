@@ -86,6 +86,26 @@ pub(crate) struct Outcome {
     pub(crate) quickjs_runtime: Option<PathBuf>,
 }
 
+impl Outcome {
+    /// Copies the QuickJS runtime (when it was built) into `dir` as `quickjs_runtime.wasm`, so
+    /// the bytes compiled in are the ones this build produced even if the shared guest target
+    /// dir is rebuilt meanwhile; returns the copy's path.
+    pub(crate) fn copy_quickjs_runtime(&self, dir: &Path) -> Result<Option<String>, String> {
+        let Some(runtime) = &self.quickjs_runtime else {
+            return Ok(None);
+        };
+        let copy = dir.join("quickjs_runtime.wasm");
+        fs::copy(runtime, &copy).map_err(|e| {
+            format!(
+                "cannot copy {} to {}: {e}",
+                runtime.display(),
+                copy.display()
+            )
+        })?;
+        Ok(Some(copy.display().to_string()))
+    }
+}
+
 /// Where `js-quickjs/build.sh` leaves the runtime, given the target dir it was run with.
 fn quickjs_runtime_in(target: &Path) -> PathBuf {
     target.join("js-quickjs/wasm32-wasip2/release/hookbox_js_runtime.wasm")

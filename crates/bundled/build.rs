@@ -78,18 +78,8 @@ fn run() -> Result<(), String> {
         );
     }
     code.push_str("];\n\n");
-    let runtime = match &polyglot.quickjs_runtime {
-        Some(runtime) => {
-            let copy = copies.join("quickjs_runtime.wasm");
-            fs::copy(runtime, &copy).map_err(|e| {
-                format!(
-                    "cannot copy {} to {}: {e}",
-                    runtime.display(),
-                    copy.display()
-                )
-            })?;
-            format!("Some(include_bytes!({:?}))", copy.display().to_string())
-        }
+    let runtime = match polyglot.copy_quickjs_runtime(&copies)? {
+        Some(copy) => format!("Some(include_bytes!({copy:?}))"),
         None => "None".to_owned(),
     };
     let _ = writeln!(

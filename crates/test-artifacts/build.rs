@@ -137,18 +137,8 @@ fn run() -> Result<(), String> {
         );
         names.insert(ident, guest.source);
     }
-    let runtime = match &polyglot.quickjs_runtime {
-        Some(runtime) => {
-            let copy = copies.join("quickjs_runtime.wasm");
-            fs::copy(runtime, &copy).map_err(|e| {
-                format!(
-                    "cannot copy {} to {}: {e}",
-                    runtime.display(),
-                    copy.display()
-                )
-            })?;
-            format!("Some({:?})", copy.display().to_string())
-        }
+    let runtime = match polyglot.copy_quickjs_runtime(&copies)? {
+        Some(copy) => format!("Some({copy:?})"),
         None => "None".to_owned(),
     };
     let _ = writeln!(

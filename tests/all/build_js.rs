@@ -77,22 +77,22 @@ hookbox_test_artifacts::polyglot_test! {
             assert!(!out.exists(), "{name}: an output was written");
         }
     }
-}
 
-/// A folder or a FIFO as the source is a usage error, before anything is read (a FIFO would
-/// block a plain open until a writer came).
-#[test]
-fn a_source_that_is_not_a_regular_file_is_refused() {
-    let d = Dir::new();
-    let run = hookbox(["build-js".as_ref(), d.path().as_os_str()]);
-    assert_eq!(run.code, Some(2), "{run:?}");
-    let fifo = d.path().join("hook.js");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let run = hookbox(["build-js".as_ref(), fifo.as_os_str()]);
-    assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+    /// A folder or a FIFO as the source is a usage error, before anything is read (a FIFO would
+    /// block a plain open until a writer came).
+    #[test]
+    fn a_source_that_is_not_a_regular_file_is_refused() {
+        let d = Dir::new();
+        let run = hookbox(["build-js".as_ref(), d.path().as_os_str()]);
+        assert_eq!(run.code, Some(2), "{run:?}");
+        let fifo = d.path().join("hook.js");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let run = hookbox(["build-js".as_ref(), fifo.as_os_str()]);
+        assert_eq!(run.code, Some(2), "{run:?}");
+        assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+    }
 }
