@@ -398,12 +398,12 @@ fn tap_output_numbers_every_case() {
     let r = test(&dir, &["--format", "tap", &path(&p)]);
     assert_eq!(r.code, Some(0), "{r:?}");
     assert!(
-        r.stdout.starts_with("TAP version 13\n1..3\n"),
+        r.stdout.starts_with("TAP version 13\n1..4\n"),
         "{}",
         r.stdout
     );
     assert!(
-        r.stdout.contains("ok 1 - ") && r.stdout.contains("ok 3 - "),
+        r.stdout.contains("ok 1 - ") && r.stdout.contains("ok 4 - "),
         "{}",
         r.stdout
     );
