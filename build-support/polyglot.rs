@@ -433,6 +433,8 @@ fn inputs(root: &Path, guest: &Guest) -> Result<Vec<PathBuf>, String> {
     files.extend(shared.iter().map(|file| root.join(file)));
     if guest.language == Language::QuickJs {
         collect(&root.join(QUICKJS), &mut files)?;
+        // The pre-initialiser, which the toolchain's build tool includes by path.
+        files.push(root.join("crates/wasm/src/build_js.rs"));
     }
     files.sort();
     Ok(files)

@@ -16,6 +16,10 @@
 //! except the clocks (QuickJS reads them when it makes a runtime and a context) and the hash
 //! seed (Rust's `HashMap`s in the runtime). So top-level code that calls `config()` or `log()`
 //! fails the build, with the trap named.
+//!
+//! The same file is the pre-initialiser of `guest-examples/js-quickjs/build` (by `#[path]`),
+//! which builds the QuickJS guests before any `hookbox` binary exists: it needs only wasmtime,
+//! wasmtime-wizer, thiserror and a `restrict_proposals` of its includer.
 
 use std::future::Future;
 use std::pin::pin;
@@ -104,7 +108,9 @@ pub fn build_js(
         .map_err(|e| runtime_error("not a QuickJS runtime component", e))?;
     let mut config = Config::new();
     config.consume_fuel(true);
-    crate::proposals::restrict(&mut config);
+    // What the host accepts (this file is also compiled into the repository's bootstrap tool,
+    // `guest-examples/js-quickjs/build`, which brings its own).
+    super::restrict_proposals(&mut config);
     let engine = Engine::new(&config).map_err(|e| runtime_error("wasmtime", e))?;
     let component = Component::new(&engine, &instrumented)
         .map_err(|e| runtime_error("cannot compile it", e))?;

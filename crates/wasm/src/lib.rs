@@ -98,6 +98,9 @@ pub use prepare::{
     DEFAULT_MAX_COMPONENT_BYTES, MountTemplate, PROTECTED_ENTRIES, PluginData, PrepareError,
     PrepareInput, PreparedHook, prepare, read_component_beneath,
 };
+/// The proposal allow-list, for `build_js` (which reaches it as `super::restrict_proposals`, so
+/// that the bootstrap tool including the same file can bring its own).
+use proposals::restrict as restrict_proposals;
 pub use read::read_component;
 pub use run::{
     FailedRun, GuestLog, Invocation, LogLevel, ResolvedMount, RunReport, WasmOutput, WasmRun,
