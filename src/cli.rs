@@ -230,9 +230,9 @@ pub(crate) enum Command {
     ///
     /// Writes NAME/ (or --dir): .claude-plugin/plugin.json, hooks/hooks.json (Claude Code's
     /// agent-neutral shape), the hook — a sh, python or node script, or a WebAssembly guest in
-    /// Rust (cargo), JavaScript (componentize-qjs) or Python (componentize-py) with its build.sh —
-    /// a README with the two commands that build and test it, and tests/ cases that pass as
-    /// generated (`hookbox test`). The templates are in the binary: nothing is downloaded.
+    /// Rust (cargo), JavaScript (`hookbox build-js`, else componentize-qjs) or Python
+    /// (componentize-py) with its build.sh — a README with the two commands that build and test
+    /// it, and tests/ cases that pass as generated (`hookbox test`). The templates are in the binary: nothing is downloaded.
     /// Refuses a folder that exists and is not empty, and never writes through a symlink.
     ///
     /// Exit codes: 0 written (or listed with --dry-run), 2 usage or I/O error (a bad name, a
@@ -278,7 +278,8 @@ pub(crate) enum LangArg {
     Node,
     /// A WebAssembly component in Rust (cargo, the guest SDK).
     Rust,
-    /// A WebAssembly component in JavaScript (componentize-qjs: QuickJS, pre-initialised).
+    /// A WebAssembly component in JavaScript: QuickJS, pre-initialised (`hookbox build-js`, else
+    /// componentize-qjs from npm).
     Js,
     /// A WebAssembly component in Python (componentize-py).
     PythonWasm,

@@ -28,7 +28,7 @@ pub(crate) enum Lang {
     Node,
     /// A Rust component (cargo, the guest SDK).
     Rust,
-    /// A JavaScript component (componentize-qjs: QuickJS, pre-initialised).
+    /// A JavaScript component: QuickJS, pre-initialised (`hookbox build-js`, else componentize-qjs).
     Js,
     /// A Python component (componentize-py).
     PythonWasm,
