@@ -5,12 +5,12 @@
 //! is in the cache for the first event). `--check` says whether this binary can build at all:
 //! it carries the runtime only when its build had the QuickJS toolchain (clang, wasi-libc).
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use hookbox_core::files::{Symlinks, read_file};
 use hookbox_wasm::{JsBuildLimits, WasmRuntime, build_js};
 
 use super::EXIT_FAILURE;
@@ -48,7 +48,9 @@ pub(crate) fn run(args: &BuildJsArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| source_path.with_extension("wasm"));
     let limits = JsBuildLimits::default();
-    let source = read_source(source_path, limits.max_source_bytes)?;
+    // Core's reader: opened without blocking (a FIFO is refused, not waited on), a regular file
+    // of at most the limit, UTF-8. The author named it, so a symlink to it is followed.
+    let source = read_file(source_path, limits.max_source_bytes, Symlinks::Follow)?;
     let started = Instant::now();
     let component = match build_js(runtime, &source, &limits) {
         Ok(component) => component,
@@ -74,39 +76,6 @@ pub(crate) fn run(args: &BuildJsArgs) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The hook's source: a regular file of at most `max` bytes, UTF-8. Opened without blocking, so
-/// a FIFO in its place is refused instead of waiting for a writer.
-fn read_source(path: &Path, max: u64) -> anyhow::Result<String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options
-        .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if !meta.is_file() {
-        bail!("{} is not a regular file", path.display());
-    }
-    let mut bytes = Vec::new();
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > max {
-        bail!(
-            "{} is over {max} bytes, the limit for a hook's source (a hook is one module, not a \
-             bundle of its dependencies)",
-            path.display()
-        );
-    }
-    String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8 text", path.display()))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, so a reader never sees half.

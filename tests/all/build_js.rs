@@ -3,7 +3,19 @@
 //! that never ends) fails with its reason and writes nothing; a source that is not a regular
 //! file is refused before it is read.
 
-use crate::util::{Dir, hookbox, hookbox_with_state, repo_root};
+use std::path::Path;
+
+use crate::util::{Dir, Run, hookbox, hookbox_with_state, repo_root};
+
+/// `hookbox build-js SOURCE -o OUT`.
+fn build(source: &Path, out: &Path) -> Run {
+    hookbox([
+        "build-js".as_ref(),
+        source.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ])
+}
 
 hookbox_test_artifacts::polyglot_test! {
     /// The example's source, built by hookbox alone, answers through `dispatch`.
@@ -17,12 +29,7 @@ hookbox_test_artifacts::polyglot_test! {
         );
         let source = repo_root().join("guest-examples/js/context-injection/context-injection.js");
         let out = d.path().join("plugin/hooks/context.wasm");
-        let built = hookbox([
-            "build-js".as_ref(),
-            source.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-        ]);
+        let built = build(&source, &out);
         assert_eq!(built.code, Some(0), "{built:?}");
         assert!(built.stderr.contains("built "), "{}", built.stderr);
         let plugin = d.path().join("plugin");
@@ -66,19 +73,14 @@ hookbox_test_artifacts::polyglot_test! {
         ] {
             let src = d.write(name, source);
             let out = d.path().join(format!("{name}.wasm"));
-            let run = hookbox([
-                "build-js".as_ref(),
-                src.as_os_str(),
-                "-o".as_ref(),
-                out.as_os_str(),
-            ]);
+            let run = build(&src, &out);
             assert_eq!(run.code, Some(1), "{name}: {run:?}");
             assert!(run.stderr.contains(reason), "{name}: {}", run.stderr);
             assert!(!out.exists(), "{name}: an output was written");
         }
     }
 
-    /// A folder or a FIFO as the source is a usage error, before anything is read (a FIFO would
+    /// A folder, a FIFO or an oversized file as the source is a usage error, before anything is read (a FIFO would
     /// block a plain open until a writer came).
     #[test]
     fn a_source_that_is_not_a_regular_file_is_refused() {
@@ -94,5 +96,12 @@ hookbox_test_artifacts::polyglot_test! {
         let run = hookbox(["build-js".as_ref(), fifo.as_os_str()]);
         assert_eq!(run.code, Some(2), "{run:?}");
         assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+        // Over the 4 MiB bound of a source: refused as read, nothing written.
+        let big = d.write("big.js", &"x".repeat((4 << 20) + 1));
+        let out = d.path().join("big.wasm");
+        let run = build(&big, &out);
+        assert_eq!(run.code, Some(2), "{run:?}");
+        assert!(run.stderr.contains("over the limit"), "{}", run.stderr);
+        assert!(!out.exists());
     }
 }
