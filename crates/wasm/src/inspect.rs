@@ -115,7 +115,10 @@ impl WasmRuntime {
                 return report;
             }
         }
-        let component = match self.compile(bytes, &sha, "<bytes>") {
+        let compiled =
+            crate::runtime::guard_wasmtime("<bytes>", || self.compile(bytes, &sha, "<bytes>"))
+                .and_then(|r| r);
+        let component = match compiled {
             Ok((c, _)) => c,
             Err(e) => {
                 report.kind = InspectKind::InvalidComponent;

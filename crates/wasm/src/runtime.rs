@@ -334,8 +334,8 @@ impl WasmRuntime {
                 return Err(e);
             }
         };
-        // Compiling is guarded in `compile`; the rest of the preparation (reading the component's
-        // types, pre-linking) is wasmtime's code on the guest's bytes too.
+        // Compiling, reading the component's types and pre-linking are wasmtime's code on the
+        // guest's bytes: a panic in any of them refuses this component only.
         match guard_wasmtime(origin, || self.prepare(bytes, sha, origin, shape)).and_then(|r| r) {
             Ok(loaded) => {
                 let loaded = Arc::new(loaded);
@@ -412,8 +412,7 @@ impl WasmRuntime {
         };
         let Some(disk) = &self.disk else {
             crate::proposals::validate_guest(bytes).map_err(|e| refused(e.into()))?;
-            let component =
-                guard_wasmtime(origin, || Component::new(&self.engine, bytes))?.map_err(refused)?;
+            let component = Component::new(&self.engine, bytes).map_err(refused)?;
             return Ok((component, CacheStatus::Compiled));
         };
         if let Some(c) = disk.get(&self.engine, sha) {
@@ -421,8 +420,7 @@ impl WasmRuntime {
         }
         // Only what this engine compiled after this check is ever in the disk cache.
         crate::proposals::validate_guest(bytes).map_err(|e| refused(e.into()))?;
-        let code =
-            guard_wasmtime(origin, || self.engine.precompile_component(bytes))?.map_err(refused)?;
+        let code = self.engine.precompile_component(bytes).map_err(refused)?;
         if let Err(e) = disk.put(sha, &code) {
             tracing::warn!(error = %e, "cannot write the wasm cache; the component will be recompiled next time");
         }
@@ -497,7 +495,7 @@ impl WasmRuntime {
 /// `expect`: see `proposals.rs`); this keeps the next one contained. That work touches no state
 /// outside what it returns (the load's slot is filled only after it), so nothing is left
 /// half-made.
-fn guard_wasmtime<T>(origin: &str, work: impl FnOnce() -> T) -> Result<T, WasmError> {
+pub(crate) fn guard_wasmtime<T>(origin: &str, work: impl FnOnce() -> T) -> Result<T, WasmError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
         let what = panic
             .downcast_ref::<String>()

@@ -66,6 +66,9 @@ async fn a_call_between_two_memories_runs() {
         panic!("{:?}", run.output)
     };
     assert_eq!(out.exit_code, Some(0), "{out:?}");
+    // `hookbox inspect`'s path compiles it too (it panicked there as well).
+    let report = runtime().inspect_bytes(&guests::two_memories_cmd());
+    assert!(report.accepted, "{report:?}");
     assert_serves(runtime()).await;
 }
 
