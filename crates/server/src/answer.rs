@@ -42,6 +42,9 @@ struct Lean<'a> {
     warnings: &'a [String],
 }
 
+/// Bytes reserved for a lean answer before it is written: a typed hook's allow is ~530.
+const LEAN_ANSWER_ROOM: usize = 1024;
+
 /// The lean answer to `d` within `cap` bytes. A verdict is bounded by the host (1 MiB of text
 /// per dispatch), so this is almost always one serialisation; one over the cap is cut as a full
 /// answer is (long texts first, decisions never) and says so.
@@ -57,8 +60,12 @@ pub(crate) fn lean_answer(d: &Dispatch, cap: usize) -> Vec<u8> {
         system_messages: d.verdict.system_messages(),
         warnings: &d.warnings,
     };
+    // Room for a typical answer up front: grown from 128 bytes it was copied three times.
+    let mut bytes = Vec::with_capacity(LEAN_ANSWER_ROOM);
     // The fields are plain data: serialising them cannot fail.
-    let bytes = serde_json::to_vec(&lean).unwrap_or_default();
+    if serde_json::to_writer(&mut bytes, &lean).is_err() {
+        bytes.clear();
+    }
     if bytes.len() <= cap {
         return bytes;
     }

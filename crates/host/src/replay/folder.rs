@@ -2,11 +2,14 @@
 //! by [`scan`]), and its files open for appending ([`OpenFile`], each holding its batch of
 //! lines until it is written with one `write`). Files are opened beneath the folder without
 //! following symlinks, created 0600, regular files of ours with one link only.
+//!
+//! A folder keeps its own open files, by file name: a record finds its folder by the folder's
+//! path bytes and its file by name, with no path built or hashed component by component per
+//! record (that bookkeeping was a third of the writer's cost per record; docs/performance.md).
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -29,6 +32,9 @@ pub(super) struct OpenFile {
 /// one writing there), and forgotten when the folder has been idle for `idle_close`.
 pub(super) struct Folder {
     pub(super) files: HashMap<String, FileUse>,
+    /// Its files open for appending, by name; all folders together hold at most the writer's
+    /// `max_open` (the writer counts them).
+    pub(super) open: HashMap<String, OpenFile>,
     pub(super) bytes: u64,
     /// Write counter: the order in which files were last written.
     pub(super) clock: u64,
@@ -67,6 +73,7 @@ pub(super) fn scan(dir: &MountDir) -> Result<Folder, String> {
     entries.sort();
     let mut folder = Folder {
         files: HashMap::with_capacity(entries.len()),
+        open: HashMap::new(),
         bytes: 0,
         clock: 0,
         last: Instant::now(),
@@ -85,59 +92,89 @@ pub(super) fn scan(dir: &MountDir) -> Result<Folder, String> {
     Ok(folder)
 }
 
-pub(super) fn append(
-    open: &mut HashMap<PathBuf, OpenFile>,
-    key: &Path,
-    dir: &MountDir,
-    file: &str,
-    line: &[u8],
-    max_open: usize,
-    errors: &AtomicU64,
-) -> Result<(), ReplayError> {
-    let err = |reason: String| ReplayError {
-        path: key.display().to_string(),
-        reason,
-    };
-    if !open.contains_key(key) {
-        if open.len() >= max_open
-            && let Some(oldest) = open
-                .iter()
-                .min_by_key(|(_, f)| f.last)
-                .map(|(k, _)| k.clone())
-            && let Some(mut closed) = open.remove(&oldest)
-            && let Err(e) = closed.write_pending()
-        {
-            // The closed file's lines are lost, not this one: count them and go on.
-            errors.fetch_add(e.lines, Ordering::Relaxed);
-            tracing::warn!(file = %oldest.display(), error = %e.error, "replay records not written");
+impl Folder {
+    /// Appends `line` to the batch of `file` (in this folder, `dir`), opening the file if it is
+    /// not open; says whether it opened one (the writer counts open files over all folders and
+    /// closes the oldest when there are more than its `max_open`, see [`close_oldest`]).
+    pub(super) fn append(
+        &mut self,
+        dir: &MountDir,
+        file: &str,
+        line: &[u8],
+        errors: &AtomicU64,
+    ) -> Result<bool, ReplayError> {
+        let err = |reason: String| ReplayError {
+            path: dir.path().join(file).display().to_string(),
+            reason,
+        };
+        let opened = !self.open.contains_key(file);
+        if opened {
+            let f = open_record_file(dir, file).map_err(err)?;
+            self.open.insert(
+                file.to_owned(),
+                OpenFile {
+                    file: f,
+                    last: Instant::now(),
+                    pending: Vec::new(),
+                    pending_lines: 0,
+                },
+            );
         }
-        let f = open_record_file(dir, file).map_err(err)?;
-        open.insert(
-            key.to_owned(),
-            OpenFile {
-                file: f,
-                last: Instant::now(),
-                pending: Vec::new(),
-                pending_lines: 0,
-            },
-        );
+        let Some(entry) = self.open.get_mut(file) else {
+            return Err(err("file vanished from the open set".into()));
+        };
+        entry.last = Instant::now();
+        entry.pending.extend_from_slice(line);
+        entry.pending_lines += 1;
+        // A batch never holds more than this in memory: under a steady flood the queue may
+        // never run empty, and the lines must reach the disk all the same.
+        if entry.pending.len() >= PENDING_MAX_BYTES
+            && let Err(e) = entry.write_pending()
+        {
+            // Counted here, line by line, like a batch that fails at its end.
+            errors.fetch_add(e.lines, Ordering::Relaxed);
+            tracing::warn!(file, error = %e.error, "replay records not written");
+        }
+        Ok(opened)
     }
-    let Some(entry) = open.get_mut(key) else {
-        return Err(err("file vanished from the open set".into()));
+}
+
+/// Closes the least recently written open file of all `folders`, writing its batch first (a
+/// failure counts its lines as errors: they are lost, not the record that made room); says
+/// whether it closed one. Called when a file was just opened over the cap: that file is the
+/// most recent, so it is never the one closed unless it is the only one.
+pub(super) fn close_oldest<'a>(
+    folders: impl Iterator<Item = &'a mut Folder>,
+    errors: &AtomicU64,
+) -> bool {
+    let mut oldest: Option<(Instant, &mut Folder)> = None;
+    for folder in folders {
+        let Some(last) = folder.open.values().map(|f| f.last).min() else {
+            continue;
+        };
+        if oldest.as_ref().is_none_or(|(t, _)| last < *t) {
+            oldest = Some((last, folder));
+        }
+    }
+    let Some((last, folder)) = oldest else {
+        return false;
     };
-    entry.last = Instant::now();
-    entry.pending.extend_from_slice(line);
-    entry.pending_lines += 1;
-    // A batch never holds more than this in memory: under a steady flood the queue may never
-    // run empty, and the lines must reach the disk all the same.
-    if entry.pending.len() >= PENDING_MAX_BYTES
-        && let Err(e) = entry.write_pending()
-    {
-        // Counted here, line by line, like a batch that fails at its end.
+    let Some(name) = folder
+        .open
+        .iter()
+        .find(|(_, f)| f.last == last)
+        .map(|(n, _)| n.clone())
+    else {
+        return false;
+    };
+    let Some(mut closed) = folder.open.remove(&name) else {
+        return false;
+    };
+    if let Err(e) = closed.write_pending() {
         errors.fetch_add(e.lines, Ordering::Relaxed);
-        tracing::warn!(file = %key.display(), error = %e.error, "replay records not written");
+        tracing::warn!(file = %name, error = %e.error, "replay records not written");
     }
-    Ok(())
+    true
 }
 
 /// Most bytes of lines one open file holds before they are written, batch or not: with at most
@@ -218,39 +255,53 @@ mod tests {
     #[test]
     fn a_batch_waits_for_its_end_and_a_file_closed_to_make_room_writes_its_lines_first() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
+        let one = ReplayDir::create(&tmp.path().join("one"), ReplayOutput::Files).unwrap();
+        let two = ReplayDir::create(&tmp.path().join("two"), ReplayOutput::Files).unwrap();
         let errors = AtomicU64::new(0);
-        let mut open = HashMap::new();
-        let on_disk =
-            |name: &str| std::fs::read(dir.path().unwrap().join(name)).unwrap_or_default();
-        for (name, line) in [("a.jsonl", "1\n"), ("a.jsonl", "2\n"), ("b.jsonl", "3\n")] {
-            let key = dir.path().unwrap().join(name);
-            append(
-                &mut open,
-                &key,
-                folder(&dir),
-                name,
-                line.as_bytes(),
-                2,
-                &errors,
-            )
-            .unwrap();
+        let mut folders = [scan(folder(&one)).unwrap(), scan(folder(&two)).unwrap()];
+        let on_disk = |dir: &ReplayDir, name: &str| {
+            std::fs::read(dir.path().unwrap().join(name)).unwrap_or_default()
+        };
+        let mut opened = Vec::new();
+        for (i, dir, name, line) in [
+            (0, &one, "a.jsonl", "1\n"),
+            (0, &one, "a.jsonl", "2\n"),
+            (1, &two, "b.jsonl", "3\n"),
+        ] {
+            let f = &mut folders[i];
+            opened.push(
+                f.append(folder(dir), name, line.as_bytes(), &errors)
+                    .unwrap(),
+            );
         }
+        assert_eq!(opened, [true, false, true], "a file opens once");
         // Two files open, each holding its batch: nothing written yet.
-        assert_eq!((on_disk("a.jsonl"), on_disk("b.jsonl")), (vec![], vec![]));
-        // A third file closes the least recently used (`a`), which writes its lines first.
-        let key = dir.path().unwrap().join("c.jsonl");
-        append(&mut open, &key, folder(&dir), "c.jsonl", b"4\n", 2, &errors).unwrap();
-        assert_eq!(on_disk("a.jsonl"), b"1\n2\n");
-        assert!(!open.contains_key(&dir.path().unwrap().join("a.jsonl")));
-        for f in open.values_mut() {
+        assert_eq!(
+            (on_disk(&one, "a.jsonl"), on_disk(&two, "b.jsonl")),
+            (vec![], vec![])
+        );
+        // A third file, in the second folder, makes three; the least recently written of all
+        // folders (`a`, in the first) closes, and writes its lines first.
+        assert!(
+            folders[1]
+                .append(folder(&two), "c.jsonl", b"4\n", &errors)
+                .unwrap()
+        );
+        assert!(close_oldest(folders.iter_mut(), &errors));
+        assert_eq!(on_disk(&one, "a.jsonl"), b"1\n2\n");
+        assert!(folders[0].open.is_empty());
+        assert_eq!(folders[1].open.len(), 2, "the newer files stay open");
+        for f in folders[1].open.values_mut() {
             assert!(f.write_pending().is_ok());
         }
         assert_eq!(
-            (on_disk("b.jsonl"), on_disk("c.jsonl")),
+            (on_disk(&two, "b.jsonl"), on_disk(&two, "c.jsonl")),
             (b"3\n".to_vec(), b"4\n".to_vec())
         );
         assert_eq!(errors.load(Ordering::Relaxed), 0);
+        // Nothing open anywhere: nothing to close.
+        folders[1].open.clear();
+        assert!(!close_oldest(folders.iter_mut(), &errors));
     }
 
     #[test]
@@ -279,13 +330,13 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = ReplayDir::create(&tmp.path().join("replay"), ReplayOutput::Files).unwrap();
         let errors = AtomicU64::new(0);
-        let mut open = HashMap::new();
+        let mut f = scan(folder(&dir)).unwrap();
         let key = dir.path().unwrap().join("a.jsonl");
         let mut line = vec![b'x'; 1023];
         line.push(b'\n');
         let lines = PENDING_MAX_BYTES / line.len();
         for _ in 0..lines - 1 {
-            append(&mut open, &key, folder(&dir), "a.jsonl", &line, 2, &errors).unwrap();
+            f.append(folder(&dir), "a.jsonl", &line, &errors).unwrap();
         }
         let on_disk = || std::fs::read(&key).unwrap_or_default().len();
         assert_eq!(
@@ -293,13 +344,13 @@ mod tests {
             0,
             "below the bound the lines wait for the batch's end"
         );
-        append(&mut open, &key, folder(&dir), "a.jsonl", &line, 2, &errors).unwrap();
+        f.append(folder(&dir), "a.jsonl", &line, &errors).unwrap();
         assert_eq!(
             on_disk(),
             lines * line.len(),
             "at the bound they are written at once"
         );
-        assert!(open[&key].pending.is_empty());
+        assert!(f.open["a.jsonl"].pending.is_empty());
         assert_eq!(errors.load(Ordering::Relaxed), 0);
     }
 }

@@ -271,21 +271,25 @@ impl ReplayRecord {
 
 /// A session id made safe as a file name: `../x` cannot leave the replay folder.
 pub fn session_file_name(session: &str) -> String {
-    let mut name: String = session
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(128)
-        .collect();
+    // One allocation, of the right size: this runs for every record the writer writes.
+    let mut name = String::with_capacity(session.len().min(128) + ".jsonl".len());
+    name.extend(
+        session
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(128),
+    );
     if name.is_empty() {
         name.push_str("session");
     }
-    format!("{name}.jsonl")
+    name.push_str(".jsonl");
+    name
 }
 /// What reading a replay file found.
 #[derive(Debug, Default)]

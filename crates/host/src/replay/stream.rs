@@ -45,11 +45,14 @@ struct StreamLine<'a, R> {
     record: &'a R,
 }
 
-/// `record` as a line of the stream, newline included.
-pub(super) fn stream_line<R: Serialize>(host: &str, record: &R) -> serde_json::Result<Vec<u8>> {
-    let mut line = serde_json::to_vec(&StreamLine { host, record })?;
-    line.push(b'\n');
-    Ok(line)
+/// `record` as a line of the stream (its host beside its fields), written at the end of `out`;
+/// the caller ends the line.
+pub(super) fn stream_line_into<R: Serialize>(
+    host: &str,
+    record: &R,
+    out: &mut Vec<u8>,
+) -> serde_json::Result<()> {
+    serde_json::to_writer(out, &StreamLine { host, record })
 }
 
 /// The stream the writer thread writes to (a duplicate of standard output in `hookbox serve`),

@@ -3,14 +3,14 @@
 //! within its folder's quota ([`folder`](super::folder)), and closes idle files.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::ffi::OsString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use hookbox_wasm::MountDir;
 
-use super::folder::{FileUse, Folder, OpenFile, append, scan};
+use super::folder::{FileUse, Folder, close_oldest, scan};
 use super::record::{RawRecord, session_file_name};
 use super::sink::{ReplayDir, ReplayError, ReplayQuota};
 use super::stream::ReplayStream;
@@ -57,15 +57,24 @@ pub(super) struct Counts {
 
 /// The writer thread's state.
 pub(super) struct Writer {
-    pub(super) open: HashMap<PathBuf, OpenFile>,
-    pub(super) folders: HashMap<PathBuf, Folder>,
+    /// The folders written to, by their path's bytes (hashed as bytes, not component by
+    /// component as a `Path` is), each with its open files.
+    pub(super) folders: HashMap<OsString, Folder>,
+    /// Files open over all folders; at most `max_open` once a record is written.
+    pub(super) open_files: usize,
     pub(super) max_open: usize,
     pub(super) idle_close: Duration,
     pub(super) quota: ReplayQuota,
     pub(super) counts: Counts,
     /// Where the records of hosts replaying to the stream go (`ReplayOutput::Stdout`).
     pub(super) stream: Option<ReplayStream>,
+    /// The line of the record being written, reused from record to record.
+    pub(super) line: Vec<u8>,
 }
+
+/// Largest line buffer the writer keeps between records (a larger one, grown by one large
+/// record, is freed after it).
+const LINE_BUFFER_KEPT: usize = 64 << 10;
 
 impl Writer {
     pub(super) fn run(mut self, rx: &std::sync::mpsc::Receiver<Message>) {
@@ -94,9 +103,13 @@ impl Writer {
             self.write_pending();
             let now = Instant::now();
             let idle = self.idle_close;
-            self.open.retain(|_, f| now.duration_since(f.last) < idle);
+            // Their batches were written just above: closing loses nothing.
             self.folders
                 .retain(|_, f| now.duration_since(f.last) < idle);
+            for f in self.folders.values_mut() {
+                f.open.retain(|_, o| now.duration_since(o.last) < idle);
+            }
+            self.open_files = self.folders.values().map(|f| f.open.len()).sum();
             // Let the next batch gather. A flush or the end of the sink unparks at once.
             std::thread::park_timeout(BATCH_PAUSE);
         }
@@ -109,11 +122,17 @@ impl Writer {
                 let file = session_file_name(raw.session_id());
                 let record = raw.into_line_record();
                 self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
-                match dir.line(&record) {
-                    Ok(line) => self.write(&dir, &file, &line),
+                let mut line = std::mem::take(&mut self.line);
+                line.clear();
+                match dir.line_into(&record, &mut line) {
+                    Ok(()) => self.write(&dir, &file, &line),
                     Err(_) => {
                         self.counts.errors.fetch_add(1, Ordering::Relaxed);
                     }
+                }
+                // Kept for the next record unless one unusually large record grew it.
+                if line.capacity() <= LINE_BUFFER_KEPT {
+                    self.line = line;
                 }
             }
             Message::Flush(Ack::Thread(ack)) => {
@@ -134,10 +153,12 @@ impl Writer {
         if let Some(stream) = &mut self.stream {
             stream.write_pending(&self.counts.dropped, &self.counts.errors);
         }
-        for (path, f) in &mut self.open {
-            if let Err(e) = f.write_pending() {
-                self.counts.errors.fetch_add(e.lines, Ordering::Relaxed);
-                tracing::warn!(file = %path.display(), error = %e.error, "replay records not written");
+        for (dir, folder) in &mut self.folders {
+            for (name, f) in &mut folder.open {
+                if let Err(e) = f.write_pending() {
+                    self.counts.errors.fetch_add(e.lines, Ordering::Relaxed);
+                    tracing::warn!(folder = %dir.display(), file = %name, error = %e.error, "replay records not written");
+                }
             }
         }
     }
@@ -179,10 +200,10 @@ impl Writer {
     fn record(&mut self, dir: &MountDir, file: &str, line: &[u8]) -> Result<(), ReplayError> {
         let len = line.len() as u64;
         // Borrowed from `dir`: the folder's path is copied only the first time it is seen.
-        let key = dir.path();
+        let key = dir.path().as_os_str();
         if !self.folders.contains_key(key) {
             let folder = scan(dir).map_err(|reason| ReplayError {
-                path: key.display().to_string(),
+                path: dir.path().display().to_string(),
                 reason,
             })?;
             self.folders.insert(key.to_owned(), folder);
@@ -208,8 +229,10 @@ impl Writer {
                 .min_by_key(|(_, u)| u.written)
                 .map(|(name, _)| name.clone())
                 .unwrap_or_else(|| file.to_owned());
-            let path = key.join(&victim);
-            self.open.remove(&path);
+            // Its batch goes with it: the file is being removed.
+            if folder.open.remove(&victim).is_some() {
+                self.open_files = self.open_files.saturating_sub(1);
+            }
             let removed =
                 rustix::fs::unlinkat(dir.as_fd(), victim.as_str(), rustix::fs::AtFlags::empty());
             if let Some(u) = folder.files.remove(&victim) {
@@ -222,27 +245,39 @@ impl Writer {
                 Err(e) => {
                     // Forgotten above all the same, so the loop ends; the bytes it still
                     // holds are the operator's to see in the warning.
-                    tracing::warn!(file = %path.display(), error = %e, "cannot remove a replay file over the quota");
+                    tracing::warn!(file = %dir.path().join(&victim).display(), error = %e, "cannot remove a replay file over the quota");
                 }
             }
         }
-        append(
-            &mut self.open,
-            &key.join(file),
-            dir,
-            file,
-            line,
-            self.max_open,
-            &self.counts.errors,
-        )?;
+        let opened = folder.append(dir, file, line, &self.counts.errors)?;
         folder.clock += 1;
-        let used = folder.files.entry(file.to_owned()).or_insert(FileUse {
-            bytes: 0,
-            written: 0,
-        });
-        used.bytes += len;
-        used.written = folder.clock;
+        let clock = folder.clock;
+        // Named once, when the file is first written: not copied for every record.
+        match folder.files.get_mut(file) {
+            Some(used) => {
+                used.bytes += len;
+                used.written = clock;
+            }
+            None => {
+                folder.files.insert(
+                    file.to_owned(),
+                    FileUse {
+                        bytes: len,
+                        written: clock,
+                    },
+                );
+            }
+        }
         folder.bytes += len;
+        if opened {
+            self.open_files += 1;
+            // Over the cap by the file just opened: the least recently written one closes.
+            if self.open_files > self.max_open
+                && close_oldest(self.folders.values_mut(), &self.counts.errors)
+            {
+                self.open_files -= 1;
+            }
+        }
         Ok(())
     }
 }
