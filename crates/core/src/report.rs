@@ -21,6 +21,18 @@ pub enum AttachmentType {
     HookBlockingError,
 }
 
+impl AttachmentType {
+    /// The wire spelling (its serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttachmentType::HookAdditionalContext => "hook_additional_context",
+            AttachmentType::HookSuccess => "hook_success",
+            AttachmentType::HookStoppedContinuation => "hook_stopped_continuation",
+            AttachmentType::HookBlockingError => "hook_blocking_error",
+        }
+    }
+}
+
 /// Which rule a report or attachment is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRef {
@@ -94,6 +106,23 @@ impl HookReport {
         let mut out = Vec::new();
         self.attachments_into(&mut out);
         out
+    }
+
+    /// The types of [`HookReport::attachments`], in order, without building them (no text or
+    /// name is copied): what a replay record lists per hook.
+    pub fn attachment_types(&self) -> impl Iterator<Item = AttachmentType> + '_ {
+        let e = &self.effect;
+        let contexts = e
+            .contexts
+            .iter()
+            .map(|_| AttachmentType::HookAdditionalContext);
+        let blocking = (e.block.is_some() || e.permission == Some(PermissionDecision::Deny))
+            .then_some(AttachmentType::HookBlockingError);
+        let stopped = (e.follow_up.is_some() || e.stop.is_some())
+            .then_some(AttachmentType::HookStoppedContinuation);
+        let success = (e.contexts.is_empty() && blocking.is_none() && stopped.is_none())
+            .then_some(AttachmentType::HookSuccess);
+        contexts.chain(blocking).chain(stopped).chain(success)
     }
 
     /// [`HookReport::attachments`] appended to `out`: aggregation gathers every report's into
@@ -223,6 +252,45 @@ mod tests {
                 AttachmentType::HookStoppedContinuation
             ]
         );
+    }
+
+    /// `attachment_types` lists what `attachments` builds, for every combination of what makes
+    /// an attachment, and `as_str` is each type's serde name.
+    #[test]
+    fn attachment_types_are_the_attachments_types_for_every_effect() {
+        let mut seen = 0;
+        for bits in 0u32..128 {
+            let on = |b: u32| bits & (1 << b) != 0;
+            let e = Effect {
+                contexts: (0..usize::from(on(0)) * 2).map(|i| i.to_string()).collect(),
+                block: on(1).then(|| "blocked".into()),
+                permission: if on(2) {
+                    Some(PermissionDecision::Deny)
+                } else if on(3) {
+                    Some(PermissionDecision::Allow)
+                } else {
+                    None
+                },
+                follow_up: on(4).then(|| "go on".into()),
+                stop: on(5).then(|| "halt".into()),
+                warnings: if on(6) { vec!["w".into()] } else { vec![] },
+                ..Effect::default()
+            };
+            let r = report(e);
+            let built: Vec<_> = r.attachments().iter().map(|a| a.attachment_type).collect();
+            let listed: Vec<_> = r.attachment_types().collect();
+            assert_eq!(listed, built, "effect bits {bits:07b}");
+            seen += built.len();
+        }
+        assert!(seen > 128, "most combinations yield more than one");
+        for t in [
+            AttachmentType::HookAdditionalContext,
+            AttachmentType::HookSuccess,
+            AttachmentType::HookStoppedContinuation,
+            AttachmentType::HookBlockingError,
+        ] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! a session's records go to, and reading a file back (a torn last line is skipped, never
 //! fatal).
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -79,10 +80,10 @@ pub struct ReplayRecord {
 pub struct RecordHead<'a> {
     /// The session.
     pub session_id: &'a str,
-    /// The event name.
-    pub event: &'a str,
-    /// The outcome.
-    pub outcome: &'a str,
+    /// The event name (`EventName::as_str`).
+    pub event: &'static str,
+    /// The outcome (`Outcome::as_str`).
+    pub outcome: &'static str,
     /// Rules dispatched.
     pub matched_rule_count: usize,
     /// Wall time in milliseconds.
@@ -98,8 +99,8 @@ pub struct RecordHead<'a> {
 pub(crate) struct RawRecord {
     ts_ms: u64,
     session_id: String,
-    event: String,
-    outcome: String,
+    event: &'static str,
+    outcome: &'static str,
     matched_rule_count: usize,
     duration_ms: f64,
     reports: Vec<HookReport>,
@@ -116,8 +117,8 @@ impl RawRecord {
                 .map(|d| d.as_millis() as u64)
                 .unwrap_or(0),
             session_id: head.session_id.to_owned(),
-            event: head.event.to_owned(),
-            outcome: head.outcome.to_owned(),
+            event: head.event,
+            outcome: head.outcome,
             matched_rule_count: head.matched_rule_count,
             duration_ms: head.duration_ms,
             reports,
@@ -147,46 +148,23 @@ impl RawRecord {
         hooks + self.session_id.len() + if self.hook_fired.is_some() { 1024 } else { 0 }
     }
 
-    /// Each hook of the record, redacted and (unless full capture is on) previewed.
-    fn hooks(&self) -> Vec<ReplayHook> {
+    /// Each hook of the record, redacted and (unless full capture is on) previewed, borrowing
+    /// what needs no redaction: a text is copied only where a secret was replaced or a preview
+    /// cut.
+    fn line_hooks(&self) -> Vec<LineHook<'_>> {
         self.reports
             .iter()
             .map(|r| {
-                // Redact before cutting: a cut can only shorten a redacted text, never reveal a
-                // secret that the scanner would have matched whole.
-                let (output_preview, output_truncated) = match r.output.as_deref() {
-                    None | Some("") => (None, false),
-                    Some(out) => {
-                        let clean = redact(out);
-                        if self.full || clean.chars().count() <= OUTPUT_PREVIEW_CHARS {
-                            (Some(clean.into_owned()), false)
-                        } else {
-                            (Some(cut_chars(&clean, OUTPUT_PREVIEW_CHARS)), true)
-                        }
-                    }
-                };
-                ReplayHook {
+                let (output_preview, output_truncated) = preview(r.output.as_deref(), self.full);
+                LineHook {
                     rule_index: r.hook.rule_index,
-                    plugin: r.hook.plugin.clone(),
-                    hook_name: redact(&r.hook.hook_name).into_owned(),
-                    handler_type: r.hook.handler_type.as_str().to_owned(),
+                    plugin: &r.hook.plugin,
+                    hook_name: redact(&r.hook.hook_name),
+                    handler_type: r.hook.handler_type.as_str(),
                     duration_ms: r.duration_ms,
                     exit_code: r.exit_code,
-                    attachments: r
-                        .attachments()
-                        .iter()
-                        .map(|a| {
-                            serde_json::to_value(a.attachment_type)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_owned))
-                                .unwrap_or_default()
-                        })
-                        .collect(),
-                    failure: r
-                        .effect
-                        .failure
-                        .as_ref()
-                        .map(|f| f.class.as_str().to_owned()),
+                    attachments: r.attachment_types().map(|t| t.as_str()).collect(),
+                    failure: r.effect.failure.as_ref().map(|f| f.class.as_str()),
                     output_preview,
                     output_truncated,
                     fuel_consumed: r.fuel_consumed,
@@ -197,7 +175,11 @@ impl RawRecord {
 
     /// The record, redacted and (unless full capture is on) previewed.
     pub(crate) fn into_record(self) -> ReplayRecord {
-        let hooks = self.hooks();
+        let hooks = self
+            .line_hooks()
+            .into_iter()
+            .map(LineHook::into_owned)
+            .collect();
         let mut hook_fired = self
             .hook_fired
             .as_ref()
@@ -208,8 +190,8 @@ impl RawRecord {
         ReplayRecord {
             ts_ms: self.ts_ms,
             session_id: self.session_id,
-            event: self.event,
-            outcome: self.outcome,
+            event: self.event.to_owned(),
+            outcome: self.outcome.to_owned(),
             matched_rule_count: self.matched_rule_count,
             duration_ms: self.duration_ms,
             hooks,
@@ -217,13 +199,13 @@ impl RawRecord {
         }
     }
 
-    /// The record as the writer thread serialises it: what [`RawRecord::into_record`] makes,
-    /// with the HookFired record redacted in place instead of turned into a JSON tree first
-    /// (that tree, its redaction walk and its serialisation were a third of the writer's work
-    /// per record). Its line is byte for byte the [`ReplayRecord`]'s (tested).
-    pub(crate) fn into_line_record(self) -> LineRecord {
-        let hooks = self.hooks();
-        let hook_fired = self.hook_fired.map(|mut f| {
+    /// The record as the writer thread serialises it, borrowing from this one: what
+    /// [`RawRecord::into_record`] makes, with the HookFired record redacted in place instead of
+    /// turned into a JSON tree first (that tree, its redaction walk and its serialisation were
+    /// a third of the writer's work per record), and no name or text copied that redaction
+    /// left as it was. Its line is byte for byte the [`ReplayRecord`]'s (tested).
+    pub(crate) fn line_record(&mut self) -> LineRecord<'_> {
+        if let Some(f) = &mut self.hook_fired {
             // The event name and outcome are fixed names with no secret in them (tested); the
             // event's own fields are redacted as the tree's would be, keys included.
             let mut fields = Value::Object(std::mem::take(&mut f.fields));
@@ -231,35 +213,94 @@ impl RawRecord {
             if let Value::Object(map) = fields {
                 f.fields = map;
             }
-            f
-        });
+        }
         LineRecord {
             ts_ms: self.ts_ms,
-            session_id: self.session_id,
+            session_id: &self.session_id,
             event: self.event,
             outcome: self.outcome,
             matched_rule_count: self.matched_rule_count,
             duration_ms: self.duration_ms,
-            hooks,
-            hook_fired,
+            hooks: self.line_hooks(),
+            hook_fired: self.hook_fired.as_ref(),
+        }
+    }
+}
+
+/// A hook's output as a record keeps it: redacted first (a cut can only shorten a redacted text,
+/// never reveal a secret the scanner would have matched whole), then cut to
+/// [`OUTPUT_PREVIEW_CHARS`] unless `full`; and whether it was cut.
+fn preview(out: Option<&str>, full: bool) -> (Option<Cow<'_, str>>, bool) {
+    match out {
+        None | Some("") => (None, false),
+        Some(out) => {
+            let clean = redact(out);
+            if full || clean.chars().count() <= OUTPUT_PREVIEW_CHARS {
+                (Some(clean), false)
+            } else {
+                (
+                    Some(Cow::Owned(cut_chars(&clean, OUTPUT_PREVIEW_CHARS))),
+                    true,
+                )
+            }
         }
     }
 }
 
 /// A [`ReplayRecord`] as the writer serialises it: the same fields in the same order with the
-/// same rules, the HookFired record kept as the struct it is. Written, never read back
-/// (reading gives a [`ReplayRecord`]).
+/// same rules, borrowed from the [`RawRecord`] it is made of. Written, never read back (reading
+/// gives a [`ReplayRecord`]).
 #[derive(Debug, Serialize)]
-pub(crate) struct LineRecord {
+pub(crate) struct LineRecord<'a> {
     ts_ms: u64,
-    session_id: String,
-    event: String,
-    outcome: String,
+    session_id: &'a str,
+    event: &'static str,
+    outcome: &'static str,
     matched_rule_count: usize,
     duration_ms: f64,
-    hooks: Vec<ReplayHook>,
+    hooks: Vec<LineHook<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    hook_fired: Option<HookFired>,
+    hook_fired: Option<&'a HookFired>,
+}
+
+/// A [`ReplayHook`] as the writer serialises it: the same fields in the same order with the same
+/// rules, borrowing its names and texts where redaction left them as they were.
+#[derive(Debug, Serialize)]
+struct LineHook<'a> {
+    rule_index: usize,
+    plugin: &'a str,
+    hook_name: Cow<'a, str>,
+    handler_type: &'static str,
+    duration_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    attachments: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_preview: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    output_truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuel_consumed: Option<u64>,
+}
+
+impl LineHook<'_> {
+    fn into_owned(self) -> ReplayHook {
+        ReplayHook {
+            rule_index: self.rule_index,
+            plugin: self.plugin.to_owned(),
+            hook_name: self.hook_name.into_owned(),
+            handler_type: self.handler_type.to_owned(),
+            duration_ms: self.duration_ms,
+            exit_code: self.exit_code,
+            attachments: self.attachments.into_iter().map(str::to_owned).collect(),
+            failure: self.failure.map(str::to_owned),
+            output_preview: self.output_preview.map(Cow::into_owned),
+            output_truncated: self.output_truncated,
+            fuel_consumed: self.fuel_consumed,
+        }
+    }
 }
 
 impl ReplayRecord {
@@ -366,7 +407,7 @@ pub(crate) mod tests {
         assert!(!p.contains(secret) && p.len() > 2000 && !r.hooks[0].output_truncated);
     }
 
-    /// The writer's line (`into_line_record`, the HookFired record redacted in place) is the
+    /// The writer's line (`line_record`, the HookFired record redacted in place) is the
     /// `ReplayRecord`'s line (`into_record`, the record turned into a JSON tree and redacted
     /// there) byte for byte — in a file and on the stream, with and without a HookFired record,
     /// with secrets in its texts, in a hook's output and name, cut and whole.
@@ -392,6 +433,38 @@ pub(crate) mod tests {
         };
         let mut named = report(&format!("token {secret} and {}", "y".repeat(900)));
         named.hook.hook_name = format!("echo {secret}");
+        // Every kind of attachment, a failure class, fuel, no exit code, no output.
+        let mut decided = report("");
+        decided.effect = Effect {
+            contexts: vec![format!("context {secret}"), "second".into()],
+            permission: Some(hookbox_core::output::PermissionDecision::Deny),
+            stop: Some("halt".into()),
+            failure: Some(hookbox_core::output::HookFailure {
+                class: hookbox_core::output::FailureClass::Timeout,
+                message: "slow".into(),
+            }),
+            ..Effect::default()
+        };
+        decided.hook.handler_type = HandlerType::Wasm;
+        decided.exit_code = None;
+        decided.fuel_consumed = Some(12_345);
+        let listed = ReplayRecord::new(&head("s"), std::slice::from_ref(&decided), false);
+        assert_eq!(
+            listed.hooks[0].attachments,
+            [
+                "hook_additional_context",
+                "hook_additional_context",
+                "hook_blocking_error",
+                "hook_stopped_continuation"
+            ]
+        );
+        assert_eq!(
+            (
+                listed.hooks[0].failure.as_deref(),
+                listed.hooks[0].handler_type.as_str()
+            ),
+            (Some("timeout"), "wasm")
+        );
         let cases: Vec<(Option<HookFired>, Vec<HookReport>, bool)> = vec![
             (None, vec![report("ok")], false),
             (
@@ -405,6 +478,7 @@ pub(crate) mod tests {
                 false,
             ),
             (Some(fired("ünïcödé \"quoted\"\n")), vec![named], true),
+            (None, vec![decided, report("ok")], false),
         ];
         let folder = tempfile::tempdir().unwrap();
         let dirs = [
@@ -423,7 +497,7 @@ pub(crate) mod tests {
             };
             for dir in &dirs {
                 let want = dir.line(&raw().into_record()).unwrap();
-                let got = dir.line(&raw().into_line_record()).unwrap();
+                let got = dir.line(&raw().line_record()).unwrap();
                 assert_eq!(
                     String::from_utf8_lossy(&got),
                     String::from_utf8_lossy(&want)

@@ -118,9 +118,13 @@ impl Writer {
     fn handle(&mut self, msg: Message) {
         match msg {
             Message::Record { dir, file, line } => self.write(&dir, &file, &line),
-            Message::Raw { dir, raw, weight } => {
+            Message::Raw {
+                dir,
+                mut raw,
+                weight,
+            } => {
                 let file = session_file_name(raw.session_id());
-                let record = raw.into_line_record();
+                let record = raw.line_record();
                 self.counts.raw_bytes.fetch_sub(weight, Ordering::AcqRel);
                 let mut line = std::mem::take(&mut self.line);
                 line.clear();
