@@ -206,10 +206,16 @@ fn record_replay(inner: &Inner, d: &Dispatch) {
         outcome: d.verdict.outcome().as_str(),
         matched_rule_count: d.matched_rule_count,
         duration_ms: d.duration.as_secs_f64() * 1000.0,
-        hook_fired: d.hook_fired(),
+        hook_fired: None,
+    };
+    // Kept in the dispatch only if someone asked for it already (a subscriber): else it is made
+    // for the record and moved there, not made, copied and the dispatch's copy dropped unread.
+    let fired = match d.fired.get() {
+        Some(kept) => kept.clone(),
+        None => HookFired::for_dispatch(&d.event, &d.verdict, d.matched_rule_count),
     };
     let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
-    let raw = RawRecord::new(&head, reports, inner.policy.capture_full_output);
+    let raw = RawRecord::new(&head, reports, inner.policy.capture_full_output).with_fired(fired);
     inner.runtime.inner.replay.send_raw(dir, raw);
 }
 

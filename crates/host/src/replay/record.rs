@@ -127,6 +127,12 @@ impl RawRecord {
         }
     }
 
+    /// The record with `fired` as its HookFired record, whatever its head said.
+    pub(crate) fn with_fired(mut self, fired: Option<HookFired>) -> RawRecord {
+        self.hook_fired = fired;
+        self
+    }
+
     /// The session it belongs to.
     pub(crate) fn session_id(&self) -> &str {
         &self.session_id

@@ -230,3 +230,34 @@ async fn client_chosen_session_ids_cannot_grow_session_data_folders_without_boun
     assert!(sessions.contains(&"session-39".to_owned()), "{sessions:?}");
     assert!(plugin_dir.join("session-39/mark").exists());
 }
+
+/// A record's HookFired is the one its dispatch answers and a subscriber receives: made for the
+/// record and moved there when nobody asked for it first, copied when a subscriber did (issue
+/// 30) — and the caller still gets it after the record took its own.
+#[tokio::test]
+async fn the_records_hook_fired_is_the_dispatchs_with_or_without_a_subscriber() {
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().to_owned();
+    let p = project_with(
+        Dialect::Claude,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}),
+        move |policy| *policy = policy.clone().with_state_dir(&state_dir),
+    );
+    let write = json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "a"}});
+    let unwatched = dispatch(&p, write.clone()).await;
+    let mut rx = p.host.subscribe();
+    let watched = dispatch(&p, write).await;
+    let received = rx.try_recv().expect("the subscriber receives the record");
+    assert_eq!(Some(&received), watched.hook_fired());
+    p.host.runtime().flush_replay();
+    let read = read_replay(&p.host.replay_dir().unwrap().join("sess-1.jsonl")).unwrap();
+    assert_eq!(read.records.len(), 2);
+    for (record, d) in read.records.iter().zip([&unwatched, &watched]) {
+        let answered = d.hook_fired().expect("the caller gets the record too");
+        assert_eq!(answered.fields["tool"], "Write");
+        assert_eq!(
+            record.hook_fired.as_ref(),
+            Some(&serde_json::to_value(answered).unwrap())
+        );
+    }
+}
