@@ -174,9 +174,14 @@ fn fields<E>(
     put: &mut dyn FnMut(&str, Field<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     use Field::{Bool, Json, OptStr, Str};
-    let mut known: Vec<&'static str> = Vec::with_capacity(12);
+    // The typed fields' keys, for the extras to skip; kept only when there are extras (most
+    // events have none, and the vector was an allocation per payload).
+    let track = !event.extra.is_empty();
+    let mut known: Vec<&'static str> = Vec::new();
     let mut field = |k: &'static str, v: Field<'_>| {
-        known.push(k);
+        if track {
+            known.push(k);
+        }
         put(k, v)
     };
     field("session_id", Str(&event.session_id))?;
