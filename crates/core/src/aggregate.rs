@@ -152,24 +152,39 @@ pub fn aggregate_within(
     stop: StopState,
     limits: &TextLimits,
 ) -> Verdict {
-    let mut ordered: Vec<&HookReport> = reports.iter().collect();
-    ordered.sort_by_key(|r| r.hook.rule_index);
+    // One report (most dispatches) is in order already: no vector to order it in.
+    let one;
+    let sorted: Vec<&HookReport>;
+    let mut ordered: &[&HookReport] = match reports {
+        [only] => {
+            one = [only];
+            &one
+        }
+        _ => {
+            let mut all: Vec<&HookReport> = reports.iter().collect();
+            all.sort_by_key(|r| r.hook.rule_index);
+            sorted = all;
+            &sorted
+        }
+    };
     // Nearly every dispatch fits: then the reports are folded as they are, with no copy.
     let bounded;
-    if !bound::fits(&ordered, limits) {
-        bounded = bound::within_dispatch(&ordered, limits);
-        ordered = bounded.iter().map(|r| r.as_ref()).collect();
+    let rebound: Vec<&HookReport>;
+    if !bound::fits(ordered, limits) {
+        bounded = bound::within_dispatch(ordered, limits);
+        rebound = bounded.iter().map(|r| r.as_ref()).collect();
+        ordered = &rebound;
     }
     match event.name {
-        EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(&ordered)),
+        EventName::UserPromptSubmit => Verdict::UserPromptSubmit(prompt::aggregate(ordered)),
         EventName::PreToolUse | EventName::PermissionRequest | EventName::PreModelSwitch => {
-            Verdict::PreToolUse(tool::aggregate(&ordered))
+            Verdict::PreToolUse(tool::aggregate(ordered))
         }
         EventName::Stop | EventName::SubagentStop => {
-            Verdict::Stop(stop::aggregate(event, &ordered, stop))
+            Verdict::Stop(stop::aggregate(event, ordered, stop))
         }
-        EventName::PreCompact => Verdict::PreCompact(event::aggregate_pre_compact(&ordered)),
-        name => Verdict::Event(event::aggregate(name, &ordered)),
+        EventName::PreCompact => Verdict::PreCompact(event::aggregate_pre_compact(ordered)),
+        name => Verdict::Event(event::aggregate(name, ordered)),
     }
 }
 

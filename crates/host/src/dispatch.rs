@@ -5,6 +5,7 @@
 //! running at the dispatch's deadline is a `timeout` — and the rule's fail mode turns each into
 //! a verdict. A rewritten tool input is re-checked once through the event's rules.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -121,7 +122,8 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
     let (matched, undecided): (Vec<usize>, Vec<usize>) = if inner.enabled() {
         let _enter = span.enter();
         let m = loaded.set.matching(&event);
-        (m.iter().map(|r| r.index).collect(), m.undecided.clone())
+        // Collected in place: a rule reference and its index are the same size.
+        (m.rules.into_iter().map(|r| r.index).collect(), m.undecided)
     } else {
         (Vec::new(), Vec::new())
     };
@@ -328,7 +330,21 @@ async fn run_bounded(
 
 /// Identical command handlers of one plugin run once (Claude Code dedups identical
 /// handlers; a different plugin's copy stays separate).
-fn dedup(inner: &Inner, loaded: &Loaded, matched: &[usize], event: &Event) -> Vec<usize> {
+fn dedup<'m>(
+    inner: &Inner,
+    loaded: &Loaded,
+    matched: &'m [usize],
+    event: &Event,
+) -> Cow<'m, [usize]> {
+    let rules = loaded.set.rules();
+    // Nothing to compare (most dispatches): the matched rules as they are, no copy.
+    let commands = matched
+        .iter()
+        .filter(|&&pos| matches!(rules[pos].handler, Handler::Command(_)))
+        .count();
+    if !inner.policy.dedup_commands || commands < 2 {
+        return Cow::Borrowed(matched);
+    }
     let mut seen: Vec<(usize, String, &'static str)> = Vec::new();
     let mut jobs = Vec::with_capacity(matched.len());
     for &pos in matched {
@@ -343,7 +359,7 @@ fn dedup(inner: &Inner, loaded: &Loaded, matched: &[usize], event: &Event) -> Ve
         }
         jobs.push(pos);
     }
-    jobs
+    Cow::Owned(jobs)
 }
 
 async fn run_rule(
