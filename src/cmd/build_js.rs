@@ -19,7 +19,14 @@ use crate::host_setup::wasm_runtime_config;
 
 /// Runs `hookbox build-js`.
 pub(crate) fn run(args: &BuildJsArgs) -> anyhow::Result<ExitCode> {
-    let Some(runtime) = hookbox_bundled::QUICKJS_RUNTIME else {
+    run_with(args, hookbox_bundled::QUICKJS_RUNTIME)
+}
+
+/// [`run`] with `runtime` as the QuickJS runtime this binary carries (`None`: built without the
+/// toolchain) — apart so that the branch a binary without it takes is tested where every binary
+/// built has one.
+fn run_with(args: &BuildJsArgs, runtime: Option<&[u8]>) -> anyhow::Result<ExitCode> {
+    let Some(runtime) = runtime else {
         let why = format!(
             "this hookbox carries no QuickJS runtime, so it cannot build JavaScript hooks: it \
              was built without the QuickJS toolchain ({}). Build with componentize-qjs from npm \
@@ -88,4 +95,48 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(&partial, bytes)
         .and_then(|()| std::fs::rename(&partial, path))
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A binary built without the QuickJS toolchain says so, names the way that works without
+    /// it, exits 1 under `--check`, fails a build with the same words and writes nothing.
+    #[test]
+    fn without_a_runtime_it_says_what_to_use_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("hook.js");
+        std::fs::write(
+            &source,
+            "export const handler = { handle() { return {}; } };",
+        )
+        .unwrap();
+        let output = dir.path().join("hook.wasm");
+        let check = BuildJsArgs {
+            source: None,
+            output: None,
+            check: true,
+        };
+        assert_eq!(
+            run_with(&check, None).unwrap(),
+            ExitCode::from(EXIT_FAILURE)
+        );
+        let build = BuildJsArgs {
+            source: Some(source),
+            output: Some(output.clone()),
+            check: false,
+        };
+        let e = run_with(&build, None).unwrap_err().to_string();
+        assert!(
+            e.contains("carries no QuickJS runtime") && e.contains("componentize-qjs"),
+            "{e}"
+        );
+        assert!(!output.exists(), "nothing written");
+        // And with a runtime, `--check` says it can build.
+        assert_eq!(
+            run_with(&check, Some(b"runtime bytes")).unwrap(),
+            ExitCode::SUCCESS
+        );
+    }
 }
