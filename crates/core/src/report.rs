@@ -33,6 +33,40 @@ impl AttachmentType {
     }
 }
 
+/// Which attachments an effect yields, without their texts: what [`HookReport::attachments`]
+/// would build, by kind and in order ([`AttachmentKinds::types`]). Small and `Copy`, so a
+/// record that lists the kinds need not keep the effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttachmentKinds {
+    contexts: usize,
+    blocking: bool,
+    stopped: bool,
+}
+
+impl AttachmentKinds {
+    /// The kinds `e` yields.
+    pub fn of(e: &Effect) -> AttachmentKinds {
+        AttachmentKinds {
+            contexts: e.contexts.len(),
+            blocking: e.block.is_some() || e.permission == Some(PermissionDecision::Deny),
+            stopped: e.follow_up.is_some() || e.stop.is_some(),
+        }
+    }
+
+    /// One type per attachment, in the order [`HookReport::attachments`] makes them: a context
+    /// each, then a block, then a stop, and `hook_success` when there is none of those.
+    pub fn types(self) -> impl Iterator<Item = AttachmentType> {
+        let contexts = std::iter::repeat_n(AttachmentType::HookAdditionalContext, self.contexts);
+        let blocking = self.blocking.then_some(AttachmentType::HookBlockingError);
+        let stopped = self
+            .stopped
+            .then_some(AttachmentType::HookStoppedContinuation);
+        let success = (self.contexts == 0 && !self.blocking && !self.stopped)
+            .then_some(AttachmentType::HookSuccess);
+        contexts.chain(blocking).chain(stopped).chain(success)
+    }
+}
+
 /// Which rule a report or attachment is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRef {
@@ -110,19 +144,8 @@ impl HookReport {
 
     /// The types of [`HookReport::attachments`], in order, without building them (no text or
     /// name is copied): what a replay record lists per hook.
-    pub fn attachment_types(&self) -> impl Iterator<Item = AttachmentType> + '_ {
-        let e = &self.effect;
-        let contexts = e
-            .contexts
-            .iter()
-            .map(|_| AttachmentType::HookAdditionalContext);
-        let blocking = (e.block.is_some() || e.permission == Some(PermissionDecision::Deny))
-            .then_some(AttachmentType::HookBlockingError);
-        let stopped = (e.follow_up.is_some() || e.stop.is_some())
-            .then_some(AttachmentType::HookStoppedContinuation);
-        let success = (e.contexts.is_empty() && blocking.is_none() && stopped.is_none())
-            .then_some(AttachmentType::HookSuccess);
-        contexts.chain(blocking).chain(stopped).chain(success)
+    pub fn attachment_types(&self) -> impl Iterator<Item = AttachmentType> + use<> {
+        AttachmentKinds::of(&self.effect).types()
     }
 
     /// [`HookReport::attachments`] appended to `out`: aggregation gathers every report's into

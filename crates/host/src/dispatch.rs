@@ -216,7 +216,7 @@ fn record_replay(inner: &Inner, d: &Dispatch) {
         Some(kept) => kept.clone(),
         None => HookFired::for_dispatch(&d.event, &d.verdict, d.matched_rule_count),
     };
-    let reports = d.reports.iter().chain(&d.rechecked).cloned().collect();
+    let reports = d.reports.iter().chain(&d.rechecked);
     let raw = RawRecord::new(&head, reports, inner.policy.capture_full_output).with_fired(fired);
     inner.runtime.inner.replay.send_raw(dir, raw);
 }

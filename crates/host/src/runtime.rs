@@ -62,7 +62,9 @@ pub struct RuntimeSettings {
     /// all): within it a dispatch hands its record to the writer thread as it is, and the writer
     /// redacts and serialises it off the dispatch's path; past it the dispatch builds its record
     /// itself, so the queue's memory stays bounded whatever the hooks print (one record can
-    /// hold megabytes, so `replay_queue` alone does not bound it). Default **16 MiB**.
+    /// hold megabytes, so `replay_queue` alone does not bound it). A queued record holds a
+    /// hook's names and output, never its answer's texts (which it does not write), and weighs
+    /// every text it holds. Default **16 MiB**.
     pub replay_queue_bytes: usize,
     /// Replay files kept open at once; the least recently written is closed beyond it, and any
     /// file idle for `replay_idle_close` is closed. Default **64** and **30 s**.

@@ -10,8 +10,10 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hookbox_core::HookFired;
+use hookbox_core::event::HandlerType;
 use hookbox_core::event::wire::cut_chars;
-use hookbox_core::report::HookReport;
+use hookbox_core::output::FailureClass;
+use hookbox_core::report::{AttachmentKinds, HookReport};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -103,14 +105,54 @@ pub(crate) struct RawRecord {
     outcome: &'static str,
     matched_rule_count: usize,
     duration_ms: f64,
-    reports: Vec<HookReport>,
+    hooks: Vec<RawHook>,
     hook_fired: Option<HookFired>,
     full: bool,
 }
 
+/// What a record says of one hook, copied from its report: its names and output, and of its
+/// answer only the kinds of attachment and the failure class — never the answer's texts, which
+/// the record does not write and which a typed hook can make a megabyte long
+/// (`response_bytes`) with no output to show for it: held while the record waits in the
+/// writer's queue, they escaped the queue's byte bound, which weighs the output.
+#[derive(Debug)]
+struct RawHook {
+    rule_index: usize,
+    plugin: String,
+    hook_name: String,
+    handler_type: HandlerType,
+    duration_ms: f64,
+    exit_code: Option<i32>,
+    attachments: AttachmentKinds,
+    failure: Option<FailureClass>,
+    output: Option<String>,
+    fuel_consumed: Option<u64>,
+}
+
+impl RawHook {
+    fn of(r: &HookReport) -> RawHook {
+        RawHook {
+            rule_index: r.hook.rule_index,
+            plugin: r.hook.plugin.clone(),
+            hook_name: r.hook.hook_name.clone(),
+            handler_type: r.hook.handler_type,
+            duration_ms: r.duration_ms,
+            exit_code: r.exit_code,
+            attachments: AttachmentKinds::of(&r.effect),
+            failure: r.effect.failure.as_ref().map(|f| f.class),
+            output: r.output.clone(),
+            fuel_consumed: r.fuel_consumed,
+        }
+    }
+}
+
 impl RawRecord {
-    /// Copies what the record of one dispatch will say, timestamped now.
-    pub(crate) fn new(head: &RecordHead<'_>, reports: Vec<HookReport>, full: bool) -> RawRecord {
+    /// Copies what the record of one dispatch will say of it and of `reports`, timestamped now.
+    pub(crate) fn new<'r>(
+        head: &RecordHead<'_>,
+        reports: impl IntoIterator<Item = &'r HookReport>,
+        full: bool,
+    ) -> RawRecord {
         RawRecord {
             ts_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -121,7 +163,7 @@ impl RawRecord {
             outcome: head.outcome,
             matched_rule_count: head.matched_rule_count,
             duration_ms: head.duration_ms,
-            reports,
+            hooks: reports.into_iter().map(RawHook::of).collect(),
             hook_fired: head.hook_fired.cloned(),
             full,
         }
@@ -139,41 +181,46 @@ impl RawRecord {
     }
 
     /// Roughly the bytes it holds beyond its fixed size: what the writer's queue bounds (hook
-    /// output above all, which can be large).
+    /// output above all, which can be large). Every text it holds is counted (tested).
     pub(crate) fn weight(&self) -> usize {
         let hooks: usize = self
-            .reports
+            .hooks
             .iter()
-            .map(|r| {
-                r.output.as_ref().map_or(0, String::len)
-                    + r.hook.hook_name.len()
-                    + r.hook.plugin.len()
-                    + 256
+            .map(|h| {
+                h.output.as_ref().map_or(0, String::len) + h.hook_name.len() + h.plugin.len() + 256
             })
             .sum();
-        hooks + self.session_id.len() + if self.hook_fired.is_some() { 1024 } else { 0 }
+        let fired = self.hook_fired.as_ref().map_or(0, |f| {
+            // Its texts are previews, but a handful of them: count them rather than guess.
+            f.fields
+                .iter()
+                .map(|(k, v)| k.len() + text_bytes(v))
+                .sum::<usize>()
+                + 256
+        });
+        hooks + self.session_id.len() + fired
     }
 
     /// Each hook of the record, redacted and (unless full capture is on) previewed, borrowing
     /// what needs no redaction: a text is copied only where a secret was replaced or a preview
     /// cut.
     fn line_hooks(&self) -> Vec<LineHook<'_>> {
-        self.reports
+        self.hooks
             .iter()
-            .map(|r| {
-                let (output_preview, output_truncated) = preview(r.output.as_deref(), self.full);
+            .map(|h| {
+                let (output_preview, output_truncated) = preview(h.output.as_deref(), self.full);
                 LineHook {
-                    rule_index: r.hook.rule_index,
-                    plugin: &r.hook.plugin,
-                    hook_name: redact(&r.hook.hook_name),
-                    handler_type: r.hook.handler_type.as_str(),
-                    duration_ms: r.duration_ms,
-                    exit_code: r.exit_code,
-                    attachments: r.attachment_types().map(|t| t.as_str()).collect(),
-                    failure: r.effect.failure.as_ref().map(|f| f.class.as_str()),
+                    rule_index: h.rule_index,
+                    plugin: &h.plugin,
+                    hook_name: redact(&h.hook_name),
+                    handler_type: h.handler_type.as_str(),
+                    duration_ms: h.duration_ms,
+                    exit_code: h.exit_code,
+                    attachments: h.attachments.types().map(|t| t.as_str()).collect(),
+                    failure: h.failure.map(FailureClass::as_str),
                     output_preview,
                     output_truncated,
-                    fuel_consumed: r.fuel_consumed,
+                    fuel_consumed: h.fuel_consumed,
                 }
             })
             .collect()
@@ -230,6 +277,17 @@ impl RawRecord {
             hooks: self.line_hooks(),
             hook_fired: self.hook_fired.as_ref(),
         }
+    }
+}
+
+/// The bytes of the texts in `v` (strings and keys, at any depth); a number, flag or null
+/// counts 8.
+fn text_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        Value::Array(a) => a.iter().map(text_bytes).sum(),
+        Value::Object(m) => m.iter().map(|(k, v)| k.len() + text_bytes(v)).sum(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
     }
 }
 
@@ -312,7 +370,7 @@ impl LineHook<'_> {
 impl ReplayRecord {
     /// Builds the record of one dispatch, redacted and (unless `full`) previewed.
     pub fn new(head: &RecordHead<'_>, reports: &[HookReport], full: bool) -> ReplayRecord {
-        RawRecord::new(head, reports.to_vec(), full).into_record()
+        RawRecord::new(head, reports, full).into_record()
     }
 }
 
@@ -397,6 +455,77 @@ pub(crate) mod tests {
             output: Some(output.into()),
             fuel_consumed: None,
         }
+    }
+
+    /// The bytes of text a raw record holds on the heap while it waits in the writer's queue.
+    fn held_bytes(raw: &RawRecord) -> usize {
+        // Every text a raw hook holds (its other fields are numbers, flags and kinds).
+        let reports: usize = raw
+            .hooks
+            .iter()
+            .map(|h| h.plugin.len() + h.hook_name.len() + h.output.as_ref().map_or(0, String::len))
+            .sum();
+        fn texts(v: &Value) -> usize {
+            match v {
+                Value::String(s) => s.len(),
+                Value::Array(a) => a.iter().map(texts).sum(),
+                Value::Object(m) => m.iter().map(|(k, v)| k.len() + texts(v)).sum(),
+                _ => 0,
+            }
+        }
+        let fired = raw
+            .hook_fired
+            .as_ref()
+            .map_or(0, |f| texts(&Value::Object(f.fields.clone())));
+        raw.session_id.len() + reports + fired
+    }
+
+    /// The writer's queue is bounded by the weight of what waits in it (`replay_queue_bytes`):
+    /// a record must weigh at least what it holds. A typed hook's answer can carry a megabyte of
+    /// text (`response_bytes`) that its empty output does not show; the record never writes it,
+    /// so it must not hold it either — else a tenant flooding such answers fills the queue's
+    /// 4,096 places with a megabyte each, past any byte bound.
+    #[test]
+    fn a_record_weighs_at_least_the_text_it_holds_and_holds_no_answer_text() {
+        let big = "c".repeat(1 << 20);
+        let mut r = report("");
+        r.output = None;
+        r.effect = Effect {
+            contexts: vec![big.clone()],
+            updated_input: Some(serde_json::json!({"command": big.clone()})),
+            system_message: Some(big.clone()),
+            warnings: vec![big.clone()],
+            block: Some(big.clone()),
+            permission_reason: Some(big),
+            ..Effect::default()
+        };
+        // A HookFired record whose previews are as long as they get, in four-byte characters.
+        let preview = "𝄞".repeat(hookbox_core::fired::TEXT_PREVIEW_CHARS);
+        let fired = HookFired {
+            hook_name: EventName::PreToolUse,
+            outcome: hookbox_core::aggregate::Outcome::Block,
+            matched_rule_count: 2,
+            fields: serde_json::Map::from_iter(
+                ["blocking_error", "reason", "tool", "stop_reason"]
+                    .map(|k| (k.to_owned(), Value::String(preview.clone()))),
+            ),
+        };
+        let head = RecordHead {
+            hook_fired: Some(&fired),
+            ..head("s")
+        };
+        let raw = RawRecord::new(&head, [&r, &r], false);
+        assert!(
+            held_bytes(&raw) <= raw.weight(),
+            "holds {} bytes, weighs {}",
+            held_bytes(&raw),
+            raw.weight()
+        );
+        assert!(
+            held_bytes(&raw) < 16 << 10,
+            "holds {} bytes: no answer text",
+            held_bytes(&raw)
+        );
     }
 
     #[test]
@@ -497,7 +626,7 @@ pub(crate) mod tests {
                 ..head("sess")
             };
             let raw = || {
-                let mut r = RawRecord::new(&head, reports.clone(), full);
+                let mut r = RawRecord::new(&head, &reports, full);
                 r.ts_ms = 1_700_000_000_123;
                 r
             };

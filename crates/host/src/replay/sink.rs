@@ -335,10 +335,7 @@ mod tests {
         let sink = sink();
         let secret = "AKIAIOSFODNN7EXAMPLE";
         let out = format!("{secret} {}", "x".repeat(2000));
-        sink.send_raw(
-            &dir,
-            RawRecord::new(&head("raw"), vec![report(&out)], false),
-        );
+        sink.send_raw(&dir, RawRecord::new(&head("raw"), [&report(&out)], false));
         sink.flush();
         let text = std::fs::read_to_string(dir.path().unwrap().join("raw.jsonl")).unwrap();
         assert!(!text.contains(secret), "{text}");
@@ -368,7 +365,7 @@ mod tests {
         let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
         sink.send_raw(
             &dir,
-            RawRecord::new(&head("big"), vec![report(&format!("{secret} big"))], false),
+            RawRecord::new(&head("big"), [&report(&format!("{secret} big"))], false),
         );
         assert_eq!(
             sink.raw_bytes.load(Ordering::Acquire),
