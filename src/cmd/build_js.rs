@@ -5,7 +5,6 @@
 //! is in the cache for the first event). `--check` says whether this binary can build at all:
 //! it carries the runtime only when its build had the QuickJS toolchain (clang, wasi-libc).
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -75,7 +74,8 @@ fn run_with(args: &BuildJsArgs, runtime: Option<&[u8]>) -> anyhow::Result<ExitCo
         );
         return Ok(ExitCode::from(EXIT_FAILURE));
     }
-    write_atomically(&output, &component)?;
+    // Atomically, never through a link planted at the output or beside it.
+    super::install::write::replace(&output, &component)?;
     eprintln!(
         "built {} ({} bytes) in {:.1} s",
         output.display(),
@@ -83,18 +83,6 @@ fn run_with(args: &BuildJsArgs, runtime: Option<&[u8]>) -> anyhow::Result<ExitCo
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it, so a reader never sees half.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut partial = PathBuf::from(path);
-    partial.as_mut_os_string().push(".partial");
-    std::fs::write(&partial, bytes)
-        .and_then(|()| std::fs::rename(&partial, path))
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ mod codex;
 mod diff;
 mod owned;
 mod report;
-mod write;
+pub(crate) mod write;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -406,7 +406,7 @@ fn finish(
         out.report.outcome = "removed";
         out.line(&format!("removed {file} (nothing was left in it)"))?;
     } else {
-        write::replace(&t.path, after)?;
+        write::replace(&t.path, after.as_bytes())?;
         out.report.outcome = "written";
         out.line(&format!("written: {file}"))?;
     }

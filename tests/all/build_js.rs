@@ -80,8 +80,36 @@ hookbox_test_artifacts::polyglot_test! {
         }
     }
 
-    /// A folder, a FIFO or an oversized file as the source is a usage error, before anything is read (a FIFO would
-    /// block a plain open until a writer came).
+    /// The output sits in a plugin folder that may come from a checkout: a link planted where
+    /// the component goes, or beside it where a temporary file used to be written
+    /// (`OUT.wasm.partial`), is never written through; a planted output link is refused, named.
+    #[test]
+    fn a_link_planted_at_or_beside_the_output_is_never_written_through() {
+        let d = Dir::new();
+        let src = d.write(
+            "hook.js",
+            "export const handler = { handle() { return {}; } };",
+        );
+        let victim = d.write("victim.txt", "precious\n");
+        let out = d.path().join("hooks/hook.wasm");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&victim, d.path().join("hooks/hook.wasm.partial")).unwrap();
+        let run = build(&src, &out);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
+        // A link at the output itself: refused, the victim untouched, the link left as it was.
+        let linked = d.path().join("hooks/linked.wasm");
+        std::os::unix::fs::symlink(&victim, &linked).unwrap();
+        let run = build(&src, &linked);
+        assert_ne!(run.code, Some(0), "{run:?}");
+        assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert!(std::fs::symlink_metadata(&linked).unwrap().is_symlink());
+    }
+
+    /// A folder, a FIFO or an oversized file as the source is a usage error, before anything is
+    /// read (a FIFO would block a plain open until a writer came).
     #[test]
     fn a_source_that_is_not_a_regular_file_is_refused() {
         let d = Dir::new();

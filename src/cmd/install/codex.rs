@@ -146,7 +146,7 @@ fn show_and_write_into(
         report.backup = Some(saved.display().to_string());
     }
     write::refuse_shared_folders(None, config)?;
-    write::replace(config, after)?;
+    write::replace(config, after.as_bytes())?;
     report.outcome = if after.contains("hookbox: Codex's trust") {
         "written"
     } else {

@@ -97,11 +97,15 @@ pub(super) fn read(path: &Path) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// Replaces (or creates) `path` with `text`, atomically, keeping the old file's mode.
-pub(super) fn replace(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .with_context(|| format!("{} has no folder", path.display()))?;
+/// Replaces (or creates) `path` with `bytes`, atomically, keeping the old file's mode; refuses a
+/// symlink or a non-regular file at `path` and another user's file. Also what `hookbox build-js`
+/// writes its component with (a plugin checkout may hold a planted link beside its output).
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    // A bare file name is in the current folder (which is synced, not the empty path).
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let old = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -141,7 +145,7 @@ pub(super) fn replace(path: &Path, text: &str) -> anyhow::Result<()> {
         .open(&tmp)
         .with_context(|| format!("cannot create {}", tmp.display()))?;
     let written = (|| -> std::io::Result<()> {
-        file.write_all(text.as_bytes())?;
+        file.write_all(bytes)?;
         if let Some(m) = &old {
             file.set_permissions(m.permissions())?;
         }
