@@ -232,7 +232,8 @@ pub(crate) enum Command {
     /// agent-neutral shape), the hook — a sh, python or node script, or a WebAssembly guest in
     /// Rust (cargo), JavaScript (`hookbox build-js`, else componentize-qjs) or Python
     /// (componentize-py) with its build.sh — a README with the two commands that build and test
-    /// it, and tests/ cases that pass as generated (`hookbox test`). The templates are in the binary: nothing is downloaded.
+    /// it, and tests/ cases that pass as generated (`hookbox test`). The templates are in the
+    /// binary: nothing is downloaded.
     /// Refuses a folder that exists and is not empty, and never writes through a symlink.
     ///
     /// Exit codes: 0 written (or listed with --dry-run), 2 usage or I/O error (a bad name, a
