@@ -40,6 +40,10 @@ use host_figures::{Latency, bash_event, idle, load_times, memory, one_rule_host}
 use measure::{quiet_policy, throughput};
 use report::Report;
 
+/// Typed events measured at an agent's pace ([`floor::paced`]), each side: ~5 s each at one
+/// event every 5 ms.
+const PACED_RUNS: usize = 1_000;
+
 /// Runs `hookbox bench`.
 pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let (Some(baseline), Some(saved)) = (&args.compare, &args.from) {
@@ -55,6 +59,7 @@ pub(crate) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             &args.count_guest,
             args.wasm_runs,
             args.count_in_flight,
+            args.count_evict_kib,
             &scratch,
         );
         let _ = std::fs::remove_dir_all(&scratch);
@@ -102,6 +107,7 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         ratio_native_over_cli_wasm_p50: None,
         ratio_throughput_typed_wasm_over_native: None,
         ratio_typed_wasm_throughput_n_over_1: None,
+        paced: None,
         idle_ns_per_dispatch_empty_host: None,
         idle_ns_per_dispatch_10k_rules: None,
         loads: Vec::new(),
@@ -200,6 +206,14 @@ fn run_in(args: &BenchArgs, scratch: &Path) -> anyhow::Result<Report> {
         report.ratio_native_over_cli_wasm_p50 = Some(nat.p50_us / cl.p50_us);
         report.ratio_throughput_typed_wasm_over_native = Some(typ.throughput_n / nat.throughput_n);
         report.ratio_typed_wasm_throughput_n_over_1 = Some(typ.throughput_n / typ.throughput_1);
+        report.paced = Some(section("wasm typed, one event every 5 ms", || {
+            rt.block_on(floor::paced(
+                &typed,
+                &event,
+                &typed_floor,
+                PACED_RUNS / scale,
+            ))
+        })?);
         // An approved hook run from its snapshot in a private mount namespace (trust =
         // require) beside the same hook from the live folder and the bare spawn.
         report.snapshot = Some(section(

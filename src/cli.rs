@@ -598,6 +598,15 @@ pub(crate) struct BenchArgs {
     /// With `--count guest-floor`: the example guest to run at the floor (`shell_guard`, …).
     #[arg(long, value_name = "NAME", default_value = "noop", hide = true)]
     pub(crate) count_guest: String,
+
+    /// With `--count`: after each run, write over this many KiB (one byte per 64-byte line), so
+    /// that under `valgrind --tool=cachegrind --cache-sim=yes` with a last-level cache smaller
+    /// than it the next run finds its code and data out of the simulated caches, as an event an
+    /// agent sends after a pause does: the cache misses per run are the path's cold footprint
+    /// (docs/performance.md). 0 (the default) writes nothing; at most 1 GiB.
+    #[arg(long, value_name = "KIB", default_value_t = 0, hide = true,
+          value_parser = clap::value_parser!(u32).range(0..=1 << 20))]
+    pub(crate) count_evict_kib: u32,
 }
 
 /// What `hookbox bench --count` runs.

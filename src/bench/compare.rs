@@ -47,7 +47,7 @@ enum Better {
 
 /// What a figure's name says about it: `None` for counts that describe the run.
 fn direction(name: &str) -> Option<Better> {
-    const DESCRIBES_THE_RUN: [&str; 8] = [
+    const DESCRIBES_THE_RUN: [&str; 9] = [
         "runs",
         "cpus",
         "cores",
@@ -56,6 +56,7 @@ fn direction(name: &str) -> Option<Better> {
         "tenants_loaded",
         "memory_gib",
         "seconds_per_measure",
+        "pace_ms",
     ];
     if DESCRIBES_THE_RUN.contains(&name) {
         return None;

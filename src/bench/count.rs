@@ -8,7 +8,9 @@
 //! default pool): through a plain host (`typed`, `cli`), a host with replay on (`replay`), a
 //! tenant with the tenant defaults (`tenant`), or at the floor (`typed-floor`, `cli-floor`).
 //! `--count-in-flight N` keeps N in flight (the scaling question: does the work per event grow
-//! with more of them at once?).
+//! with more of them at once?). `--count-evict-kib N` writes over N KiB after each run: under
+//! cachegrind's cache simulation the misses per run are then what the path must fetch when it
+//! starts cold, as an agent's events do (its code and data footprint).
 //!
 //! `serve` sends the `hookbox bench --serve` request to a `hookbox serve` in this process (the
 //! bench tenant, replay on) over loopback with hyper's client, `serve-bare` the same request to
@@ -235,13 +237,23 @@ fn build(
     })
 }
 
-/// Runs `kind` `runs` times with `in_flight` at once, after a warm-up; prints what it did on
-/// stderr.
+/// Writes one byte of every 64-byte line of `buf`, so that what the last run left in a cache
+/// smaller than `buf` is gone (`round` makes each pass's bytes differ, so no pass is skipped).
+fn evict(buf: &mut [u8], round: usize) {
+    for line in buf.chunks_mut(64) {
+        line[0] = line[0].wrapping_add(round as u8 | 1);
+    }
+    std::hint::black_box(buf);
+}
+
+/// Runs `kind` `runs` times with `in_flight` at once, after a warm-up, each task writing over
+/// `evict_kib` KiB after each of its runs ([`evict`]); prints what it did on stderr.
 pub(crate) fn run(
     kind: CountKind,
     guest: &str,
     runs: usize,
     in_flight: usize,
+    evict_kib: u32,
     scratch: &Path,
 ) -> anyhow::Result<()> {
     let rt = crate::host_setup::runtime()?;
@@ -264,8 +276,10 @@ pub(crate) fn run(
             // The runs split evenly; the first tasks take the remainder.
             let share = runs / in_flight + usize::from(i < runs % in_flight);
             tasks.spawn(async move {
-                for _ in 0..share {
+                let mut taken = vec![0u8; (evict_kib as usize) << 10];
+                for round in 0..share {
                     path.once().await?;
+                    evict(&mut taken, round);
                 }
                 anyhow::Ok(())
             });
@@ -282,4 +296,22 @@ pub(crate) fn run(
         elapsed.as_secs_f64() * 1e6 / runs.max(1) as f64
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evict;
+
+    #[test]
+    fn eviction_writes_every_line_once_and_each_pass_anew() {
+        let mut buf = vec![0u8; 64 * 5 + 10];
+        evict(&mut buf, 0);
+        let firsts: Vec<u8> = buf.chunks(64).map(|l| l[0]).collect();
+        assert!(firsts.iter().all(|&b| b != 0), "{firsts:?}");
+        // Only the first byte of each line: one write per line is enough to take it.
+        assert!(buf.chunks(64).all(|l| l[1..].iter().all(|&b| b == 0)));
+        // A second pass writes again (a pass that wrote the same value could be skipped).
+        evict(&mut buf, 1);
+        assert!(buf.chunks(64).zip(&firsts).all(|(l, &was)| l[0] != was));
+    }
 }

@@ -31,6 +31,10 @@ pub(crate) struct Report {
     /// cores: more concurrency must do more work).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) ratio_typed_wasm_throughput_n_over_1: Option<f64>,
+    /// The typed hook and its floor at an agent's pace (one event after each idle pause) rather
+    /// than back to back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) paced: Option<super::floor::Paced>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) idle_ns_per_dispatch_empty_host: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

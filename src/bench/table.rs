@@ -60,6 +60,13 @@ pub(crate) fn table(r: &Report) -> String {
             "\nratios: native/typed-wasm p50 = {typed:.0}x, native/wasi:cli-wasm p50 = {cli:.0}x, typed-wasm/native throughput (N) = {tput:.0}x, typed-wasm throughput N/1 in flight = {scale:.2}x"
         );
     }
+    if let Some(p) = &r.paced {
+        let _ = writeln!(
+            s,
+            "wasm typed at an agent's pace (one event every {:.0} ms, caches taken between): p50 {:.1} µs p99 {:.1} µs, at the floor p50 {:.1} µs p99 {:.1} µs: hookbox/floor p50 = {:.2}x (goal <= 1.25)",
+            p.pace_ms, p.p50_us, p.p99_us, p.floor_p50_us, p.floor_p99_us, p.ratio_over_floor_p50
+        );
+    }
     if let Some(bare) = r.ratio_native_hook_over_bare_spawn_p50 {
         let _ = writeln!(
             s,

@@ -71,6 +71,50 @@ fn compare_names_each_figure_more_than_1_3x_worse_and_fails() {
 }
 
 #[test]
+fn the_hosts_section_measures_the_typed_hook_at_an_agents_pace_beside_its_floor() {
+    let dir = Dir::new();
+    let run = hookbox(["bench", "--quick", "--only", "hosts", "--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = run.json();
+    let paced = &report["paced"];
+    assert_eq!(paced["pace_ms"].as_f64(), Some(5.0), "{paced}");
+    assert_eq!(paced["runs"].as_u64(), Some(100), "{paced}");
+    let (p50, p99) = (
+        paced["p50_us"].as_f64().unwrap(),
+        paced["p99_us"].as_f64().unwrap(),
+    );
+    let floor = paced["floor_p50_us"].as_f64().unwrap();
+    assert!(p50 > 0.0 && p99 >= p50, "{paced}");
+    assert!(
+        floor > 0.0 && paced["floor_p99_us"].as_f64().unwrap() >= floor,
+        "{paced}"
+    );
+    let ratio = paced["ratio_over_floor_p50"].as_f64().unwrap();
+    assert!((ratio - p50 / floor).abs() < 1e-9, "{paced}");
+    // The pace describes the run: a report taken at another pace is not "worse" for it.
+    let mut slower = report.clone();
+    slower["paced"]["pace_ms"] = serde_json::json!(50.0);
+    let (base, now) = (
+        dir.write("base.json", &run.stdout),
+        dir.write("now.json", &slower.to_string()),
+    );
+    let same = hookbox([
+        "bench",
+        "--compare",
+        base.to_str().unwrap(),
+        "--from",
+        now.to_str().unwrap(),
+    ]);
+    assert_eq!(same.code, Some(0), "{}{}", same.stdout, same.stderr);
+    let line = same
+        .stdout
+        .lines()
+        .find(|l| l.contains("paced.pace_ms"))
+        .unwrap_or("");
+    assert!(line.ends_with("(not compared)"), "{}", same.stdout);
+}
+
+#[test]
 fn compare_refuses_a_file_that_is_not_a_report_naming_it() {
     let dir = Dir::new();
     let bad = dir.write("bad.json", "not json");
@@ -217,6 +261,26 @@ fn count_runs_each_path_it_names_and_says_how_many() {
         "{}",
         run.stderr
     );
+    // Writing over the caches between runs (the cold footprint under cachegrind), within its
+    // bound; past it the flag is refused by name.
+    let run = hookbox([
+        "bench",
+        "--count",
+        "typed",
+        "--wasm-runs",
+        "3",
+        "--count-evict-kib",
+        "4096",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(": 3 runs, 1 in flight"),
+        "{}",
+        run.stderr
+    );
+    let run = hookbox(["bench", "--count", "typed", "--count-evict-kib", "1048577"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("--count-evict-kib"), "{}", run.stderr);
 }
 
 /// `bench --serve` measures bare axum beside `hookbox serve` with the same client, an answer of
