@@ -16,7 +16,7 @@ use hookbox_wasm::WasmLimits;
 use hookbox_wasm::floor::{Floor, FloorHook, FloorInput};
 use serde::Serialize;
 
-use super::measure::{percentile, sample_within};
+use super::measure::{SAMPLING_BUDGET, percentile, sample_within};
 
 /// Rounds each latency measurement is split into, hookbox and floor alternating.
 pub(crate) const ROUNDS: usize = 10;
@@ -145,7 +145,7 @@ pub(crate) async fn side_by_side(
 /// How long the machine idles before each event of [`paced`]: an agent sends its events seconds
 /// apart (a model's turn, a person's typing), and what ran in between (the agent, the kernel,
 /// other processes — on a VM, other guests) has taken the caches, so each event starts cold.
-/// Five milliseconds is enough for that on the machines measured (docs/performance.md: one
+/// Five milliseconds is enough for that on the machine measured (docs/performance.md: one
 /// event every 1 ms was already 2× slower than back to back, every 5 ms 5×) and keeps the
 /// section to ~10 s.
 pub(crate) const PACE: Duration = Duration::from_millis(5);
@@ -171,7 +171,9 @@ pub(crate) struct Paced {
 
 /// Measures [`Paced`]: `runs` dispatches of `event` on `host` and as many floor runs, each
 /// after the task slept [`PACE`] (the worker parks: nothing of hookbox's runs meanwhile), after
-/// a warm-up of each. The caller's copy of the event is made before the clock starts.
+/// a warm-up of each. The caller's copy of the event is made before the clock starts. Rounds
+/// stop once [`SAMPLING_BUDGET`] has passed (at least one round each side; `runs` says how
+/// many were taken).
 pub(crate) async fn paced(
     host: &HookHost,
     event: &Event,
@@ -184,7 +186,11 @@ pub(crate) async fn paced(
     }
     let per_round = (runs / ROUNDS).max(1);
     let (mut hookbox, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let started = Instant::now();
     for _ in 0..ROUNDS {
+        if started.elapsed() > SAMPLING_BUDGET {
+            break;
+        }
         for _ in 0..per_round {
             let event = event.clone();
             tokio::time::sleep(PACE).await;

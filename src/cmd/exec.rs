@@ -252,7 +252,7 @@ fn answer(
         hook: HookRef {
             rule_index: 0,
             plugin: "exec".into(),
-            hook_name: rule.handler.label(),
+            hook_name: rule.handler.label().into(),
             handler_type: rule.handler.handler_type(),
             hook_event: event.name,
         },

@@ -104,7 +104,7 @@ fn aggregation(c: &mut Criterion) {
             hook: HookRef {
                 rule_index: 9 - i,
                 plugin: "p".into(),
-                hook_name: format!("h{i}"),
+                hook_name: format!("h{i}").into(),
                 handler_type: HandlerType::Command,
                 hook_event: EventName::PreToolUse,
             },

@@ -1,6 +1,8 @@
 //! Hook reports and attachments: the record of one hook run (which rule, how long, what it asked
 //! for) and the main source's four attachment types derived from it.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -68,14 +70,18 @@ impl AttachmentKinds {
 }
 
 /// Which rule a report or attachment is about.
+///
+/// The names are shared (`Arc<str>`): a host makes them once per rule when it loads, and every
+/// report and attachment of that rule holds them without a copy — they were two allocations per
+/// report and two more per attachment, on every event (docs/performance.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRef {
     /// The rule's position in load order.
     pub rule_index: usize,
     /// The plugin's name.
-    pub plugin: String,
+    pub plugin: Arc<str>,
     /// A label: the command, the prompt's first words or the component path.
-    pub hook_name: String,
+    pub hook_name: Arc<str>,
     /// `command`, `prompt` or `wasm`.
     pub handler_type: HandlerType,
     /// The event.

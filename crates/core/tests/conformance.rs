@@ -149,8 +149,8 @@ fn run_case(dir: &Path) -> Result<Value, String> {
         reports.push(HookReport {
             hook: HookRef {
                 rule_index: i,
-                plugin: rule.source.plugin.clone(),
-                hook_name: rule.handler.label(),
+                plugin: rule.source.plugin.as_str().into(),
+                hook_name: rule.handler.label().into(),
                 handler_type: rule.handler.handler_type(),
                 hook_event: event.name,
             },

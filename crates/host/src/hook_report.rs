@@ -105,9 +105,7 @@ pub(crate) fn finish(
     (exit_code, output, fuel_consumed): (Option<i32>, Option<String>, Option<u64>),
     started: Instant,
 ) -> HookReport {
-    let plugin = loaded
-        .plugin_name(rule)
-        .map_or_else(|| rule.source.plugin.clone(), str::to_owned);
+    let names = loaded.names(rule);
     let failure = effect.failure.as_ref().map(|f| f.class);
     let warned = !effect.warnings.is_empty();
     inner
@@ -117,8 +115,8 @@ pub(crate) fn finish(
     HookReport {
         hook: HookRef {
             rule_index: rule.index,
-            plugin,
-            hook_name: rule.handler.label(),
+            plugin: names.plugin,
+            hook_name: names.label,
             handler_type: rule.handler.handler_type(),
             hook_event: event.name,
         },

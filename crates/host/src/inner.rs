@@ -38,12 +38,45 @@ pub(crate) struct Loaded {
     /// Rules kept although they cannot run (a missing script or component, a handler the
     /// policy forbids), by rule position, with the failure each gives at dispatch.
     pub(crate) cannot_run: HashMap<usize, hookbox_core::output::HookFailure>,
+    /// Each rule's plugin name and label, by rule position, made once here so that a report
+    /// shares them instead of copying them per event.
+    pub(crate) names: Vec<RuleNames>,
+}
+
+/// A rule's names as its reports carry them.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleNames {
+    pub(crate) plugin: Arc<str>,
+    pub(crate) label: Arc<str>,
+}
+
+impl RuleNames {
+    /// `rule`'s names in `set`: its plugin's name (else the name its source gives) and its
+    /// handler's label.
+    pub(crate) fn of(set: &RuleSet, rule: &Rule) -> RuleNames {
+        let plugin = set
+            .plugins()
+            .get(rule.plugin)
+            .map_or(rule.source.plugin.as_str(), |p| p.name.as_str());
+        RuleNames {
+            plugin: plugin.into(),
+            label: rule.handler.label().into(),
+        }
+    }
 }
 
 impl Loaded {
     /// The name of the plugin `rule` came from, if it came from one.
     pub(crate) fn plugin_name(&self, rule: &Rule) -> Option<&str> {
         self.set.plugins().get(rule.plugin).map(|p| p.name.as_str())
+    }
+
+    /// `rule`'s names: those made at load (a rule's index is its position here), else made now.
+    pub(crate) fn names(&self, rule: &Rule) -> RuleNames {
+        match self.names.get(rule.index) {
+            Some(n) => n.clone(),
+            None => RuleNames::of(&self.set, rule),
+        }
     }
 }
 

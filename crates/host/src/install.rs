@@ -28,7 +28,7 @@ use hookbox_wasm::{
     MountDir, MountTemplate, PluginData, PrepareError, PrepareInput, PreparedHook, prepare,
 };
 
-use crate::inner::{Inner, Loaded};
+use crate::inner::{Inner, Loaded, RuleNames};
 use crate::policy::HostPolicy;
 use crate::state::StateDir;
 
@@ -495,6 +495,7 @@ pub(crate) fn build(
         crate::trust::survey(&inner.trust, inner.project.as_ref(), &plugins, &kept, &wasm);
     diagnostics.extend(trust_diagnostics);
     let set = RuleSet::new(plugins, kept.clone(), policy.aliases.clone());
+    let names = set.rules().iter().map(|r| RuleNames::of(&set, r)).collect();
     Built {
         loaded: Loaded {
             set,
@@ -502,6 +503,7 @@ pub(crate) fn build(
             data,
             trust,
             cannot_run,
+            names,
         },
         rules: kept,
         diagnostics,

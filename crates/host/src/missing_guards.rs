@@ -94,8 +94,8 @@ pub(crate) fn missing_guards(
             reports.push(HookReport {
                 hook: HookRef {
                     rule_index,
-                    plugin: plugin.clone(),
-                    hook_name: m.record.label.clone(),
+                    plugin: plugin.as_str().into(),
+                    hook_name: m.record.label.as_str().into(),
                     handler_type,
                     hook_event: event.name,
                 },

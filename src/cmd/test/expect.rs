@@ -82,7 +82,7 @@ impl Observed {
         for r in reports {
             if let Some(f) = &r.effect.failure {
                 o.failures
-                    .push((r.hook.hook_name.clone(), f.class, f.message.clone()));
+                    .push((r.hook.hook_name.to_string(), f.class, f.message.clone()));
             }
         }
         o

@@ -95,7 +95,7 @@ mod tests {
             hook: HookRef {
                 rule_index,
                 plugin: "p".into(),
-                hook_name: format!("h{rule_index}"),
+                hook_name: format!("h{rule_index}").into(),
                 handler_type: HandlerType::Command,
                 hook_event: EventName::UserPromptSubmit,
             },

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hookbox_core::HookFired;
@@ -118,8 +119,9 @@ pub(crate) struct RawRecord {
 #[derive(Debug)]
 struct RawHook {
     rule_index: usize,
-    plugin: String,
-    hook_name: String,
+    /// Shared with the rule's reports: no copy per record.
+    plugin: Arc<str>,
+    hook_name: Arc<str>,
     handler_type: HandlerType,
     duration_ms: f64,
     exit_code: Option<i32>,
@@ -567,7 +569,7 @@ pub(crate) mod tests {
             ]),
         };
         let mut named = report(&format!("token {secret} and {}", "y".repeat(900)));
-        named.hook.hook_name = format!("echo {secret}");
+        named.hook.hook_name = format!("echo {secret}").into();
         // Every kind of attachment, a failure class, fuel, no exit code, no output.
         let mut decided = report("");
         decided.effect = Effect {

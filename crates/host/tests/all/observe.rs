@@ -73,3 +73,24 @@ async fn hook_fired_is_made_for_the_caller_and_a_late_subscriber() {
         "no record sent before it subscribed"
     );
 }
+
+/// A rule's names are made once, when its host loads it: every report and attachment of the
+/// rule, on every event, shares them (they were copied twice per report and twice more per
+/// attachment on every event; docs/performance.md, issue 30's sixth round).
+#[tokio::test]
+async fn a_rules_reports_share_its_names_across_events_and_attachments() {
+    let p = project(
+        Dialect::Claude,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}),
+    );
+    let bash = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}});
+    let (a, b) = (dispatch(&p, bash.clone()).await, dispatch(&p, bash).await);
+    let (ra, rb) = (&a.reports[0].hook, &b.reports[0].hook);
+    assert_eq!(&*ra.hook_name, "true");
+    assert_eq!(&*ra.plugin, "plugin");
+    assert!(std::sync::Arc::ptr_eq(&ra.hook_name, &rb.hook_name));
+    assert!(std::sync::Arc::ptr_eq(&ra.plugin, &rb.plugin));
+    let attached = &a.verdict.messages()[0].hook;
+    assert!(std::sync::Arc::ptr_eq(&ra.hook_name, &attached.hook_name));
+    assert!(std::sync::Arc::ptr_eq(&ra.plugin, &attached.plugin));
+}
