@@ -16,7 +16,7 @@ use hookbox_wasm::WasmLimits;
 use hookbox_wasm::floor::{Floor, FloorHook, FloorInput};
 use serde::Serialize;
 
-use super::measure::{SAMPLING_BUDGET, percentile, sample_within};
+use super::measure::{percentile, sample_paced};
 
 /// Rounds each latency measurement is split into, hookbox and floor alternating.
 pub(crate) const ROUNDS: usize = 10;
@@ -118,6 +118,17 @@ pub(crate) async fn side_by_side(
     floor: &FloorRun,
     runs: usize,
 ) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    side_by_side_paced(host, event, floor, runs, Duration::ZERO).await
+}
+
+/// [`side_by_side`] with the task sleeping `pause` before each event of either side.
+async fn side_by_side_paced(
+    host: &HookHost,
+    event: &Event,
+    floor: &FloorRun,
+    runs: usize,
+    pause: Duration,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
         floor.once().await?;
@@ -126,7 +137,7 @@ pub(crate) async fn side_by_side(
     let (mut hookbox, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     for _ in 0..ROUNDS {
         hookbox.extend(
-            sample_within(per_round, || {
+            sample_paced(per_round, pause, || {
                 let event = event.clone();
                 async move {
                     host.dispatch(event).await;
@@ -135,7 +146,7 @@ pub(crate) async fn side_by_side(
             })
             .await?,
         );
-        bare.extend(sample_within(per_round, || floor.once()).await?);
+        bare.extend(sample_paced(per_round, pause, || floor.once()).await?);
     }
     hookbox.sort_by(f64::total_cmp);
     bare.sort_by(f64::total_cmp);
@@ -169,44 +180,16 @@ pub(crate) struct Paced {
     pub(crate) ratio_over_floor_p50: f64,
 }
 
-/// Measures [`Paced`]: `runs` dispatches of `event` on `host` and as many floor runs, each
-/// after the task slept [`PACE`] (the worker parks: nothing of hookbox's runs meanwhile), after
-/// a warm-up of each. The caller's copy of the event is made before the clock starts. Rounds
-/// stop once [`SAMPLING_BUDGET`] has passed (at least one round each side; `runs` says how
-/// many were taken).
+/// Measures [`Paced`]: [`side_by_side`] with the task sleeping [`PACE`] before each event (its
+/// worker parks: nothing of hookbox's runs meanwhile); each round stops at the sampling budget,
+/// and `runs` says how many were taken.
 pub(crate) async fn paced(
     host: &HookHost,
     event: &Event,
     floor: &FloorRun,
     runs: usize,
 ) -> anyhow::Result<Paced> {
-    for _ in 0..10 {
-        host.dispatch(event.clone()).await;
-        floor.once().await?;
-    }
-    let per_round = (runs / ROUNDS).max(1);
-    let (mut hookbox, mut bare) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
-    let started = Instant::now();
-    for _ in 0..ROUNDS {
-        if started.elapsed() > SAMPLING_BUDGET {
-            break;
-        }
-        for _ in 0..per_round {
-            let event = event.clone();
-            tokio::time::sleep(PACE).await;
-            let t = Instant::now();
-            host.dispatch(event).await;
-            hookbox.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-        for _ in 0..per_round {
-            tokio::time::sleep(PACE).await;
-            let t = Instant::now();
-            floor.once().await?;
-            bare.push(t.elapsed().as_secs_f64() * 1e6);
-        }
-    }
-    hookbox.sort_by(f64::total_cmp);
-    bare.sort_by(f64::total_cmp);
+    let (hookbox, bare) = side_by_side_paced(host, event, floor, runs, PACE).await?;
     let (p50, floor_p50) = (percentile(&hookbox, 0.50), percentile(&bare, 0.50));
     Ok(Paced {
         pace_ms: PACE.as_secs_f64() * 1e3,

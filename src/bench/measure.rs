@@ -119,7 +119,21 @@ pub(crate) const SAMPLING_BUDGET: Duration = Duration::from_secs(20);
 
 /// Latencies of `runs` calls of `one` (sorted, µs), or of as many as fit in [`SAMPLING_BUDGET`]
 /// (at least one). Each sample is the future's time from its first poll to its end.
-pub(crate) async fn sample_within<F, Fut>(runs: usize, mut one: F) -> anyhow::Result<Vec<f64>>
+pub(crate) async fn sample_within<F, Fut>(runs: usize, one: F) -> anyhow::Result<Vec<f64>>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    sample_paced(runs, Duration::ZERO, one).await
+}
+
+/// [`sample_within`], the task sleeping `pause` before each call (outside its sample): its worker
+/// parks and whatever runs meanwhile takes the caches, as between an agent's events.
+pub(crate) async fn sample_paced<F, Fut>(
+    runs: usize,
+    pause: Duration,
+    mut one: F,
+) -> anyhow::Result<Vec<f64>>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,
@@ -130,6 +144,9 @@ where
         // The future is made before the clock starts: what `one` prepares for it (the caller's
         // copy of the event) is the caller's, not the dispatch's.
         let next = one();
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
         let t = Instant::now();
         next.await?;
         samples.push(t.elapsed().as_secs_f64() * 1e6);
