@@ -376,7 +376,7 @@ async fn run_rule(
     let started = Instant::now();
     // Kept at load although it cannot run (a missing script or component): it fails, and its
     // fail mode decides — a fail-closed guard blocks rather than vanish.
-    if let Some(failure) = loaded.cannot_run.get(&pos) {
+    if let Some(failure) = loaded.cannot_run.get(pos) {
         return report(
             inner,
             loaded,

@@ -5,7 +5,6 @@
 //! runners, installer, permits and trust gate are free functions of their own modules over
 //! `&Inner`, never further `impl Inner` blocks.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
@@ -16,6 +15,7 @@ use hookbox_wasm::{CpuShare, MountDir, PolicyError, PreparedHook};
 use tokio::sync::broadcast;
 
 use crate::admission::Quota;
+use crate::by_position::ByPosition;
 use crate::error::HostError;
 use crate::fired::{FiredHub, QueueBounds};
 use crate::metrics::HostMetrics;
@@ -29,15 +29,15 @@ use crate::state::StateDir;
 pub(crate) struct Loaded {
     pub(crate) set: RuleSet,
     /// Prepared wasm components, by rule position.
-    pub(crate) wasm: HashMap<usize, PreparedHook>,
+    pub(crate) wasm: ByPosition<PreparedHook>,
     /// Persistent plugin data folders, by plugin position (per-session ones are made at
     /// dispatch).
-    pub(crate) data: HashMap<usize, MountDir>,
+    pub(crate) data: ByPosition<MountDir>,
     /// Each rule's standing against its approval, and the files its command runs.
     pub(crate) trust: crate::trust::LoadedTrust,
     /// Rules kept although they cannot run (a missing script or component, a handler the
     /// policy forbids), by rule position, with the failure each gives at dispatch.
-    pub(crate) cannot_run: HashMap<usize, hookbox_core::output::HookFailure>,
+    pub(crate) cannot_run: ByPosition<hookbox_core::output::HookFailure>,
     /// Each rule's plugin name and label, by rule position, made once here so that a report
     /// shares them instead of copying them per event.
     pub(crate) names: Vec<RuleNames>,

@@ -499,10 +499,10 @@ pub(crate) fn build(
     Built {
         loaded: Loaded {
             set,
-            wasm,
-            data,
+            wasm: wasm.into_iter().collect(),
+            data: data.into_iter().collect(),
             trust,
-            cannot_run,
+            cannot_run: cannot_run.into_iter().collect(),
             names,
         },
         rules: kept,

@@ -29,6 +29,7 @@
 
 mod admission;
 mod background;
+mod by_position;
 mod dispatch;
 mod dispatch_json;
 pub mod duration;

@@ -122,7 +122,7 @@ fn command_request(
         .with_project_dir(&inner.policy.project_dir)
         .with_event(event.clone());
     if let Some(p) = plugin {
-        let data = match loaded.data.get(&rule.plugin) {
+        let data = match loaded.data.get(rule.plugin) {
             Some(d) => d.clone(),
             None => inner.state.plugin_data(p, &event.session_id).map_err(|e| {
                 HookFailure::new(

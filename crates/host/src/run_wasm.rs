@@ -29,7 +29,7 @@ pub(crate) async fn run(
     payloads: &Payloads,
     fuel: &FuelMeter,
 ) -> Ran {
-    let Some(prepared) = loaded.wasm.get(&pos) else {
+    let Some(prepared) = loaded.wasm.get(pos) else {
         // The installer prepares every wasm rule it keeps; reaching here is a host bug.
         return Ran::failed(FailureClass::Internal, "wasm rule was not prepared");
     };
