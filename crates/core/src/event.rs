@@ -1,6 +1,7 @@
 //! Events: names and per-event rules, the typed event model, and its wire shapes per dialect.
 
 mod fields;
+mod json_text;
 mod model;
 mod name;
 pub mod wire;

@@ -2,9 +2,9 @@
 //! ghast, and agentao's `Stop`/`PreCompact`), the main source's `{event, data}` envelope, and the
 //! simple dialect's `HOOK_*` environment variables.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
+use super::json_text;
 use super::model::{Event, EventData, StopData, ToolCall};
 use super::name::EventName;
 use crate::dialect::Dialect;
@@ -58,63 +58,40 @@ impl FlatPayload {
 }
 
 /// The flat payload (Claude Code's shape), serialised once, with its `tool_input`'s place.
+/// Written by [`json_text`](super::json_text), byte for byte what `serde_json` writes for
+/// [`flat`] (tested over every event kind and dialect below).
 ///
 /// # Errors
-/// Whatever serde_json refuses to encode (nothing an [`Event`] holds, in practice).
+/// None in practice (kept for [`payload_bytes`]'s sake, whose envelope goes through serde_json).
 pub fn flat_payload(event: &Event) -> Result<FlatPayload, serde_json::Error> {
-    let written = std::cell::Cell::new(0);
-    // Room for a typical payload up front: `to_vec` starts at 128 bytes and grew (a
-    // reallocation and a copy) for nearly every event.
-    let out = Tracked {
-        bytes: Vec::with_capacity(PAYLOAD_START_BYTES),
-        written: &written,
-    };
-    let mut ser = serde_json::Serializer::new(out);
+    // Room for a typical payload up front: growing from empty reallocated and copied for
+    // nearly every event.
+    let mut bytes = Vec::with_capacity(PAYLOAD_START_BYTES);
     // Only the event's own `tool_input`: an extra of that name (on an event without one) is
     // not the WIT event's.
     let mut tool_input = None;
     let mut want_tool_input = event.tool_input().is_some();
-    let mut map = (&mut ser).serialize_map(None)?;
-    fields(event, &mut |k: &str, v: Field<'_>| {
-        map.serialize_key(k)?;
-        let before = written.get();
-        map.serialize_value(&v)?;
+    bytes.push(b'{');
+    let written = fields(event, &mut |k: &str, v: Field<'_>| {
+        if bytes.len() > 1 {
+            bytes.push(b',');
+        }
+        json_text::write_str(&mut bytes, k);
+        bytes.push(b':');
+        let before = bytes.len();
+        v.write(&mut bytes);
         if want_tool_input && k == "tool_input" {
             want_tool_input = false;
-            tool_input = Some(before..written.get());
+            tool_input = Some(before..bytes.len());
         }
-        Ok::<(), serde_json::Error>(())
-    })?;
-    map.end()?;
-    let bytes = ser.into_inner().bytes;
-    // The value follows the `:` that separates it from its key.
-    let tool_input = tool_input
-        .filter(|r| bytes.get(r.start) == Some(&b':'))
-        .map(|r| r.start + 1..r.end);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    match written {
+        Ok(()) => {}
+        Err(never) => match never {},
+    }
+    bytes.push(b'}');
     Ok(FlatPayload { bytes, tool_input })
-}
-
-/// A buffer that says how much has been written to it, while a serializer holds it.
-struct Tracked<'a> {
-    bytes: Vec<u8>,
-    written: &'a std::cell::Cell<usize>,
-}
-
-impl std::io::Write for Tracked<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.write_all(buf)?;
-        Ok(buf.len())
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.bytes.extend_from_slice(buf);
-        self.written.set(self.bytes.len());
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The room a flat payload's buffer starts with: a tool call with a short command and a
@@ -155,13 +132,15 @@ impl Field<'_> {
     }
 }
 
-impl Serialize for Field<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Field::Str(v) | Field::OptStr(Some(v)) => s.serialize_str(v),
-            Field::OptStr(None) => s.serialize_unit(),
-            Field::Bool(v) => s.serialize_bool(v),
-            Field::Json(v) => v.serialize(s),
+impl Field<'_> {
+    /// Appends the value's JSON text.
+    fn write(self, out: &mut Vec<u8>) {
+        match self {
+            Field::Str(v) | Field::OptStr(Some(v)) => json_text::write_str(out, v),
+            Field::OptStr(None) => out.extend_from_slice(b"null"),
+            Field::Bool(true) => out.extend_from_slice(b"true"),
+            Field::Bool(false) => out.extend_from_slice(b"false"),
+            Field::Json(v) => json_text::write_value(out, v),
         }
     }
 }
