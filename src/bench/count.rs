@@ -44,11 +44,11 @@ const WARM_UP: usize = 200;
 
 /// One thing to run once per event.
 enum Subject {
-    Host(HookHost, Event),
+    Host(HookHost, Arc<Event>),
     Floor(FloorRun),
-    Tenant(Arc<Tenants>, TenantId, Event),
+    Tenant(Arc<Tenants>, TenantId, Arc<Event>),
     /// One request over HTTP (`serve`, `serve-bare`).
-    Http(super::serve::CountClient),
+    Http(Box<super::serve::CountClient>),
     /// The native hook's command spawned bare, fed this payload.
     Bare(Vec<u8>),
 }
@@ -129,7 +129,7 @@ fn build(
                 runtime,
                 Some(("noop.wasm", guests::wasm("noop")?)),
             )?,
-            bash,
+            Arc::new(bash.clone()),
         ),
         CountKind::Cli => Subject::Host(
             one_rule_host(
@@ -139,7 +139,7 @@ fn build(
                 runtime,
                 Some(("noop_cli.wasm", guests::wasm("noop_cli")?)),
             )?,
-            bash,
+            Arc::new(bash.clone()),
         ),
         CountKind::TypedFloor => Subject::Floor(FloorRun::new(
             runtime,
@@ -176,7 +176,7 @@ fn build(
                 runtime,
                 None,
             )?,
-            bash,
+            Arc::new(bash.clone()),
         ),
         CountKind::Bare => Subject::Bare(
             hookbox_core::event::wire::payload(&bash, hookbox_core::Dialect::Claude)
@@ -192,7 +192,7 @@ fn build(
                 runtime,
                 noop(),
             )?,
-            prompt_event()?,
+            Arc::new(prompt_event()?),
         ),
         CountKind::Replay => {
             let mut policy = HostPolicy::for_project(scratch.join("replay"));
@@ -207,7 +207,7 @@ fn build(
                     noop(),
                     policy,
                 )?,
-                prompt_event()?,
+                Arc::new(prompt_event()?),
             )
         }
         CountKind::Tenant => {
@@ -230,10 +230,12 @@ fn build(
                     attached: (),
                 })
                 .map_err(|e| anyhow::anyhow!("{e}: {e:?}"))?;
-            Subject::Tenant(tenants, id, prompt_event()?)
+            Subject::Tenant(tenants, id, Arc::new(prompt_event()?))
         }
-        CountKind::Serve => Subject::Http(super::serve::CountClient::new(scratch, false)),
-        CountKind::ServeBare => Subject::Http(super::serve::CountClient::new(scratch, true)),
+        CountKind::Serve => Subject::Http(Box::new(super::serve::CountClient::new(scratch, false))),
+        CountKind::ServeBare => {
+            Subject::Http(Box::new(super::serve::CountClient::new(scratch, true)))
+        }
     })
 }
 

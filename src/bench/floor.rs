@@ -129,6 +129,9 @@ async fn side_by_side_paced(
     runs: usize,
     pause: Duration,
 ) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    // Shared, as a caller that keeps its event passes it: the figure is the dispatch, not a
+    // deep copy of the event per run.
+    let event = &Arc::new(event.clone());
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
         floor.once().await?;

@@ -65,6 +65,9 @@ pub(crate) fn host_with_policy(
 /// Dispatch latencies of `event` on `host` (sorted, µs): `runs` of them after a warm-up, or as
 /// many as fit in [`SAMPLING_BUDGET`].
 pub(crate) async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
+    // Shared, as a caller that keeps its event passes it: the figure is the dispatch, not a
+    // deep copy of the event per run.
+    let event = &Arc::new(event.clone());
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
     }
@@ -85,6 +88,7 @@ pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// Dispatches per second with `n` dispatches in flight for `dur`.
 pub(crate) async fn throughput(host: &HookHost, event: &Event, n: usize, dur: Duration) -> f64 {
+    let event = Arc::new(event.clone());
     let done = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
     let deadline = start + dur;

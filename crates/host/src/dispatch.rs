@@ -104,7 +104,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Dispatch {
+pub(crate) async fn run(inner: &Arc<Inner>, event: Arc<Event>, stop: StopState) -> Dispatch {
     // A dispatch that matches nothing, or whose hooks finish at once, never waits: a caller
     // dispatching in a loop would keep its worker forever, and the runtime's timers (another
     // dispatch's deadline, a tenant waiting for a slot) and tasks would never run there. Each
@@ -113,7 +113,6 @@ pub(crate) async fn run(inner: &Arc<Inner>, event: Event, stop: StopState) -> Di
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + inner.policy.dispatch_deadline;
     let loaded = inner.loaded();
-    let event = Arc::new(event);
     // Debug level: a span is made (and its fields formatted by a `fmt` subscriber) per dispatch
     // and per hook whether or not anything logs inside it — measured at ~4 µs a request in
     // `hookbox serve` at its default `info` filter (docs/performance.md). `RUST_LOG=debug`

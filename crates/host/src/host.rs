@@ -334,20 +334,26 @@ impl HookHost {
         )
     }
 
-    /// Runs the hooks that match `event` and returns the aggregated verdict.
-    pub async fn dispatch(&self, event: Event) -> Dispatch {
+    /// Runs the hooks that match `event` and returns the aggregated verdict. The event is
+    /// shared, never copied: a caller that dispatches one it keeps (a replay, a bench) passes an
+    /// `Arc<Event>`, one it made for this dispatch passes the `Event` itself.
+    pub async fn dispatch(&self, event: impl Into<Arc<Event>>) -> Dispatch {
         let inner = self.current();
         let stop = StopState {
             reentries: 0,
             cap: inner.policy.stop_reentry_cap,
         };
-        dispatch::run(&inner, event, stop).await
+        dispatch::run(&inner, event.into(), stop).await
     }
 
     /// Runs the hooks for `event` with explicit Stop loop state (how many re-entries this turn
     /// already made); for agents that keep that state themselves.
-    pub async fn dispatch_with_stop_state(&self, event: Event, stop: StopState) -> Dispatch {
-        dispatch::run(&self.current(), event, stop).await
+    pub async fn dispatch_with_stop_state(
+        &self,
+        event: impl Into<Arc<Event>>,
+        stop: StopState,
+    ) -> Dispatch {
+        dispatch::run(&self.current(), event.into(), stop).await
     }
 
     /// Dispatches a `Stop` (or `SubagentStop`) inside a turn: marks re-entries with
@@ -358,7 +364,7 @@ impl HookHost {
         turn: &mut StopLoop,
     ) -> (Dispatch, StopStep) {
         turn.prepare(&mut event);
-        let d = dispatch::run(&self.current(), event, turn.state()).await;
+        let d = dispatch::run(&self.current(), Arc::new(event), turn.state()).await;
         let step = match &d.verdict {
             hookbox_core::Verdict::Stop(r) => turn.record(r),
             _ => StopStep::Finish,

@@ -371,7 +371,11 @@ impl<A: TenantAttachment> Tenants<A> {
 
     /// Dispatches `event` to the tenant's hooks — or, while it has no approved rules in place,
     /// answers as its [`Held`] says ([`TenantError::Held`] for an event it does not deny).
-    pub async fn dispatch(&self, id: &TenantId, event: Event) -> Result<Dispatch, TenantError> {
+    pub async fn dispatch(
+        &self,
+        id: &TenantId,
+        event: impl Into<Arc<Event>>,
+    ) -> Result<Dispatch, TenantError> {
         let t = self.get(id)?;
         if let Some(held) = t.held() {
             return held.answer(event).map_err(TenantError::Held);

@@ -57,8 +57,9 @@ impl Held {
 
     /// The answer to `event`: a deny (a verdict whose outcome is `block`) for an event a hook
     /// could block, when the operator asked for denies; [`HeldUnavailable`] otherwise.
-    pub fn answer(&self, event: Event) -> Result<Dispatch, HeldUnavailable> {
+    pub fn answer(&self, event: impl Into<Arc<Event>>) -> Result<Dispatch, HeldUnavailable> {
         let started = Instant::now();
+        let event = event.into();
         let reason = self.reason();
         let verdict = match (self.answer, event.name) {
             (HeldAnswer::Unavailable, _) => None,
@@ -90,7 +91,7 @@ impl Held {
             return Err(HeldUnavailable(reason));
         };
         Ok(Dispatch {
-            event: Arc::new(event),
+            event,
             verdict,
             fired: std::sync::OnceLock::from(None),
             reports: Vec::new(),

@@ -94,3 +94,33 @@ async fn a_rules_reports_share_its_names_across_events_and_attachments() {
     assert!(std::sync::Arc::ptr_eq(&ra.hook_name, &attached.hook_name));
     assert!(std::sync::Arc::ptr_eq(&ra.plugin, &attached.plugin));
 }
+
+/// An event a caller keeps (a replay, a bench, a test harness) is dispatched as an `Arc<Event>`
+/// and shared, not copied (issue 30: the bench copied its event deeply on every run, ~2,000 of
+/// the typed figure's instructions, which neither a server nor the floor pays); the verdict
+/// and the hooks are the same as for the `Event` itself.
+#[tokio::test]
+async fn a_kept_event_is_dispatched_shared_not_copied() {
+    use hookbox_core::Event;
+    use std::sync::Arc;
+    let p = project(
+        Dialect::Claude,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"no\"}'"}]}]}}),
+    );
+    let payload = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let event = Arc::new(Event::from_payload(None, payload, "s", "/").unwrap());
+    let shared = p.host.dispatch(event.clone()).await;
+    assert!(
+        Arc::ptr_eq(&shared.event, &event),
+        "the caller's event, not a copy"
+    );
+    let owned = p.host.dispatch((*event).clone()).await;
+    for d in [&shared, &owned] {
+        let hookbox_core::Verdict::PreToolUse(r) = &d.verdict else {
+            panic!("{:?}", d.verdict)
+        };
+        assert_eq!(r.reason.as_deref(), Some("no"));
+        assert_eq!(d.reports.len(), 1);
+    }
+    assert_eq!(shared.verdict.outcome(), owned.verdict.outcome());
+}
