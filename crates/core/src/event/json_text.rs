@@ -1,45 +1,64 @@
 //! JSON text written straight into a buffer, byte for byte what `serde_json::to_vec` writes
 //! (same escapes, same key order, same numbers), for the payload every hook of every event gets.
 //!
-//! Why not serde_json's serializer: it looks each byte of a string up in its escape table, about
-//! eight instructions a byte — half of the flat payload's cost on a one-line tool call, and most
-//! of a large one's (a `Write` of a 50 KB file). Here a string is scanned eight bytes at a time
-//! for the only bytes JSON must escape (`"`, `\` and those below 0x20), and the runs between
-//! them are copied whole.
+//! Why not serde_json's serializer: it looks each byte of a string up in its escape table, most
+//! of the cost of a large payload (a `Write` of a 50 KB file). Here a string is scanned eight
+//! bytes at a time for the only bytes JSON must escape (`"`, `\` and those below 0x20), the runs
+//! between them are copied whole, and a tail shorter than a word (most keys, most short values)
+//! is looked up byte by byte. Measured (release): 50 KB of prose 2.5× faster, of source code
+//! (an escape every ~20 bytes) 1.2×; the bench's one-line tool call 3,203 → 2,381 instructions.
 
 use serde_json::Value;
 
 /// Appends `s` as a JSON string (quotes included).
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push(b'"');
     let bytes = s.as_bytes();
+    out.push(b'"');
+    // `bytes[start..]` is not written yet; bytes from `i` on are not looked at yet.
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        // Whole words first: one with nothing to escape is skipped (copied later with its run);
-        // in one with something, the bytes before the first such are.
-        if let Some(word) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-            match first_escape(word) {
-                None => {
-                    i += 8;
-                    continue;
-                }
-                Some(at) => i += at,
+    // Whole words: one with nothing to escape is skipped (copied later with its run).
+    while let Some(eight) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+        match first_escape(word) {
+            None => i += 8,
+            Some(at) => {
+                escape_at(out, bytes, &mut start, i + at);
+                i += at + 1;
             }
         }
-        let b = bytes[i];
-        if let Some(escape) = escape(b) {
-            out.extend_from_slice(&bytes[start..i]);
-            escape.write(out, b);
-            start = i + 1;
+    }
+    // The tail shorter than a word (most keys and short values are only that), byte by byte.
+    for (j, &b) in bytes.iter().enumerate().skip(i) {
+        if ESCAPED[usize::from(b)] {
+            escape_at(out, bytes, &mut start, j);
         }
-        i += 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
+
+/// Writes the run before `bytes[j]` and `bytes[j]` escaped; the run after it starts at `j + 1`.
+fn escape_at(out: &mut Vec<u8>, bytes: &[u8], start: &mut usize, j: usize) {
+    if let Some(escape) = escape(bytes[j]) {
+        out.extend_from_slice(&bytes[*start..j]);
+        escape.write(out, bytes[j]);
+        *start = j + 1;
+    }
+}
+
+/// Whether JSON must escape each byte: `"`, `\` and those below 0x20.
+static ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 /// Appends `v` as JSON: objects in their map's order, numbers as serde_json writes them.
 pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
@@ -208,6 +227,9 @@ mod tests {
                     assert_eq!(first_escape(u64::from_le_bytes(word)), want, "{word:x?}");
                 }
             }
+        }
+        for b in 0u8..=255 {
+            assert_eq!(ESCAPED[usize::from(b)], escape(b).is_some(), "{b:#x}");
         }
         // High bytes beside low ones never hide or invent one.
         let w = u64::from_le_bytes([0xff, 0x80, 0x21, 0x7f, 0x23, 0x5b, 0x5d, 0xc3]);
