@@ -130,9 +130,7 @@ impl Field<'_> {
             Field::Json(v) => v.clone(),
         }
     }
-}
 
-impl Field<'_> {
     /// Appends the value's JSON text.
     fn write(self, out: &mut Vec<u8>) {
         match self {
