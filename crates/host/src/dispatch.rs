@@ -104,7 +104,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-pub(crate) async fn run(inner: &Arc<Inner>, event: Arc<Event>, stop: StopState) -> Dispatch {
+pub(crate) async fn run(inner: Arc<Inner>, event: Arc<Event>, stop: StopState) -> Dispatch {
+    let inner = &inner;
     // A dispatch that matches nothing, or whose hooks finish at once, never waits: a caller
     // dispatching in a loop would keep its worker forever, and the runtime's timers (another
     // dispatch's deadline, a tenant waiting for a slot) and tasks would never run there. Each
@@ -306,13 +307,14 @@ async fn run_bounded(
     let started = Instant::now();
     // Outlives the run: a wasm run dropped at the deadline still records the fuel it used.
     let fuel = hookbox_wasm::FuelMeter::new();
-    match tokio::time::timeout_at(
-        deadline,
-        run_rule(&inner, &loaded, pos, &event, &payloads, &fuel),
-    )
-    .await
-    {
-        Ok(report) => report,
+    // The runner's future is awaited here, under the deadline, not inside a future of its own
+    // per rule: one layer less to build, move and poll per hook (docs/performance.md).
+    let runner = match start_rule(&inner, &loaded, pos, &event, &payloads, &fuel) {
+        Start::Settled(report) => return report,
+        Start::Run(runner) => runner,
+    };
+    match tokio::time::timeout_at(deadline, runner).await {
+        Ok(ran) => report(&inner, &loaded, pos, &event, ran, started),
         Err(_) => {
             let msg = format!(
                 "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
@@ -361,29 +363,33 @@ fn dedup<'m>(
     Cow::Owned(jobs)
 }
 
-async fn run_rule(
-    inner: &Inner,
-    loaded: &Loaded,
+/// How a rule starts: answered at once (refused by trust, kept although it cannot run, a
+/// prompt rule), or by its runner.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made and matched at once in one frame; boxing the report would allocate per prompt rule"
+)]
+enum Start<'a> {
+    Settled(HookReport),
+    Run(Pin<Box<dyn Future<Output = Ran> + Send + 'a>>),
+}
+
+fn start_rule<'a>(
+    inner: &'a Inner,
+    loaded: &'a Loaded,
     pos: usize,
-    event: &Arc<Event>,
-    payloads: &Payloads,
-    fuel: &hookbox_wasm::FuelMeter,
-) -> HookReport {
+    event: &'a Arc<Event>,
+    payloads: &'a Payloads,
+    fuel: &'a hookbox_wasm::FuelMeter,
+) -> Start<'a> {
     if let Some(refused) = gate::trust_refusal(inner, loaded, pos, event) {
-        return refused;
+        return Start::Settled(refused);
     }
-    let started = Instant::now();
     // Kept at load although it cannot run (a missing script or component): it fails, and its
     // fail mode decides — a fail-closed guard blocks rather than vanish.
     if let Some(failure) = loaded.cannot_run.get(pos) {
-        return report(
-            inner,
-            loaded,
-            pos,
-            event,
-            Ran::failure(failure.clone()),
-            started,
-        );
+        let ran = Ran::failure(failure.clone());
+        return Start::Settled(report(inner, loaded, pos, event, ran, Instant::now()));
     }
     let rule: &Rule = &loaded.set.rules()[pos];
     let span = tracing::debug_span!("hook", rule = pos, kind = rule.handler.handler_type().as_str(), label = %rule.handler.label());
@@ -391,39 +397,21 @@ async fn run_rule(
     // made every future above them (the rule's, the dispatch's, the caller's) as large as the
     // largest of them, and each was copied whole at every level it was moved through — the
     // `memmove` that was hookbox's largest item above the floor (docs/performance.md).
-    let ran = async {
-        match &rule.handler {
-            Handler::Prompt { .. } => None,
-            Handler::Command(spec) => {
-                Some(Box::pin(run_command::run(inner, loaded, rule, spec, event, payloads)).await)
-            }
-            Handler::Wasm(_) => Some(
-                Box::pin(run_wasm::run(
-                    inner, loaded, pos, rule, event, payloads, fuel,
-                ))
-                .await,
-            ),
-            Handler::Http(spec) => Some(Box::pin(run_http::run(inner, rule, spec, payloads)).await),
+    Start::Run(match &rule.handler {
+        Handler::Prompt { prompt } => {
+            let effect = prompt_effect(prompt, event);
+            return Start::Settled(settled(inner, loaded, rule, event, effect, Instant::now()));
         }
-    }
-    .instrument(span)
-    .await;
-    match ran {
-        Some(ran) => report(inner, loaded, pos, event, ran, started),
-        None => {
-            let Handler::Prompt { prompt } = &rule.handler else {
-                unreachable!("only prompt rules run without a runner")
-            };
-            settled(
-                inner,
-                loaded,
-                rule,
-                event,
-                prompt_effect(prompt, event),
-                started,
-            )
+        Handler::Command(spec) => {
+            Box::pin(run_command::run(inner, loaded, rule, spec, event, payloads).instrument(span))
         }
-    }
+        Handler::Wasm(_) => Box::pin(
+            run_wasm::run(inner, loaded, pos, rule, event, payloads, fuel).instrument(span),
+        ),
+        Handler::Http(spec) => {
+            Box::pin(run_http::run(inner, rule, spec, payloads).instrument(span))
+        }
+    })
 }
 
 /// The report of a rule refused before it ran (`overloaded`).

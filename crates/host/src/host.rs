@@ -337,23 +337,28 @@ impl HookHost {
     /// Runs the hooks that match `event` and returns the aggregated verdict. The event is
     /// shared, never copied: a caller that dispatches one it keeps (a replay, a bench) passes an
     /// `Arc<Event>`, one it made for this dispatch passes the `Event` itself.
-    pub async fn dispatch(&self, event: impl Into<Arc<Event>>) -> Dispatch {
+    ///
+    /// The future is the dispatch's own (no wrapper around it) and holds no borrow of the host.
+    pub fn dispatch(
+        &self,
+        event: impl Into<Arc<Event>>,
+    ) -> impl std::future::Future<Output = Dispatch> + 'static {
         let inner = self.current();
         let stop = StopState {
             reentries: 0,
             cap: inner.policy.stop_reentry_cap,
         };
-        dispatch::run(&inner, event.into(), stop).await
+        dispatch::run(inner, event.into(), stop)
     }
 
     /// Runs the hooks for `event` with explicit Stop loop state (how many re-entries this turn
     /// already made); for agents that keep that state themselves.
-    pub async fn dispatch_with_stop_state(
+    pub fn dispatch_with_stop_state(
         &self,
         event: impl Into<Arc<Event>>,
         stop: StopState,
-    ) -> Dispatch {
-        dispatch::run(&self.current(), event.into(), stop).await
+    ) -> impl std::future::Future<Output = Dispatch> + 'static {
+        dispatch::run(self.current(), event.into(), stop)
     }
 
     /// Dispatches a `Stop` (or `SubagentStop`) inside a turn: marks re-entries with
@@ -364,7 +369,7 @@ impl HookHost {
         turn: &mut StopLoop,
     ) -> (Dispatch, StopStep) {
         turn.prepare(&mut event);
-        let d = dispatch::run(&self.current(), Arc::new(event), turn.state()).await;
+        let d = dispatch::run(self.current(), Arc::new(event), turn.state()).await;
         let step = match &d.verdict {
             hookbox_core::Verdict::Stop(r) => turn.record(r),
             _ => StopStep::Finish,

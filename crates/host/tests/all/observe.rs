@@ -124,3 +124,24 @@ async fn a_kept_event_is_dispatched_shared_not_copied() {
     }
     assert_eq!(shared.verdict.outcome(), owned.verdict.outcome());
 }
+
+/// A dispatch's future holds what it needs — the host's rules as they were when it was made, the
+/// event — and no borrow of the host: it can be handed to `tokio::spawn` as it is (it was an
+/// `async fn` of `&self` around the dispatch's own future; issue 30, seventh round).
+#[tokio::test]
+async fn a_dispatch_future_can_be_spawned_as_it_is() {
+    use hookbox_core::Event;
+    let p = project(
+        Dialect::Claude,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"spawned\"}'"}]}]}}),
+    );
+    let payload = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let dispatch = p
+        .host
+        .dispatch(Event::from_payload(None, payload, "s", "/").unwrap());
+    let d = tokio::spawn(dispatch).await.unwrap();
+    let hookbox_core::Verdict::PreToolUse(r) = &d.verdict else {
+        panic!("{:?}", d.verdict)
+    };
+    assert_eq!(r.reason.as_deref(), Some("spawned"));
+}
