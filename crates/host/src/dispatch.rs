@@ -254,28 +254,18 @@ async fn run_matched(
     }
     let payloads = Arc::new(Payloads::new(event.clone()));
     if let [pos] = run {
-        // One hook: run it here — no task, no future of its own — with the same accounting and
-        // the same catch of a panic, in its start as in its runner.
-        let (pos, started) = (*pos, Instant::now());
-        let fuel = hookbox_wasm::FuelMeter::new();
-        let start = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            start_rule(inner, loaded, pos, event, &payloads, &fuel)
-        }));
-        let report = match start {
-            Err(panic) => lost(inner, loaded, pos, event, &panic_message(panic.as_ref())),
-            Ok(Start::Settled(report)) => report,
-            Ok(Start::Run(runner)) => {
-                let ran = {
-                    let bounded = std::pin::pin!(tokio::time::timeout_at(deadline, runner));
-                    CatchUnwind(bounded).await
-                };
-                // The runner is dropped by now: one cut at the deadline has billed its fuel.
-                match ran {
-                    Ok(Ok(ran)) => report(inner, loaded, pos, event, ran, started),
-                    Ok(Err(_elapsed)) => past_deadline(inner, loaded, pos, event, &fuel, started),
-                    Err(panic) => lost(inner, loaded, pos, event, &panic),
-                }
-            }
+        // One hook: run it here, without a task or a box, but with the same accounting.
+        let fut = std::pin::pin!(run_bounded(
+            inner.clone(),
+            loaded.clone(),
+            *pos,
+            event.clone(),
+            payloads,
+            deadline,
+        ));
+        let report = match CatchUnwind(fut).await {
+            Ok(r) => r,
+            Err(panic) => lost(inner, loaded, *pos, event, &panic),
         };
         reports.push(report);
     } else {
@@ -305,8 +295,7 @@ async fn run_matched(
     reports
 }
 
-/// One rule, cut at the dispatch's deadline, as a task of its own (a dispatch with more than one
-/// hook to run; one alone runs inline in `run_matched`, the same way).
+/// One rule, cut at the dispatch's deadline.
 async fn run_bounded(
     inner: Arc<Inner>,
     loaded: Arc<Loaded>,
@@ -326,29 +315,18 @@ async fn run_bounded(
     };
     match tokio::time::timeout_at(deadline, runner).await {
         Ok(ran) => report(&inner, &loaded, pos, &event, ran, started),
-        Err(_elapsed) => past_deadline(&inner, &loaded, pos, &event, &fuel, started),
+        Err(_) => {
+            let msg = format!(
+                "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
+                inner.policy.dispatch_deadline.as_secs_f64()
+            );
+            let ran = Ran {
+                fuel: fuel.consumed(),
+                ..Ran::failed(FailureClass::Timeout, msg)
+            };
+            report(&inner, &loaded, pos, &event, ran, started)
+        }
     }
-}
-
-/// The report of a rule still running at the dispatch's deadline (`timeout`), with the fuel it
-/// used until it was stopped.
-fn past_deadline(
-    inner: &Inner,
-    loaded: &Loaded,
-    pos: usize,
-    event: &Event,
-    fuel: &hookbox_wasm::FuelMeter,
-    started: Instant,
-) -> HookReport {
-    let msg = format!(
-        "still running when the dispatch's deadline of {} s passed (dispatch_deadline); stopped",
-        inner.policy.dispatch_deadline.as_secs_f64()
-    );
-    let ran = Ran {
-        fuel: fuel.consumed(),
-        ..Ran::failed(FailureClass::Timeout, msg)
-    };
-    report(inner, loaded, pos, event, ran, started)
 }
 
 /// Identical command handlers of one plugin run once (Claude Code dedups identical
