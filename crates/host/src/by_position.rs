@@ -4,6 +4,8 @@
 //! SipHash: ~150 instructions, twice per wasm hook per event), and as compact as the entries
 //! (a rule set of 10,000 rules with one component holds one entry, not 10,000 slots).
 
+use std::collections::HashMap;
+
 /// Entries by position, each position at most once.
 #[derive(Debug)]
 pub(crate) struct ByPosition<T> {
@@ -29,20 +31,12 @@ impl<T> ByPosition<T> {
     }
 }
 
-impl<T> FromIterator<(usize, T)> for ByPosition<T> {
-    /// Entries in any order; of two at one position the later is kept (as a map's insert would).
-    fn from_iter<I: IntoIterator<Item = (usize, T)>>(iter: I) -> Self {
-        let mut entries: Vec<(usize, T)> = iter.into_iter().collect();
-        // Stable: entries at one position stay in the order given, so the last one is the later.
-        entries.sort_by_key(|(p, _)| *p);
-        let mut kept: Vec<(usize, T)> = Vec::with_capacity(entries.len());
-        for (pos, value) in entries {
-            match kept.last_mut() {
-                Some(last) if last.0 == pos => last.1 = value,
-                _ => kept.push((pos, value)),
-            }
-        }
-        ByPosition { entries: kept }
+impl<T> From<HashMap<usize, T>> for ByPosition<T> {
+    /// The installer's map (one entry per position by construction), sorted for the search.
+    fn from(map: HashMap<usize, T>) -> Self {
+        let mut entries: Vec<(usize, T)> = map.into_iter().collect();
+        entries.sort_unstable_by_key(|(p, _)| *p);
+        ByPosition { entries }
     }
 }
 
@@ -52,9 +46,7 @@ mod tests {
 
     #[test]
     fn finds_each_entry_by_its_position_and_nothing_elsewhere() {
-        let m: ByPosition<&str> = [(7, "seven"), (2, "two"), (40, "forty")]
-            .into_iter()
-            .collect();
+        let m = ByPosition::from(HashMap::from([(7, "seven"), (2, "two"), (40, "forty")]));
         assert_eq!(m.get(2), Some(&"two"));
         assert_eq!(m.get(7), Some(&"seven"));
         assert_eq!(m.get(40), Some(&"forty"));
@@ -62,13 +54,5 @@ mod tests {
             assert_eq!(m.get(absent), None, "{absent}");
         }
         assert_eq!(ByPosition::<u8>::default().get(0), None);
-    }
-
-    #[test]
-    fn the_later_of_two_entries_at_one_position_is_kept() {
-        let m: ByPosition<u8> = [(3, 1), (1, 9), (3, 2), (3, 3)].into_iter().collect();
-        assert_eq!(m.get(3), Some(&3));
-        assert_eq!(m.get(1), Some(&9));
-        assert_eq!(m.entries.len(), 2);
     }
 }

@@ -499,10 +499,10 @@ pub(crate) fn build(
     Built {
         loaded: Loaded {
             set,
-            wasm: wasm.into_iter().collect(),
-            data: data.into_iter().collect(),
+            wasm: wasm.into(),
+            data: data.into(),
             trust,
-            cannot_run: cannot_run.into_iter().collect(),
+            cannot_run: cannot_run.into(),
             names,
         },
         rules: kept,
