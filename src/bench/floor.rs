@@ -16,7 +16,7 @@ use hookbox_wasm::WasmLimits;
 use hookbox_wasm::floor::{Floor, FloorHook, FloorInput};
 use serde::Serialize;
 
-use super::measure::{percentile, sample_paced};
+use super::measure::{percentile, sample_paced, shared};
 
 /// Rounds each latency measurement is split into, hookbox and floor alternating.
 pub(crate) const ROUNDS: usize = 10;
@@ -129,9 +129,7 @@ async fn side_by_side_paced(
     runs: usize,
     pause: Duration,
 ) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
-    // Shared, as a caller that keeps its event passes it: the figure is the dispatch, not a
-    // deep copy of the event per run.
-    let event = &Arc::new(event.clone());
+    let event = &shared(event);
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
         floor.once().await?;

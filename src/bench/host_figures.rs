@@ -5,7 +5,6 @@
 //! the same command spawned bare (no hookbox), so the cost hookbox adds to a process start shows.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -155,9 +154,7 @@ pub(crate) async fn native_beside_bare(
     payload: &[u8],
     runs: usize,
 ) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
-    // Shared, as a caller that keeps its event passes it: the figure is the dispatch, not a
-    // deep copy of the event per run.
-    let event = &Arc::new(event.clone());
+    let event = &super::measure::shared(event);
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
         bare_spawn(payload).await?;
@@ -206,7 +203,7 @@ pub(crate) async fn bare_throughput(payload: &[u8], n: usize, dur: Duration) -> 
 
 /// Mean nanoseconds of a dispatch that matches nothing.
 pub(crate) async fn idle(host: &HookHost, event: &Event, runs: usize) -> f64 {
-    let event = Arc::new(event.clone());
+    let event = super::measure::shared(event);
     for _ in 0..1000 {
         host.dispatch(event.clone()).await;
     }

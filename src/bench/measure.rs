@@ -62,12 +62,17 @@ pub(crate) fn host_with_policy(
     Ok(host)
 }
 
+/// `event` as the bench hands it to every dispatch of a measurement: shared, as a caller that
+/// keeps its event passes it (`HookHost::dispatch` takes `impl Into<Arc<Event>>`). A deep copy
+/// per run would be the bench's cost counted as the dispatch's; the floor borrows its input.
+pub(crate) fn shared(event: &Event) -> Arc<Event> {
+    Arc::new(event.clone())
+}
+
 /// Dispatch latencies of `event` on `host` (sorted, µs): `runs` of them after a warm-up, or as
 /// many as fit in [`SAMPLING_BUDGET`].
 pub(crate) async fn latencies(host: &HookHost, event: &Event, runs: usize) -> Vec<f64> {
-    // Shared, as a caller that keeps its event passes it: the figure is the dispatch, not a
-    // deep copy of the event per run.
-    let event = &Arc::new(event.clone());
+    let event = &shared(event);
     for _ in 0..runs.min(50) {
         host.dispatch(event.clone()).await;
     }
@@ -88,7 +93,7 @@ pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// Dispatches per second with `n` dispatches in flight for `dur`.
 pub(crate) async fn throughput(host: &HookHost, event: &Event, n: usize, dur: Duration) -> f64 {
-    let event = Arc::new(event.clone());
+    let event = shared(event);
     let done = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
     let deadline = start + dur;
@@ -146,7 +151,7 @@ where
     let mut samples = Vec::with_capacity(runs);
     for _ in 0..runs.max(1) {
         // The future is made before the clock starts: what `one` prepares for it (the caller's
-        // copy of the event) is the caller's, not the dispatch's.
+        // handle on the event) is the caller's, not the dispatch's.
         let next = one();
         if !pause.is_zero() {
             tokio::time::sleep(pause).await;

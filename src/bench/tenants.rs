@@ -156,7 +156,7 @@ fn event(json: Value) -> anyhow::Result<Event> {
 /// The quiet tenant's dispatch p50 (µs) over `runs` dispatches, or as many as fit in the
 /// sampling budget: under a flood that slows it by orders of magnitude the section still ends.
 async fn p50(tenants: &Tenants, tenant: &TenantId, e: &Event, runs: usize) -> anyhow::Result<f64> {
-    let e = &Arc::new(e.clone());
+    let e = &super::measure::shared(e);
     let one = || {
         let e = e.clone();
         async move {
@@ -254,15 +254,11 @@ async fn during_flood(
 ) -> anyhow::Result<(f64, u64)> {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
+    let noisy = super::measure::shared(noisy);
     let mut set = tokio::task::JoinSet::new();
     for flooder in flooders {
         for _ in 0..tasks {
-            let (t, e, stop, done) = (
-                tenants.clone(),
-                Arc::new(noisy.clone()),
-                stop.clone(),
-                done.clone(),
-            );
+            let (t, e, stop, done) = (tenants.clone(), noisy.clone(), stop.clone(), done.clone());
             let flooder = id(flooder)?;
             set.spawn(async move {
                 while !stop.load(Ordering::Relaxed) {
